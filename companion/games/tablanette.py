@@ -1,0 +1,964 @@
+"""Tablanette: every rule of RULES.md §1, as a pure engine.
+
+>>> s = start(["Ann", "Ben"], None)                 # Ann deals, Ben plays first
+>>> s = apply(s, {"type": "layout", "cards": ["3S", "10H", "QD", "5C"]})
+>>> s = apply(s, {"type": "play", "card": "QC", "capture": ["3S", "10H", "QD"]})
+>>> view(s)["table"], view(s)["captured"]["Ben"]
+(['5C'], ['3S', '10H', 'QD', 'QC'])
+>>> [(sorted(c.cards), c.sweep, c.bonus) for c in capture_options("KH", ["2S", "3H", "5D", "9C"])]
+[(['2S', '3H', '9C'], False, 0), (['5D', '9C'], False, 0)]
+
+Words: a *group* is a set of table cards the played card takes together (one card of its
+rank, or 2 to ``max_group_size`` cards adding up to its value); a *sweep* (a tablanette)
+empties the table; *trailing* lays the played card on the table.
+
+Choices made where RULES.md and the issues are silent (each one is what a careful
+referee would expect, and the rules page shows them):
+
+* Layout jacks (§1.2 step 3) never enter the engine as table cards: a ``layout`` move
+  lists the 4 cards that finally lie face up, and may list the jacks that went under
+  the stock in ``buried``. A buried jack is not "seen": it is still to be played, and
+  should turn up in the last round (TB-L1). If it is played earlier, the engine accepts
+  it (somebody may have re-cut the stock) and records a warning instead of refusing.
+* A card seen this deal (on the table or in a pile) can't be played again: it is a
+  data-entry error. So a finished deal always accounts for all 52 cards.
+* The dealer lays out, so during the layout the dealer is the one ``to_act``.
+* ``result`` of a draw lists the sides sharing the top score as ``winners`` with
+  ``draw: true``; everyone else is a loser.
+* A deal ended by an immediate win (§1.6) is kept in ``history`` with its sweeps only
+  and ``"abandoned": true``; the sum of ``history`` points always equals the scores.
+* A ``tally`` (a whole deal entered at its end) cannot tell in which order its sweeps
+  came. If exactly one side's sweeps alone take it to the target, that side won at once
+  (the rest of the deal did not count); otherwise the deal is scored in full.
+* With ``jack_sweep_is_tablanette`` a jack that takes the whole table is a sweep when it
+  takes at least one non-jack card; it scores their values (an ace 11), the jack 0.
+* ``direction`` only tells which way play goes round the table (Tablić plays
+  anticlockwise): players are always listed in play order, so the engine needs no more.
+* ``on_tie`` (``"draw"``, or ``"play_on"`` for Tablić's "a tie means another hand")
+  decides sides level on top at or above the target; in ``fixed_deals`` mode a tie is
+  always a draw.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from itertools import combinations, product
+
+from companion.cards import PACK_52, RANKS, Card
+from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
+
+NAME = "tablanette"
+TITLE = "Tablanette"
+PACK = PACK_52
+LAYOUT_SIZE = 4
+
+# RULES.md 1.3: the values a card can count as when capturing. The jack has none
+# (it is special, P5) unless `jack_is_12`.
+VALUES = {
+    "A": (1, 11), "2": (2,), "3": (3,), "4": (4,), "5": (5,), "6": (6,), "7": (7,),
+    "8": (8,), "9": (9,), "10": (10,), "J": (), "Q": (13,), "K": (14,),
+}
+JACK_12 = (12,)
+
+# RULES.md 1.5: card points. "standard" is 22 a deal, "ace_ten" 120.
+POINT_SCALES = {
+    "standard": {"A": 1, "K": 1, "Q": 1, "J": 1, "10": 1, "10D": 2, "2C": 1},
+    "ace_ten": {"A": 11, "10": 10, "K": 4, "Q": 3, "J": 2},
+}
+
+# RULES.md 1.7 and 1.9: named presets; explicit options override them.
+PRESETS = {
+    "tablanette": {},
+    "tablic": {
+        "jack_is_12": True, "forced_capture": False, "max_group_size": None,
+        "sweep_scoring": "flat1", "target": 101, "direction": "anticlockwise",
+        "on_tie": "play_on",
+    },
+}
+
+#: One line per option, for the new-game form and the rules page.
+OPTION_HELP = {
+    "preset": "Tablanette as in the seeds, or the Balkan Tablić (jack 12, optional captures, 1 per tabla, 101).",
+    "partnership": "Four players as two teams, partners opposite (seats 1+3 and 2+4).",
+    "hand_size": "Cards dealt to each player per round: 6 or 8 with 2 players, 4 with 3-4.",
+    "max_group_size": "Most cards in one adding group (empty: no limit).",
+    "jack_is_12": "The jack is an ordinary card worth 12 (no layout swap, no special take).",
+    "forced_capture": "A card that can capture must take every group it can.",
+    "point_scale": "standard: A K Q J 10 1 each, 10♦ 2, 2♣ 1; ace_ten: A 11, 10 10, K 4, Q 3, J 2.",
+    "most_cards_bonus": "Points for taking the most cards (a tie scores nothing).",
+    "target": "Points that win the game: 251 for two players or teams, 151 for 3-4 individuals.",
+    "fixed_deals": "Play exactly this many deals instead of playing to a target.",
+    "jack_sweep_is_tablanette": "A jack that takes the whole table scores it as a sweep.",
+    "sweep_scoring": "values: a sweep scores the values taken; flat1: 1 point a sweep (Tablić).",
+    "direction": "Which way play goes round the table (players are listed in play order).",
+    "on_tie": "Sides level on top at the target: a draw, or play another deal.",
+}
+
+# Options whose value is one of a few words.
+CHOICES = {
+    "point_scale": tuple(POINT_SCALES),
+    "sweep_scoring": ("values", "flat1"),
+    "direction": ("clockwise", "anticlockwise"),
+    "on_tie": ("draw", "play_on"),
+    "fixed_deals": (None, 2, 4),
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    """Resolved options: every default filled in for the number of players."""
+
+    preset: str = "tablanette"
+    partnership: bool = False
+    hand_size: int = 6
+    max_group_size: int | None = 3
+    jack_is_12: bool = False
+    forced_capture: bool = True
+    point_scale: str = "standard"
+    most_cards_bonus: int = 3
+    target: int = 251
+    fixed_deals: int | None = None
+    jack_sweep_is_tablanette: bool = False
+    sweep_scoring: str = "values"
+    direction: str = "clockwise"
+    on_tie: str = "draw"
+
+
+OPTION_NAMES = tuple(f.name for f in Options.__dataclass_fields__.values())
+
+
+def resolve_options(options: dict | None, players: int | None = None) -> Options:
+    """Validate an options dict (as ``start`` takes it) and fill in the defaults.
+
+    ``players`` is the number of players; with ``None`` (the dispute lab) only the
+    options that matter to one capture are checked against each other.
+
+    >>> resolve_options({"preset": "tablic"}, 2).target
+    101
+    >>> resolve_options({"hand_size": 8}, 3)
+    Traceback (most recent call last):
+    ...
+    companion.errors.OptionError: hand_size 8 is only for 2 players; 3 players get 4 cards a round
+    """
+    given = dict(options or {})
+    if not isinstance(options, (dict, type(None))):
+        raise OptionError("Options must be a mapping of option names to values")
+    given.pop("dealer", None)  # a player's name: checked by start()
+    count = given.pop("players", players)
+    if count is not None and (not _is_int(count) or not 2 <= count <= 4):
+        raise OptionError("Tablanette is for 2, 3 or 4 players")
+    if players is not None and count != players:
+        raise OptionError(f"Option players is {count} but {players} players are listed")
+    preset = given.get("preset", "tablanette")
+    if preset not in PRESETS:
+        raise OptionError(f"Unknown preset {preset!r}; presets are: {', '.join(PRESETS)}")
+    unknown = sorted(set(given) - set(OPTION_NAMES))
+    if unknown:
+        raise OptionError(f"Unknown option {unknown[0]!r}; Tablanette options are: {', '.join(OPTION_NAMES)}")
+    merged = {**PRESETS[preset], **given}
+
+    for name in ("partnership", "jack_is_12", "forced_capture", "jack_sweep_is_tablanette"):
+        if name in merged and not isinstance(merged[name], bool):
+            raise OptionError(f"{name} must be true or false, not {merged[name]!r}")
+    for name, allowed in CHOICES.items():
+        if name in merged and merged[name] not in allowed:
+            words = ", ".join("none" if a is None else str(a) for a in allowed)
+            raise OptionError(f"{name} must be one of: {words} (not {merged[name]!r})")
+    size = merged.get("max_group_size", 3)
+    if size is not None and (not _is_int(size) or size < 2):
+        raise OptionError(f"max_group_size must be a whole number of 2 or more, or none (not {size!r})")
+    bonus = merged.get("most_cards_bonus", 3)
+    if not _is_int(bonus) or bonus < 0:
+        raise OptionError(f"most_cards_bonus must be a whole number of 0 or more (not {bonus!r})")
+    if "target" in merged and (not _is_int(merged["target"]) or merged["target"] < 1):
+        raise OptionError(f"target must be a whole number of 1 or more (not {merged['target']!r})")
+
+    partnership = merged.get("partnership", False)
+    if partnership and count != 4:
+        raise OptionError("partnership needs exactly 4 players")
+    hand = merged.get("hand_size")
+    if count is not None:
+        allowed = (6, 8) if count == 2 else (4,)
+        if hand is None:
+            hand = allowed[0]
+        elif hand not in allowed or not _is_int(hand):
+            if hand == 8:
+                raise OptionError(f"hand_size 8 is only for 2 players; {count} players get 4 cards a round")
+            raise OptionError(f"hand_size must be {' or '.join(map(str, allowed))} with {count} players")
+        merged["hand_size"] = hand
+        two_sides = count == 2 or partnership
+        merged.setdefault("target", 251 if two_sides else 151)
+    elif hand is not None and hand not in (4, 6, 8):
+        raise OptionError("hand_size must be 4, 6 or 8")
+    return Options(**merged)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+# ---------------------------------------------------------------------------
+# Captures (RULES.md 1.4 P1-P8)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One legal outcome of playing a card.
+
+    ``cards`` are the table cards taken (empty: the card is laid down), ``groups`` how
+    they split into groups worth ``value`` each, ``bonus`` what the sweep scores (0 when
+    ``sweep`` is false), and ``how`` says how the bonus was counted.
+    """
+
+    cards: frozenset[str]
+    sweep: bool = False
+    bonus: int = 0
+    groups: tuple[tuple[str, ...], ...] = ()
+    value: int | None = None
+    how: str = ""
+
+    def sorted_cards(self) -> list[str]:
+        return sort_cards(self.cards)
+
+
+def sort_cards(cards) -> list[str]:
+    """Cards in pack order (spades, hearts, diamonds, clubs; A to K within a suit)."""
+    return sorted((str(c) for c in cards), key=_PACK_INDEX.__getitem__)
+
+
+_PACK_INDEX = {str(c): i for i, c in enumerate(PACK_52)}
+
+
+def _is_special_jack(card: Card, opts: Options) -> bool:
+    return card.rank == "J" and not opts.jack_is_12
+
+
+def _values(card: Card, opts: Options) -> tuple[int, ...]:
+    return JACK_12 if card.rank == "J" and opts.jack_is_12 else VALUES[card.rank]
+
+
+class _Search:
+    """Capture search over one table.
+
+    Cards of one rank are interchangeable when adding up, so the table is held as a
+    count per rank (a "kind"), and a group is a vector of counts. Legal captures are
+    found from the cards *left behind*: under forced capture the rest of the table must
+    hold no group (P3), which prunes hard; then the taken part must split exactly into
+    groups (P2). Only at the end are count vectors turned into actual cards, so no
+    subset of the table is ever enumerated card by card.
+
+    A count vector is packed into one int, 4 bits a rank (at most 4 cards a rank), so
+    "fits inside" and "take away" are single integer operations (SWAR).
+    """
+
+    def __init__(self, table: list[Card], opts: Options):
+        self.opts = opts
+        self.special = [c for c in table if _is_special_jack(c, opts)]
+        by_rank: dict[str, list[Card]] = {}
+        for c in table:
+            if not _is_special_jack(c, opts):
+                by_rank.setdefault(c.rank, []).append(c)
+        self.ranks = tuple(r for r in RANKS if r in by_rank)
+        self.cards = tuple(tuple(sorted(by_rank[r], key=lambda c: _PACK_INDEX[str(c)])) for r in self.ranks)
+        self.names = tuple(tuple(str(c) for c in cs) for cs in self.cards)
+        self.counts = tuple(len(cs) for cs in self.cards)
+        self.vals = tuple(_values(cs[0], opts) for cs in self.cards)
+        self.guard = sum(_HIGH << (_BITS * i) for i in range(len(self.ranks)))
+        self._types: dict[int, tuple[int, ...]] = {}
+        self._memo: dict[int, dict] = {}
+        self._weights: dict[int, tuple[int, int]] = {}
+        self._by_first: dict[int, list[list[int]]] = {}
+
+    # -- packed vectors -------------------------------------------------------
+    def pack(self, vec) -> int:
+        return sum(k << (_BITS * i) for i, k in enumerate(vec))
+
+    def unpack(self, u: int) -> tuple[int, ...]:
+        return tuple((u >> (_BITS * i)) & _MASK for i in range(len(self.ranks)))
+
+    def fits(self, t: int, u: int) -> bool:
+        """Every count of ``t`` is at most the same count of ``u``."""
+        return ((u | self.guard) - t) & self.guard == self.guard
+
+    def weight(self, u: int) -> tuple[int, int]:
+        """The total of ``u`` with aces as 1, and how many aces it has."""
+        low = aces = 0
+        for k, vs in zip(self.unpack(u), self.vals):
+            low += k * vs[0]
+            aces += k * (len(vs) > 1)
+        return low, aces
+
+    # -- the rules ------------------------------------------------------------
+    def types(self, v: int) -> tuple[int, ...]:
+        """Every group for value ``v`` (P1), packed, rank matches first."""
+        if v in self._types:
+            return self._types[v]
+        n, counts, vals = len(self.ranks), self.counts, self.vals
+        limit = self.opts.max_group_size or v  # every card adds at least 1
+        found = [1 << (_BITS * i) for i in range(n) if v in vals[i]]
+        for t in found:
+            self._weights[t] = self.weight(t)
+
+        def walk(i: int, vec: int, size: int, low: int, aces: int):
+            # low: the sum with every ace as 1; each ace may add 10 more.
+            if i == n:
+                extra = v - low
+                if size >= 2 and extra % 10 == 0 and extra // 10 <= aces:
+                    found.append(vec)
+                    self._weights[vec] = (low, aces)
+                return
+            walk(i + 1, vec, size, low, aces)
+            least, ace = vals[i][0], len(vals[i]) > 1
+            for k in range(1, counts[i] + 1):
+                if size + k > limit or low + k * least > v:
+                    break
+                walk(i + 1, vec + (k << (_BITS * i)), size + k, low + k * least, aces + k * ace)
+
+        walk(0, 0, 0, 0, 0)
+        self._types[v] = tuple(found)
+        self._by_first[v] = [[] for _ in range(n)]
+        for t in found:
+            self._by_first[v][((t & -t).bit_length() - 1) // _BITS].append(t)
+        return self._types[v]
+
+    def split(self, v: int, u: int, weight: tuple[int, int] | None = None, most: bool = False):
+        """``(groups, the groups)`` that ``u`` splits into exactly, or ``None``.
+
+        With ``most`` the split with the most groups (it sets a sweep's bonus, P8);
+        otherwise the first one found. ``weight`` is ``self.weight(u)`` when known.
+        """
+        memo = self._memo.setdefault((v, most), {0: (0, ())})
+        if u in memo:
+            return memo[u]
+        # Cheap test first: every group adds up to v, so the total (aces as 1 or 11)
+        # must be a multiple of v.
+        low, aces = weight or self.weight(u)
+        best = None
+        if any((low + 10 * j) % v == 0 for j in range(aces + 1)):
+            # The lowest rank present must lie in a group, and that group has no lower rank.
+            first = ((u & -u).bit_length() - 1) // _BITS
+            guard = self.guard
+            self.types(v)  # fills _by_first
+            for t in self._by_first[v][first]:
+                if ((u | guard) - t) & guard == guard:
+                    t_low, t_aces = self._weights[t]
+                    rest = self.split(v, u - t, (low - t_low, aces - t_aces), most)
+                    if rest is not None and (best is None or rest[0] + 1 > best[0]):
+                        best = (rest[0] + 1, (t,) + rest[1])
+                        if not most:
+                            break
+        memo[u] = best
+        return best
+
+    def holds_group(self, v: int, r: int) -> bool:
+        return any(self.fits(t, r) for t in self.types(v))
+
+    def unions(self, v: int, maximal: bool):
+        """Packed count vectors of every legal non-empty take for ``v`` (maximal ones if asked)."""
+        types = self.types(v)
+        # A rank in no group is never taken: leave it out of the search altogether.
+        live = [i for i in range(len(self.ranks)) if any((t >> (_BITS * i)) & _MASK for t in types)]
+        counts = self.counts
+        if not maximal:
+            for picked in product(*(range(counts[i] + 1) for i in live)):
+                u = sum(k << (_BITS * i) for i, k in zip(live, picked))
+                if u and self.split(v, u) is not None:
+                    yield u
+            return
+        # Enumerate what is left behind, r, rank by rank; a group that fits in the
+        # ranks of r decided so far makes every larger r fail too, so stop there.
+        by_last: dict[int, list[int]] = {i: [] for i in live}
+        for t in types:
+            by_last[(t.bit_length() - 1) // _BITS].append(t)
+        everything = sum(counts[i] << (_BITS * i) for i in live)
+        all_low, all_aces = self.weight(everything)
+
+        def walk(pos: int, r: int, low: int, aces: int):
+            if pos == len(live):
+                u = everything - r
+                if u and self.split(v, u, (all_low - low, all_aces - aces)) is not None:
+                    yield u
+                return
+            i = live[pos]
+            least, ace = self.vals[i][0], len(self.vals[i]) > 1
+            closing, guard = by_last[i], self.guard
+            for k in range(counts[i] + 1):
+                rk = r + (k << (_BITS * i))
+                if any(((rk | guard) - t) & guard == guard for t in closing):
+                    break
+                yield from walk(pos + 1, rk, low + k * least, aces + k * ace)
+
+        yield from walk(0, 0, 0, 0)
+
+    def kinds_of(self, cards: list[Card]) -> int | None:
+        """The packed count vector of some table cards, or ``None`` if one can't be grouped."""
+        u = 0
+        for c in cards:
+            if c.rank not in self.ranks or _is_special_jack(c, self.opts):
+                return None
+            u += 1 << (_BITS * self.ranks.index(c.rank))
+        return u
+
+
+_BITS, _MASK, _HIGH = 4, 0b0111, 0b1000  # 3 bits hold a count (0-4), the 4th is the guard
+
+
+def _played(card) -> Card:
+    return Card.parse(card)
+
+
+def capture_options(card, table, options: dict | Options | None = None) -> list[Capture]:
+    """Every legal outcome of playing ``card`` on ``table`` (RULES.md 1.4 P4-P8).
+
+    An empty capture (the card is laid down) is listed only when nothing can be taken,
+    or when captures are optional (``forced_capture = false``).
+
+    >>> [c.sorted_cards() for c in capture_options("AC", ["AS", "10H"])]
+    [['AS', '10H'], ['AS']]
+    >>> capture_options("AC", ["AS", "10H"])[0].bonus
+    22
+    """
+    opts = options if isinstance(options, Options) else resolve_options(options)
+    p = _played(card)
+    t = [Card.parse(c) for c in table]
+    search = _Search(t, opts)
+    found: list[Capture] = []
+    if _is_special_jack(p, opts):
+        if t:
+            found.append(_jack_capture(p, t, opts))
+    else:
+        best: dict[int, tuple] = {}
+        whole = search.pack(search.counts)  # taking it all may be a sweep
+        for v in _values(p, opts):
+            for u in search.unions(v, maximal=opts.forced_capture):
+                k, groups = search.split(v, u, most=u == whole)
+                if u not in best or v * (k + 1) > best[u][0] * (best[u][1] + 1):
+                    best[u] = (v, k, groups)
+        for u, (v, _, groups) in best.items():
+            # Ranks of one group are interchangeable: every choice of actual cards counts.
+            picks = [combinations(cs, k) for cs, k in zip(search.names, search.unpack(u))]
+            shape = [search.unpack(g) for g in groups]
+            for choice in product(*picks):
+                found.append(_make_capture(p, len(t), search, v, shape, choice))
+    if not found or not opts.forced_capture:
+        found.append(Capture(frozenset()))
+    found.sort(key=lambda c: (-len(c.cards), sorted(_PACK_INDEX[x] for x in c.cards)))
+    return found
+
+
+def _jack_capture(p: Card, table: list[Card], opts: Options) -> Capture:
+    """P5: a special jack takes the whole table; P7: never a sweep, unless the option says."""
+    taken = frozenset(str(c) for c in table)
+    others = [c for c in table if c.rank != "J"]
+    if not (opts.jack_sweep_is_tablanette and others):
+        return Capture(taken, groups=(tuple(sort_cards(taken)),))
+    if opts.sweep_scoring == "flat1":
+        bonus, how = 1, "a tabla scores 1"
+    else:
+        bonus = sum(max(VALUES[c.rank]) for c in others)
+        how = f"{p} takes the whole table: {' + '.join(str(max(VALUES[c.rank])) for c in others)} = {bonus} (the jack counts 0)"
+    return Capture(taken, True, bonus, (tuple(sort_cards(taken)),), None, how)
+
+
+def _make_capture(p: Card, table_size: int, search: _Search, v: int, shape, choice) -> Capture:
+    """Turn a capture's chosen cards into its groups (``shape``: counts per rank, one
+    vector a group) and work out its sweep bonus."""
+    pool = [list(cs) for cs in choice]
+    named = []
+    for counts in shape:
+        g = [pool[i].pop() for i, k in enumerate(counts) for _ in range(k)]
+        named.append(tuple(sort_cards(g)) if len(g) > 1 else tuple(g))
+    named.sort(key=lambda g: (len(g), _PACK_INDEX[g[0]]))
+    taken = frozenset(c for g in named for c in g)
+    sweep = not search.special and len(taken) == table_size
+    if not sweep:
+        return Capture(taken, False, 0, tuple(named), v)
+    if search.opts.sweep_scoring == "flat1":
+        return Capture(taken, True, 1, tuple(named), v, "a tabla scores 1")
+    # P8: every group adds up to v and the played card counts v too: v x (groups + 1).
+    bonus = v * (len(named) + 1)
+    each = "makes" if len(named) == 1 else "each make"
+    ace = " (an ace counts 1 or 11)" if p.rank == "A" else ""
+    how = (f"{p} counts {v}{ace}; {', '.join('+'.join(g) for g in named)} {each} {v}: "
+           f"{v} × {len(named) + 1} = {bonus}")
+    return Capture(taken, True, bonus, tuple(named), v, how)
+
+
+def judge_capture(card, table, taken, options: dict | Options | None = None) -> Capture | None:
+    """The outcome if taking ``taken`` with ``card`` is legal, else ``None``.
+
+    Checks one declared capture directly, without listing every legal one.
+
+    >>> judge_capture("6C", ["6S", "2H", "4D", "9C"], ["6S"]) is None   # TB-10: must take 2+4 too
+    True
+    """
+    opts = options if isinstance(options, Options) else resolve_options(options)
+    p = _played(card)
+    t = [Card.parse(c) for c in table]
+    took = [Card.parse(c) for c in taken]
+    if len(set(took)) != len(took) or not set(took) <= set(t):
+        return None
+    if _is_special_jack(p, opts):
+        if not took:
+            return Capture(frozenset()) if (not t or not opts.forced_capture) else None
+        return _jack_capture(p, t, opts) if set(took) == set(t) else None
+    search = _Search(t, opts)
+    u = search.kinds_of(took)
+    if u is None:
+        return None
+    rest = search.pack(search.counts) - u
+    best = None
+    for v in _values(p, opts):
+        if not took:
+            if opts.forced_capture and search.types(v):
+                return None
+            continue
+        split = search.split(v, u, most=not rest)
+        if split is None or (opts.forced_capture and search.holds_group(v, rest)):
+            continue
+        if best is None or v * (split[0] + 1) > best[0] * (best[1][0] + 1):
+            best = (v, split)
+    if not took:
+        return Capture(frozenset())
+    if best is None:
+        return None
+    v, (_, groups) = best
+    choice = [[str(c) for c in cs if c in took] for cs in search.cards]
+    return _make_capture(p, len(t), search, v, [search.unpack(g) for g in groups], choice)
+
+
+def explain_refusal(card, table, taken, options: dict | Options | None = None) -> str:
+    """Why taking ``taken`` with ``card`` is illegal, in words, naming the rule and the legal captures."""
+    opts = options if isinstance(options, Options) else resolve_options(options)
+    p = _played(card)
+    t = [Card.parse(c) for c in table]
+    took = [Card.parse(c) for c in taken]
+    legal = capture_options(p, t, opts)
+    listing = " Legal: " + " or ".join(_describe(c) for c in legal) + "."
+    missing = [c for c in took if c not in t]
+    if len(set(took)) != len(took):
+        return "A card is listed twice in the capture." + listing
+    if missing:
+        return f"{' '.join(map(str, missing))} {'is' if len(missing) == 1 else 'are'} not on the table." + listing
+    if _is_special_jack(p, opts):
+        return f"A jack takes the whole table when it is not empty (Tablanette P5).{listing}"
+    if any(_is_special_jack(c, opts) for c in took):
+        return f"A jack on the table can only be taken by a played jack (Tablanette P5).{listing}"
+    if not took:
+        return (f"{p} can take cards here, so it cannot just be laid down: a card that can "
+                f"capture must capture (Tablanette P4).{listing}")
+    search = _Search(t, opts)
+    u = search.kinds_of(took)
+    rest = search.pack(search.counts) - u
+    for v in _values(p, opts):
+        if search.split(v, u) is not None:
+            # Splits fine, so the rest of the table still holds a group (P3).
+            left = [c for c in t if c not in took and not _is_special_jack(c, opts)]
+            group = search.unpack(next(g for g in search.types(v) if search.fits(g, rest)))
+            need = []
+            for rank, k in zip(search.ranks, group):
+                need += [str(c) for c in left if c.rank == rank][:k]
+            return (f"Must also take {'+'.join(need)}: every group the {p} can take must be "
+                    f"taken (Tablanette P4).{listing}")
+    worth = " or ".join(map(str, _values(p, opts)))
+    size = opts.max_group_size
+    sums = f"2 to {size} cards" if size else "2 or more cards"
+    return (f"{' '.join(sort_cards(map(str, took)))} can't be taken with {p}: what is taken must "
+            f"split into groups that each make {worth}, either a card of the same rank or {sums} "
+            f"adding up, no card counted twice (Tablanette P1-P2).{listing}")
+
+
+def _describe(c: Capture) -> str:
+    return " ".join(c.sorted_cards()) if c.cards else "lay it down"
+
+
+# ---------------------------------------------------------------------------
+# The game
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class State:
+    """Everything about a game in progress; JSON-ready through :func:`dump`."""
+
+    options: Options
+    players: list[str]
+    dealer: int  # seat
+    deal: int = 1
+    phase: str = "layout"  # layout | play | over
+    round: int = 0
+    played_in_round: int = 0
+    stock: int = 0
+    table: list[str] = field(default_factory=list)
+    piles: list[list[str]] = field(default_factory=list)  # per side, this deal
+    sweeps: list[list[int]] = field(default_factory=list)  # per side, this deal
+    scores: list[int] = field(default_factory=list)  # per side, the game
+    last_capturer: int | None = None  # seat
+    buried: list[str] = field(default_factory=list)  # layout jacks put under the stock
+    history: list[dict] = field(default_factory=list)
+    result: dict | None = None
+    last: dict | None = None  # what the last move did, for announcing it
+    warnings: list[str] = field(default_factory=list)
+
+
+def start(players: list[str], options: dict | None = None) -> State:
+    """A new game; the player after the dealer (option ``dealer``) plays first."""
+    players = _check_players(players)
+    opts = resolve_options(options, len(players))
+    dealer = (options or {}).get("dealer", players[0])
+    if dealer not in players:
+        raise OptionError(f"The dealer must be one of the players, not {dealer!r}")
+    n_sides = 2 if opts.partnership else len(players)
+    return State(opts, players, players.index(dealer), piles=[[] for _ in range(n_sides)],
+                 sweeps=[[] for _ in range(n_sides)], scores=[0] * n_sides)
+
+
+def _check_players(players) -> list[str]:
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+        raise OptionError("Players must be a list of names")
+    names = [p.strip() for p in players]
+    if not 2 <= len(names) <= 4:
+        raise OptionError("Tablanette is for 2, 3 or 4 players")
+    if any(not p for p in names) or len(set(names)) != len(names):
+        raise OptionError("Every player needs a name, and no two the same")
+    return names
+
+
+def sides(state: State) -> list[list[str]]:
+    """The sides as lists of names: partners together (seats i and i+2)."""
+    if state.options.partnership:
+        return [[state.players[0], state.players[2]], [state.players[1], state.players[3]]]
+    return [[p] for p in state.players]
+
+
+def labels(state: State) -> list[str]:
+    return [" & ".join(s) for s in sides(state)]
+
+
+def _side(state: State, seat: int) -> int:
+    return seat % 2 if state.options.partnership else seat
+
+
+def _per_round(state: State) -> int:
+    return len(state.players) * state.options.hand_size
+
+
+def rounds_per_deal(state: State) -> int:
+    """RULES.md 1.2: 48 cards are dealt, so 48 / (players x hand size) rounds."""
+    return (len(PACK) - LAYOUT_SIZE) // _per_round(state)
+
+
+def to_act(state: State) -> int | None:
+    if state.phase == "layout":
+        return state.dealer
+    if state.phase == "play":
+        return (state.dealer + 1 + state.played_in_round) % len(state.players)
+    return None
+
+
+def apply(state: State, move: dict) -> State:
+    """Apply one move and return the new state; ``state`` itself is never changed."""
+    if not isinstance(move, dict):
+        raise InvalidMove("A move must be a mapping with a 'type'")
+    kind = move.get("type")
+    handler = _MOVES.get(kind)
+    if handler is None:
+        raise InvalidMove(f"Unknown move type {kind!r}; Tablanette moves are: {', '.join(_MOVES)}")
+    if state.phase == "over":
+        raise IllegalMove("The game is over.")
+    if kind not in expects(state):
+        raise IllegalMove(_WRONG_TIME[state.phase].format(kind=kind))
+    who = move.get("player")
+    if who is not None and kind != "tally":
+        if who not in state.players:
+            raise InvalidMove(f"{who!r} is not playing in this game")
+        if state.players.index(who) != to_act(state):
+            raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
+    new = copy.deepcopy(state)
+    new.last = None
+    handler(new, move)
+    return new
+
+
+_WRONG_TIME = {
+    "layout": "A deal starts with its 4 face-up cards (or a tally of the whole deal), not a {kind}.",
+    "play": "The deal is under way: the next move is a play, not a {kind}.",
+}
+
+
+def expects(state: State) -> list[str]:
+    return {"layout": ["layout", "tally"], "play": ["play"]}.get(state.phase, [])
+
+
+def _cards_field(move: dict, key: str) -> list[Card]:
+    value = move.get(key)
+    if not isinstance(value, (list, tuple)):
+        raise InvalidMove(f"The move needs '{key}': a list of cards")
+    cards = [Card.parse(c) for c in value]
+    dup = next((c for c in cards if cards.count(c) > 1), None)
+    if dup:
+        raise InvalidMove(f"{dup} is listed twice")
+    return cards
+
+
+def _layout(s: State, move: dict) -> None:
+    cards = _cards_field(move, "cards")
+    if len(cards) != LAYOUT_SIZE:
+        raise InvalidMove(f"The layout is exactly {LAYOUT_SIZE} cards, not {len(cards)}")
+    buried = _cards_field(move, "buried") if "buried" in move else []
+    for c in cards:
+        if _is_special_jack(c, s.options):
+            raise IllegalMove(f"{c} goes to the bottom of the stock and is replaced from the top "
+                              f"(Tablanette 1.2, layout jacks): enter the card that replaced it.")
+    for c in buried:
+        if c.rank != "J" or s.options.jack_is_12:
+            raise IllegalMove(f"Only a jack goes under the stock at the layout, and only when jacks are special, not {c}.")
+        if c in cards:
+            raise InvalidMove(f"{c} can't be both in the layout and under the stock")
+    s.table = [str(c) for c in cards]
+    s.buried = [str(c) for c in buried]
+    s.phase, s.round, s.played_in_round = "play", 1, 0
+    s.stock = len(PACK) - LAYOUT_SIZE - _per_round(s)
+
+
+def _play(s: State, move: dict) -> None:
+    if "card" not in move:
+        raise InvalidMove("A play needs the 'card' played")
+    p = Card.parse(move["card"])
+    seat = to_act(s)
+    if str(p) in s.table:
+        raise IllegalMove(f"{p} is on the table already: each card is played once.")
+    if any(str(p) in pile for pile in s.piles):
+        raise IllegalMove(f"{p} was already played this deal: each card is played once.")
+    if "capture" in move and move["capture"] is not None:
+        taken = _cards_field(move, "capture")
+        outcome = judge_capture(p, s.table, taken, s.options)
+        if outcome is None:
+            legal = capture_options(p, s.table, s.options)
+            raise IllegalMove(explain_refusal(p, s.table, taken, s.options),
+                              [c.sorted_cards() for c in legal])
+    else:
+        legal = capture_options(p, s.table, s.options)
+        if len(legal) > 1:
+            raise AmbiguousMove(f"{p} can take {' or '.join(_describe(c) for c in legal)}: say which.",
+                                [c.sorted_cards() for c in legal])
+        outcome = legal[0]
+
+    if str(p) in s.buried and s.round < rounds_per_deal(s):
+        s.warnings.append(f"{p} went under the stock at the layout of deal {s.deal}, yet was played "
+                          f"in round {s.round} of {rounds_per_deal(s)}: was the stock re-cut?")
+    side = _side(s, seat)
+    s.last = {"player": s.players[seat], "card": str(p), "taken": outcome.sorted_cards(),
+              "groups": [list(g) for g in outcome.groups], "sweep": outcome.sweep,
+              "bonus": outcome.bonus, "how": outcome.how}
+    if outcome.cards:
+        s.table = [c for c in s.table if c not in outcome.cards]
+        s.piles[side] += outcome.sorted_cards() + [str(p)]
+        s.last_capturer = seat
+    else:
+        s.table.append(str(p))
+    s.played_in_round += 1
+    if outcome.sweep:
+        s.sweeps[side].append(outcome.bonus)
+        s.scores[side] += outcome.bonus
+        # RULES.md 1.6: a sweep that reaches the target wins at once.
+        if s.options.fixed_deals is None and s.scores[side] >= s.options.target:
+            s.history.append(_deal_record(s, points=[sum(b) for b in s.sweeps], abandoned=True))
+            _finish(s, [side], draw=False)
+            return
+    if s.played_in_round == _per_round(s):
+        if s.stock:
+            s.round += 1
+            s.played_in_round = 0
+            s.stock -= _per_round(s)
+        else:
+            _end_of_deal(s)
+
+
+def card_points(cards, scale: str = "standard") -> int:
+    """Card points of a pile: ``card_points(["10D", "2C", "AS"]) == 4``."""
+    table = POINT_SCALES[scale]
+    return sum(table.get(str(c), table.get(Card.parse(c).rank, 0)) for c in cards)
+
+
+def _end_of_deal(s: State) -> None:
+    """RULES.md 1.5: leftovers to the last capturer (not a sweep), then card points."""
+    if s.table and s.last_capturer is not None:
+        s.piles[_side(s, s.last_capturer)] += s.table
+        s.last = (s.last or {}) | {"leftovers": list(s.table), "leftovers_to": s.players[s.last_capturer]}
+        s.table = []
+    _score_deal(s, [len(p) for p in s.piles], s.piles, tallied=False)
+
+
+def _score_deal(s: State, counts: list[int], counters: list[list[str]], tallied: bool) -> None:
+    """Card points and the most-cards bonus; then the game ends or the next deal starts."""
+    gained = [card_points(c, s.options.point_scale) for c in counters]
+    most = max(counts)
+    bonus = [s.options.most_cards_bonus if c == most and counts.count(most) == 1 else 0 for c in counts]
+    for i in range(len(counts)):
+        s.scores[i] += gained[i] + bonus[i]
+    points = [g + b + sum(sw) for g, b, sw in zip(gained, bonus, s.sweeps)]
+    s.history.append(_deal_record(s, points, counts=counts, card_pts=gained, most=bonus, tallied=tallied))
+    _after_deal(s)
+
+
+def _deal_record(s: State, points, counts=None, card_pts=None, most=None, tallied=False, abandoned=False):
+    names = labels(s)
+    record = {"deal": s.deal, "dealer": s.players[s.dealer], "points": dict(zip(names, points)),
+              "sweeps": dict(zip(names, (list(b) for b in s.sweeps))),
+              "tallied": tallied, "abandoned": abandoned}
+    if counts is not None:
+        record |= {"cards": dict(zip(names, counts)), "card_points": dict(zip(names, card_pts)),
+                   "most_cards": dict(zip(names, most))}
+    return record
+
+
+def _after_deal(s: State) -> None:
+    """RULES.md 1.6: target reached (highest wins, level is a draw), fixed deals, or deal on."""
+    o, scores = s.options, s.scores
+    top = max(scores)
+    leaders = [i for i, x in enumerate(scores) if x == top]
+    if o.fixed_deals is not None:
+        if s.deal >= o.fixed_deals:
+            _finish(s, leaders, draw=len(leaders) > 1)
+            return
+    elif top >= o.target and (len(leaders) == 1 or o.on_tie == "draw"):
+        _finish(s, leaders, draw=len(leaders) > 1)
+        return
+    s.deal += 1
+    s.dealer = (s.dealer + 1) % len(s.players)
+    s.phase, s.round, s.played_in_round, s.stock = "layout", 0, 0, 0
+    s.table, s.buried, s.last_capturer = [], [], None
+    s.piles = [[] for _ in s.piles]
+    s.sweeps = [[] for _ in s.sweeps]
+
+
+def _finish(s: State, winners: list[int], draw: bool) -> None:
+    names = labels(s)
+    s.phase = "over"
+    s.result = {"winners": [names[i] for i in winners],
+                "losers": [n for i, n in enumerate(names) if i not in winners], "draw": draw}
+
+
+def _tally(s: State, move: dict) -> None:
+    """A whole deal entered at its end: cards taken, counting cards and sweeps per side."""
+    names = labels(s)
+    cards, counters, sweeps = (move.get(k) for k in ("cards", "counters", "sweeps"))
+    if not isinstance(cards, dict) or not isinstance(counters, dict):
+        raise InvalidMove("A tally needs 'cards' (side -> cards taken) and 'counters' (side -> counting cards)")
+    sweeps = sweeps or {}
+    if not isinstance(sweeps, dict):
+        raise InvalidMove("'sweeps' must map each side to its sweep bonuses")
+    for part in (cards, counters, sweeps):
+        stray = [k for k in part if k not in names]
+        if stray:
+            raise InvalidMove(f"{stray[0]!r} is not a side in this game; sides are: {', '.join(names)}")
+    counts = [cards.get(n, 0) for n in names]
+    if not all(_is_int(c) and c >= 0 for c in counts):
+        raise InvalidMove("Cards taken must be whole numbers of 0 or more")
+    if sum(counts) != len(PACK):
+        raise IllegalMove(f"The piles hold {len(PACK)} cards in all, not {sum(counts)} (Tablanette 1.5).")
+    piles = []
+    for n, count in zip(names, counts):
+        value = counters.get(n, [])
+        if not isinstance(value, (list, tuple)):
+            raise InvalidMove(f"Counting cards for {n} must be a list of cards")
+        pile = [str(Card.parse(c)) for c in value]
+        if len(pile) > count:
+            raise IllegalMove(f"{n} took {count} cards, so can't hold {len(pile)} counting cards.")
+        piles.append(pile)
+    every = [c for p in piles for c in p]
+    scoring = {str(c) for c in PACK if card_points([str(c)], s.options.point_scale)}
+    extra = sorted(set(every) - scoring)
+    if extra:
+        raise InvalidMove(f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not a counting card")
+    twice = sorted({c for c in every if every.count(c) > 1})
+    if twice:
+        raise IllegalMove(f"{', '.join(twice)} can be in only one pile.")
+    unplaced = sort_cards(scoring - set(every))
+    if unplaced:
+        raise IllegalMove(f"Every counting card is in some pile: where is {', '.join(unplaced)}? "
+                          f"(card points add up to {sum(card_points([c], s.options.point_scale) for c in scoring)})")
+    bonuses = []
+    for n in names:
+        b = sweeps.get(n, [])
+        if not isinstance(b, (list, tuple)) or not all(_is_int(x) and x > 0 for x in b):
+            raise InvalidMove(f"Sweeps for {n} must be a list of bonuses, each a whole number above 0")
+        if s.options.sweep_scoring == "flat1" and any(x != 1 for x in b):
+            raise IllegalMove("With one point a tabla, every sweep is worth 1.")
+        bonuses.append(list(b))
+    s.table, s.piles, s.sweeps = [], piles, bonuses
+    before = list(s.scores)
+    for i, b in enumerate(bonuses):
+        s.scores[i] += sum(b)
+    reached = [i for i, x in enumerate(s.scores) if x >= s.options.target and before[i] < s.options.target]
+    if s.options.fixed_deals is None and len(reached) == 1 and sum(bonuses[reached[0]]):
+        # Its sweeps alone reached the target: the game ended then (RULES.md 1.6).
+        s.history.append(_deal_record(s, [sum(b) for b in bonuses], tallied=True, abandoned=True))
+        _finish(s, reached, draw=False)
+        return
+    _score_deal(s, counts, piles, tallied=True)
+
+
+_MOVES = {"layout": _layout, "play": _play, "tally": _tally}
+
+
+# ---------------------------------------------------------------------------
+# Reading a state
+# ---------------------------------------------------------------------------
+
+
+def view(state: State) -> dict:
+    """A JSON-ready picture of the game (DESIGN.md "view")."""
+    s, names = state, labels(state)
+    seat = to_act(s)
+    hands = {}
+    if s.phase == "play":
+        n = len(s.players)
+        for i, p in enumerate(s.players):
+            done = sum(1 for k in range(s.played_in_round) if (s.dealer + 1 + k) % n == i)
+            hands[p] = s.options.hand_size - done
+    return {
+        "game": NAME,
+        "players": list(s.players),
+        "sides": sides(s),
+        "dealer": s.players[s.dealer],
+        "deal": s.deal,
+        "to_act": None if seat is None else s.players[seat],
+        "expects": expects(s),
+        "history": copy.deepcopy(s.history),
+        "result": copy.deepcopy(s.result),
+        "scores": dict(zip(names, s.scores)),
+        "target": s.options.target,
+        "fixed_deals": s.options.fixed_deals,
+        "table": list(s.table),
+        "round": s.round,
+        "rounds": rounds_per_deal(s),
+        "stock": s.stock,
+        "hands": hands,
+        "last_capturer": None if s.last_capturer is None else s.players[s.last_capturer],
+        "captured": dict(zip(names, (list(p) for p in s.piles))),
+        "sweeps": dict(zip(names, (list(b) for b in s.sweeps))),
+        "seen": sort_cards(s.table + [c for p in s.piles for c in p]),
+        "buried": list(s.buried),
+        "last": copy.deepcopy(s.last),
+        "warnings": list(s.warnings),
+        "direction": s.options.direction,
+        "options": asdict(s.options),
+    }
+
+
+def dump(state: State) -> dict:
+    """The state as plain JSON data; ``load(dump(s)) == s``."""
+    return copy.deepcopy(asdict(state))
+
+
+def load(data: dict) -> State:
+    """Rebuild a state from :func:`dump`'s output."""
+    d = copy.deepcopy(data)
+    try:
+        return State(**{**d, "options": Options(**d["options"])})
+    except (TypeError, KeyError) as e:
+        raise ValueError(f"Not a Tablanette state: {e}") from None
