@@ -45,7 +45,7 @@ import copy
 from dataclasses import asdict, dataclass, field
 from itertools import combinations, product
 
-from companion.cards import PACK_52, RANKS, Card
+from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
 
 NAME = "tablanette"
@@ -141,9 +141,11 @@ def resolve_options(options: dict | None, players: int | None = None) -> Options
     ...
     companion.errors.OptionError: hand_size 8 is only for 2 players; 3 players get 4 cards a round
     """
-    given = dict(options or {})
+    # Check the type before copying: dict() of a list or a number fails with a bare
+    # ValueError/TypeError, and DESIGN.md wants an OptionError for every bad option.
     if not isinstance(options, (dict, type(None))):
         raise OptionError("Options must be a mapping of option names to values")
+    given = dict(options or {})
     given.pop("dealer", None)  # a player's name: checked by start()
     count = given.pop("players", players)
     if count is not None and (not _is_int(count) or not 2 <= count <= 4):
@@ -224,11 +226,15 @@ class Capture:
 
 
 def sort_cards(cards) -> list[str]:
-    """Cards in pack order (spades, hearts, diamonds, clubs; A to K within a suit)."""
+    """Cards by rank (A to K), then suit (spades, hearts, diamonds, clubs), as people sort them.
+
+    >>> sort_cards(["8S", "2C", "3D", "AH"])
+    ['AH', '2C', '3D', '8S']
+    """
     return sorted((str(c) for c in cards), key=_PACK_INDEX.__getitem__)
 
 
-_PACK_INDEX = {str(c): i for i, c in enumerate(PACK_52)}
+_PACK_INDEX = {f"{r}{s}": i for i, (r, s) in enumerate((r, s) for r in RANKS for s in SUITS)}
 
 
 def _is_special_jack(card: Card, opts: Options) -> bool:
@@ -962,3 +968,34 @@ def load(data: dict) -> State:
         return State(**{**d, "options": Options(**d["options"])})
     except (TypeError, KeyError) as e:
         raise ValueError(f"Not a Tablanette state: {e}") from None
+
+
+def narrate(state: State, move: dict) -> str:
+    """One move in words for the log, from the state it led to.
+
+    >>> s = apply(start(["Ann", "Ben"]), {"type": "layout", "cards": ["3S", "10H", "QD", "5C"]})
+    >>> narrate(apply(s, {"type": "play", "card": "QC", "capture": ["3S", "10H", "QD"]}), {"type": "play"})
+    'Ben played QC, took QD + 3S 10H'
+    """
+    kind = move.get("type")
+    if kind == "layout":
+        deal = state.deal
+        buried = f" ({' '.join(state.buried)} under the stock)" if state.buried else ""
+        return f"Deal {deal}: {state.players[state.dealer]} laid out {' '.join(state.table)}{buried}"
+    if kind == "tally":
+        record = state.history[-1]
+        points = ", ".join(f"{k} {v}" for k, v in record["points"].items())
+        return f"Deal {record['deal']} tallied: {points}"
+    last = state.last or {}
+    if not last.get("card"):
+        return kind or "move"
+    text = f"{last['player']} played {last['card']}"
+    if last["taken"]:
+        text += ", took " + " + ".join(" ".join(g) for g in last["groups"])
+    else:
+        text += ", laid it down"
+    if last["sweep"]:
+        text += f": sweep, {last['bonus']}"
+    if last.get("leftovers"):
+        text += f"; the last table cards {' '.join(last['leftovers'])} go to {last['leftovers_to']}"
+    return text
