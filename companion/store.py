@@ -1,0 +1,476 @@
+"""The store: games and their move logs in SQLite (DESIGN.md "The store").
+
+>>> import tempfile, os
+>>> store = Store(os.path.join(tempfile.mkdtemp(), "doc.db"))
+>>> row, key = store.create("tablanette", ["Ann", "Ben"], None)
+>>> version, state = store.play(row["id"], 0, {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]})
+>>> version, state = store.play(row["id"], version, {"type": "play", "card": "QH", "capture": ["2C", "3D", "8S"]})
+>>> version, store.get(row["id"])["version"], [m["seq"] for m in store.moves(row["id"])]
+(2, 2, [1, 2])
+>>> try:
+...     store.undo(row["id"], 1)
+... except Conflict as e:
+...     print(e)
+Stale version 1: the game is at version 2
+>>> store.undo(row["id"], 2)[0], [m["undone"] for m in store.moves(row["id"])]
+(3, [False, True])
+
+Two tables:
+
+* ``games``: one row per game, holding the engine's latest ``dump`` in ``state``, so
+  reading a game is one row whatever its length (DESIGN.md: move 1,000 costs what move
+  10 does). ``version`` counts every change, moves and undos alike, and only grows: it is
+  the optimistic lock a client sends back with its next change.
+* ``moves``: the log, ``(game_id, seq)`` its primary key. Undo marks a move ``undone``
+  and never deletes it: the log is the audit trail a dispute is settled from.
+
+Every change is one ``BEGIN IMMEDIATE`` transaction: the write lock is taken before the
+row is read, so the version check, the engine's verdict and the write see the same row,
+and a concurrent writer waits (busy timeout) instead of failing. Connections are per
+thread and per process (safe for gunicorn's forked workers and Flask's threaded server).
+
+The schema goes through sqlite-utils ``Migrations``; the hot path is plain SQL on the
+same connection, so the transaction boundaries stay explicit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime, timezone
+
+import sqlite_utils
+
+from companion import games
+from companion.errors import IllegalMove, InvalidMove, MoveError, OptionError
+
+try:
+    from sqlite_utils import Migrations
+except ImportError as e:  # pragma: no cover - sqlite-utils 3.x
+    raise ImportError("companion.store needs sqlite-utils 4.0 or later (for Migrations)") from e
+
+__all__ = ["Store", "StoreError", "NotFound", "Conflict", "NothingToUndo", "BadTranscript",
+           "TRANSCRIPT_FORMAT", "BUSY_TIMEOUT", "migrations"]
+
+TRANSCRIPT_FORMAT = "companion-transcript/1"
+
+#: Seconds a writer waits for another writer's transaction before giving up.
+BUSY_TIMEOUT = 5.0
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+
+class StoreError(Exception):
+    """Something the store refuses that is not about the rules of a game."""
+
+
+class NotFound(StoreError, LookupError):
+    """No game has this id."""
+
+
+class Conflict(StoreError):
+    """The client's version is stale: someone else changed the game first.
+
+    ``.version`` is the game's current version, so the client can reload and retry.
+    """
+
+    def __init__(self, version: int, given=None):
+        super().__init__(f"Stale version {given!r}: the game is at version {version}")
+        self.version = version
+        self.given = given
+
+
+class NothingToUndo(IllegalMove):
+    """Undo with no move in effect; refused like any other move, and nothing changes."""
+
+
+class BadTranscript(ValueError):
+    """A transcript that can't be imported. ``.index`` is the 1-based failing move, or None."""
+
+    def __init__(self, message: str, index: int | None = None):
+        super().__init__(message)
+        self.index = index
+
+
+# ---------------------------------------------------------------------------
+# Schema
+# ---------------------------------------------------------------------------
+
+migrations = Migrations("companion")
+
+
+@migrations()
+def m001_games_and_moves(db: sqlite_utils.Database) -> None:
+    db["games"].create(
+        {"id": str, "game": str, "players": str, "options": str, "created": str, "updated": str,
+         "version": int, "state": str, "key_hash": str, "finished": int, "status": str},
+        pk="id",
+        not_null={"game", "players", "options", "created", "updated", "version", "state", "key_hash"},
+        defaults={"version": 0, "finished": 0, "status": ""},
+    )
+    # The compound primary key is the (game_id, seq) index, and it makes a doubled
+    # seq impossible even if the version check were bypassed.
+    db["moves"].create(
+        {"game_id": str, "seq": int, "move": str, "time": str, "undone": int},
+        pk=("game_id", "seq"),
+        not_null={"move", "time", "undone"},
+        defaults={"undone": 0},
+        foreign_keys=[("game_id", "games", "id")],
+    )
+
+
+@migrations()
+def m002_games_by_updated(db: sqlite_utils.Database) -> None:
+    db["games"].create_index(["updated"])  # list_games: newest first
+
+
+# ---------------------------------------------------------------------------
+# The store
+# ---------------------------------------------------------------------------
+
+_GAME_COLUMNS = "id, game, players, options, created, updated, version, state, finished, status"
+
+
+class Store:
+    """Games and their moves in one SQLite file.
+
+    ``Store(path)`` creates the file if needed, turns WAL on and applies pending
+    migrations. Every method is safe to call from any thread or worker process.
+    """
+
+    def __init__(self, path):
+        path = os.fspath(path)
+        if path == ":memory:" or path.startswith("file:"):
+            raise ValueError("Store needs a file path: each connection would see its own in-memory database")
+        self.path = path
+        self._local = threading.local()
+        self._inherited: list[sqlite3.Connection] = []
+        self.migrate()
+
+    def __repr__(self) -> str:
+        return f"Store({self.path!r})"
+
+    # -- connections ------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: the sqlite3 module issues no implicit BEGIN, so the
+        # transactions below are exactly the BEGIN IMMEDIATE ... COMMIT written here.
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None,
+                               check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; 4x the writes of FULL
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    def _conn(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use (and again after a fork)."""
+        local, pid = self._local, os.getpid()
+        if getattr(local, "pid", None) != pid:
+            if getattr(local, "conn", None) is not None:
+                # Inherited across fork: never use it, and never let garbage collection
+                # close it in this process (SQLite: no connection carried over a fork).
+                self._inherited.append(local.conn)
+            local.conn, local.pid = self._connect(), pid
+        return local.conn
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
+            conn.close()
+        self._local.conn = self._local.pid = None
+
+    @contextmanager
+    def _write(self):
+        """One write transaction; the write lock is held from the first read."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def migrate(self) -> list[str]:
+        """Apply pending migrations; return the names of those applied (opening twice is harmless)."""
+        conn = self._connect()
+        try:
+            db = sqlite_utils.Database(conn, execute_plugins=False)
+            db.enable_wal()  # persistent in the file; can't be changed inside a transaction
+            # Workers starting together: BEGIN IMMEDIATE makes them migrate one at a time,
+            # and each sees what the previous one applied (Migrations nests as savepoints).
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                pending = [m.name for m in migrations.pending(db)]
+                migrations.apply(db)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            return pending
+        finally:
+            conn.close()  # nothing stays open in a process that may fork workers
+
+    # -- games --------------------------------------------------------------------
+    def create(self, game: str, players, options=None) -> tuple[dict, str]:
+        """Start a game; return its row (as :meth:`get`) and its edit key.
+
+        The rules validate players and options (``OptionError`` propagates). The edit
+        key is returned this once; only a salted hash of it is kept.
+        """
+        rules = games.get(game)
+        players = _plain(players, OptionError, "players")
+        options = _plain(options, OptionError, "options")
+        state = rules.start(players, options)
+        key = secrets.token_urlsafe(16)
+        with self._write() as conn:
+            row = self._insert_game(conn, rules, game, players, options, state, key, version=0)
+        return row, key
+
+    def get(self, game_id: str) -> dict | None:
+        """The game, with its latest ``state`` loaded; ``None`` for an unknown id.
+
+        One row is read and no move is replayed, however long the game.
+        """
+        row = self._conn().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
+                                   (game_id,)).fetchone()
+        return None if row is None else _game_dict(row)
+
+    def check_key(self, game_id: str, key) -> bool:
+        """Whether ``key`` is the game's edit key (False for an unknown game)."""
+        if not isinstance(key, str) or not key:
+            return False
+        row = self._conn().execute("SELECT key_hash FROM games WHERE id = ?", (game_id,)).fetchone()
+        return row is not None and _key_matches(row["key_hash"], key)
+
+    def list_games(self, limit: int | None = None) -> list[dict]:
+        """Games newest first (by last change): id, game, players, created, updated,
+        version, finished, status. No state is loaded."""
+        sql = ("SELECT id, game, players, created, updated, version, finished, status FROM games "
+               "ORDER BY updated DESC, rowid DESC")
+        params: tuple = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (limit,)
+        return [{**dict(r), "players": json.loads(r["players"]), "finished": bool(r["finished"])}
+                for r in self._conn().execute(sql, params)]
+
+    # -- changes ------------------------------------------------------------------
+    def play(self, game_id: str, version: int, move: dict) -> tuple[int, object]:
+        """Apply ``move`` if ``version`` is current; return ``(new_version, state)``.
+
+        ``Conflict`` for a stale version, the engine's ``MoveError`` for a refused move:
+        either way nothing is written. The move is stored as given (after a JSON round
+        trip, which is also what the engine sees, so replaying the log gives this state).
+        """
+        move = _plain(move, InvalidMove, "The move")
+        with self._write() as conn:
+            row = self._current(conn, game_id, version)
+            rules = games.get(row["game"])
+            state = rules.apply(rules.load(json.loads(row["state"])), move)
+            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE game_id = ?",
+                               (game_id,)).fetchone()[0]
+            now = _now()
+            conn.execute("INSERT INTO moves (game_id, seq, move, time, undone) VALUES (?, ?, ?, ?, 0)",
+                         (game_id, seq, _dumps(move), now))
+            new_version = self._save(conn, rules, game_id, row["version"], state, now)
+        return new_version, state
+
+    def undo(self, game_id: str, version: int) -> tuple[int, object]:
+        """Mark the latest move in effect undone and rebuild the state by replaying the rest.
+
+        ``NothingToUndo`` (an ``IllegalMove``) when no move is in effect; ``Conflict``
+        for a stale version. Returns ``(new_version, state)``.
+        """
+        with self._write() as conn:
+            row = self._current(conn, game_id, version)
+            rules = games.get(row["game"])
+            last = conn.execute("SELECT seq FROM moves WHERE game_id = ? AND undone = 0 "
+                                "ORDER BY seq DESC LIMIT 1", (game_id,)).fetchone()
+            if last is None:
+                raise NothingToUndo("Nothing to undo: no move is in effect.")
+            conn.execute("UPDATE moves SET undone = 1 WHERE game_id = ? AND seq = ?", (game_id, last["seq"]))
+            state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
+            for (move,) in conn.execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 "
+                                        "ORDER BY seq", (game_id,)).fetchall():
+                state = rules.apply(state, json.loads(move))
+            new_version = self._save(conn, rules, game_id, row["version"], state, _now())
+        return new_version, state
+
+    # -- the log ----------------------------------------------------------------
+    def moves(self, game_id: str) -> list[dict]:
+        """Every stored move in order, undone ones included: seq, move, time, undone."""
+        conn = self._conn()
+        self._require(conn, game_id)
+        return [{"seq": r["seq"], "move": json.loads(r["move"]), "time": r["time"], "undone": bool(r["undone"])}
+                for r in conn.execute("SELECT seq, move, time, undone FROM moves WHERE game_id = ? ORDER BY seq",
+                                      (game_id,))]
+
+    def transcript(self, game_id: str) -> dict:
+        """The game as a transcript: the moves in effect, undone ones left out."""
+        conn = self._conn()
+        # One read transaction: the game row and its moves from the same snapshot.
+        conn.execute("BEGIN")
+        try:
+            row = self._require(conn, game_id)
+            moves = [json.loads(m) for (m,) in conn.execute(
+                "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,))]
+        finally:
+            conn.execute("COMMIT")
+        return {"format": TRANSCRIPT_FORMAT, "game": row["game"], "players": json.loads(row["players"]),
+                "options": json.loads(row["options"]), "moves": moves}
+
+    def import_transcript(self, data) -> tuple[dict, str]:
+        """Store a transcript as a new game; return its row and edit key.
+
+        Every move is replayed first; the first one refused raises ``BadTranscript``
+        naming it (1-based) with the engine's message, and nothing is stored.
+        """
+        if not isinstance(data, dict):
+            raise BadTranscript("A transcript is a JSON object")
+        if data.get("format") != TRANSCRIPT_FORMAT:
+            raise BadTranscript(f"Not a transcript: 'format' must be {TRANSCRIPT_FORMAT!r}")
+        missing = [k for k in ("game", "players", "moves") if k not in data]
+        if missing:
+            raise BadTranscript(f"The transcript has no {missing[0]!r}")
+        moves = data["moves"]
+        if not isinstance(moves, list):
+            raise BadTranscript("The transcript's 'moves' must be a list")
+        try:
+            if not isinstance(data["game"], str):
+                raise OptionError("The transcript's 'game' must be a game's name")
+            rules = games.get(data["game"])
+            players = _plain(data["players"], OptionError, "players")
+            options = _plain(data.get("options"), OptionError, "options")
+            state = rules.start(players, options)
+        except OptionError as e:
+            raise BadTranscript(f"The transcript's game can't be set up: {e}") from None
+        plain = []
+        for i, move in enumerate(moves, 1):
+            try:
+                move = _plain(move, InvalidMove, "The move")
+                state = rules.apply(state, move)
+            except MoveError as e:
+                raise BadTranscript(f"Move {i} of {len(moves)} is refused: {e}", index=i) from None
+            plain.append(move)
+        key = secrets.token_urlsafe(16)
+        with self._write() as conn:
+            row = self._insert_game(conn, rules, data["game"], players, options, state, key,
+                                    version=len(plain))
+            conn.executemany("INSERT INTO moves (game_id, seq, move, time, undone) VALUES (?, ?, ?, ?, 0)",
+                             [(row["id"], i, _dumps(m), row["created"]) for i, m in enumerate(plain, 1)])
+        return row, key
+
+    # -- helpers ----------------------------------------------------------------
+    def _require(self, conn, game_id: str) -> sqlite3.Row:
+        row = conn.execute("SELECT game, players, options, version, state FROM games WHERE id = ?",
+                           (game_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"No game {game_id!r}")
+        return row
+
+    def _current(self, conn, game_id: str, version) -> sqlite3.Row:
+        """The game row, if ``version`` is its current version (inside the write transaction)."""
+        row = self._require(conn, game_id)
+        if isinstance(version, bool) or version != row["version"]:
+            raise Conflict(row["version"], version)
+        return row
+
+    def _save(self, conn, rules, game_id: str, version: int, state, now: str) -> int:
+        finished, status = _summary(rules.view(state))
+        conn.execute("UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ? "
+                     "WHERE id = ?", (_dumps(rules.dump(state)), version + 1, now, finished, status, game_id))
+        return version + 1
+
+    def _insert_game(self, conn, rules, game, players, options, state, key, version) -> dict:
+        now = _now()
+        finished, status = _summary(rules.view(state))
+        row = {"game": game, "players": players, "options": options, "created": now, "updated": now,
+               "version": version, "finished": bool(finished), "status": status}
+        values = (game, _dumps(players), _dumps(options), now, now, version, _dumps(rules.dump(state)),
+                  _hash_key(key), finished, status)
+        while True:
+            game_id = secrets.token_urlsafe(9)  # 72 random bits; a clash is retried, not overwritten
+            try:
+                conn.execute("INSERT INTO games (id, game, players, options, created, updated, version, "
+                             "state, key_hash, finished, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             (game_id, *values))
+            except sqlite3.IntegrityError:  # pragma: no cover - astronomically rare
+                continue
+            return {"id": game_id, **row, "state": state}
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _dumps(data) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _plain(data, error: type[ValueError], what: str):
+    """``data`` as it will read back from the database (tuples become lists, ...).
+
+    The engine is given this copy, so replaying the stored JSON reproduces its verdict.
+    """
+    try:
+        return json.loads(_dumps(data))
+    except (TypeError, ValueError):
+        raise error(f"{what} must be plain JSON data (text, numbers, lists, mappings)") from None
+
+
+def _game_dict(row: sqlite3.Row) -> dict:
+    rules = games.get(row["game"])
+    return {"id": row["id"], "game": row["game"], "players": json.loads(row["players"]),
+            "options": json.loads(row["options"]), "created": row["created"], "updated": row["updated"],
+            "version": row["version"], "finished": bool(row["finished"]), "status": row["status"],
+            "state": rules.load(json.loads(row["state"]))}
+
+
+def _summary(view: dict) -> tuple[int, str]:
+    """``(finished, status)`` for the list of games, from the engine's view.
+
+    Kept in the row at each change, so listing games loads no state.
+    """
+    result = view.get("result")
+    if result:
+        winners = " and ".join(result.get("winners", []))
+        return 1, (f"Draw: {winners}" if result.get("draw") else f"Won by {winners}")
+    parts = []
+    if view.get("deal"):
+        parts.append(f"Deal {view['deal']}")
+    if isinstance(view.get("scores"), dict):
+        parts.append(", ".join(f"{side} {points}" for side, points in view["scores"].items()))
+    return 0, " · ".join(parts) or "In progress"
+
+
+def _hash_key(key: str) -> str:
+    """``salt$hmac``: HMAC-SHA256 of the key under a random per-game salt."""
+    salt = secrets.token_hex(16)
+    return f"{salt}${_digest(salt, key)}"
+
+
+def _key_matches(stored: str, key: str) -> bool:
+    salt, _, digest = stored.partition("$")
+    return hmac.compare_digest(_digest(salt, key), digest)
+
+
+def _digest(salt: str, key: str) -> str:
+    return hmac.new(salt.encode(), key.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()

@@ -1,0 +1,762 @@
+"""The store (companion/store.py): one SQLite file per test, sqlite-utils style.
+
+Plain functions and parametrized cases; the engine is Tablanette throughout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import threading
+from datetime import datetime
+
+import pytest
+import sqlite_utils
+
+from companion import games
+from companion.cards import PACK_52
+from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
+from companion.store import (TRANSCRIPT_FORMAT, BadTranscript, Conflict, NothingToUndo, NotFound, Store,
+                             StoreError, migrations)
+
+rules = games.get("tablanette")
+
+MIGRATIONS = ["m001_games_and_moves", "m002_games_by_updated"]
+
+LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
+# Ann deals and lays out; Ben's queen (13) takes 2+3+8; Ann lays down the 5; Ben's 9
+# takes 4+5 (a sweep); Ann lays down a king, Ben's king takes it (another sweep).
+MOVES = [
+    LAYOUT,
+    {"type": "play", "card": "QH", "capture": ["2C", "3D", "8S"]},
+    {"type": "play", "card": "5C", "capture": []},
+    {"type": "play", "card": "9D", "capture": ["4H", "5C"]},
+    {"type": "play", "card": "KS", "capture": []},
+    {"type": "play", "card": "KH", "capture": ["KS"]},
+]
+
+# Every counting card (standard scale), for a tally that gives them all to one side.
+COUNTERS = [f"{r}{s}" for r in ("A", "K", "Q", "J", "10") for s in "SHDC"] + ["2C"]
+
+
+def replay(players, options, moves):
+    state = rules.start(players, options)
+    for m in moves:
+        state = rules.apply(state, m)
+    return state
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "test.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def game(store):
+    row, key = store.create("tablanette", ["Ann", "Ben"], None)
+    return row["id"]
+
+
+def play_all(store, game_id, moves, version=0):
+    for m in moves:
+        version, _ = store.play(game_id, version, m)
+    return version
+
+
+def snapshot(store, game_id):
+    """Everything a change could touch."""
+    row = store.get(game_id)
+    return row["version"], row["updated"], rules.dump(row["state"]), store.moves(game_id)
+
+
+# ---------------------------------------------------------------------------
+# Opening the file: WAL, pragmas, migrations
+# ---------------------------------------------------------------------------
+
+
+def test_wal_is_on(store, tmp_path):
+    conn = sqlite3.connect(tmp_path / "test.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+@pytest.mark.parametrize("pragma,expected", [
+    ("synchronous", 1),  # NORMAL
+    ("busy_timeout", 5000),
+    ("foreign_keys", 1),
+])
+def test_connection_pragmas(store, pragma, expected):
+    assert store._conn().execute(f"PRAGMA {pragma}").fetchone()[0] == expected
+
+
+@pytest.mark.parametrize("opens", [2, 3])
+def test_migrations_are_idempotent(tmp_path, opens):
+    path = tmp_path / "twice.db"
+    first = Store(path)
+    row, key = first.create("tablanette", ["Ann", "Ben"], None)
+    first.play(row["id"], 0, LAYOUT)
+    for _ in range(opens - 1):
+        again = Store(path)
+        assert again.migrate() == []
+    conn = sqlite3.connect(path)
+    applied = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
+    conn.close()
+    assert applied == MIGRATIONS
+    assert again.get(row["id"])["version"] == 1
+    assert again.check_key(row["id"], key)
+
+
+def test_first_open_applies_every_migration(tmp_path):
+    path = tmp_path / "fresh.db"
+    with sqlite_utils.Database(path) as db:
+        assert [m.name for m in migrations.pending(db)] == MIGRATIONS
+    store = Store(path)
+    with sqlite_utils.Database(path) as db:
+        assert migrations.pending(db) == []
+        assert [m.name for m in migrations.applied(db)] == MIGRATIONS
+    assert store.migrate() == []
+
+
+@pytest.mark.parametrize("table,columns", [
+    ("games", {"id", "game", "players", "options", "created", "updated", "version", "state", "key_hash",
+               "finished", "status"}),
+    ("moves", {"game_id", "seq", "move", "time", "undone"}),
+])
+def test_schema(store, table, columns):
+    conn = store._conn()
+    assert {r["name"] for r in conn.execute(f"PRAGMA table_info({table})")} == columns
+
+
+def test_moves_are_keyed_by_game_and_seq(store):
+    pk = {r["name"]: r["pk"] for r in store._conn().execute("PRAGMA table_info(moves)")}
+    assert (pk["game_id"], pk["seq"]) == (1, 2)
+
+
+def test_workers_opening_a_new_file_together(tmp_path):
+    """gunicorn workers start at once: migrations run one at a time, once."""
+    path, errors = tmp_path / "race.db", []
+    barrier = threading.Barrier(8)
+
+    def open_it():
+        barrier.wait()
+        try:
+            Store(path)
+        except Exception as e:  # pragma: no cover - the failure being tested for
+            errors.append(e)
+
+    threads = [threading.Thread(target=open_it) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    conn = sqlite3.connect(path)
+    names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")]
+    conn.close()
+    assert sorted(names) == MIGRATIONS
+
+
+@pytest.mark.parametrize("path", [":memory:", "file:x?mode=memory"])
+def test_needs_a_file(path):
+    with pytest.raises(ValueError):
+        Store(path)
+
+
+# ---------------------------------------------------------------------------
+# Creating and reading
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players,options", [
+    (["Ann", "Ben"], None),
+    (["Ann", "Ben"], {}),
+    (["Ann", "Ben"], {"dealer": "Ben"}),
+    (["Ann", "Ben", "Cy"], {"target": 151}),
+    (["Ann", "Ben", "Cy", "Di"], {"partnership": True}),
+    (["Ann", "Ben"], {"preset": "tablic"}),
+    (["Ann", "Ben"], {"hand_size": 8, "max_group_size": None}),
+    (["Zoë", "<b>Ben</b>"], {"fixed_deals": 2}),
+])
+def test_create_get_round_trip(store, players, options):
+    row, key = store.create("tablanette", players, options)
+    got = store.get(row["id"])
+    assert got == row
+    assert got["players"] == players and got["options"] == options
+    assert got["version"] == 0 and got["game"] == "tablanette"
+    assert got["state"] == rules.start(players, options)
+    assert got["created"] == got["updated"]
+    assert datetime.fromisoformat(got["created"]).utcoffset().total_seconds() == 0
+    assert got["finished"] is False and got["status"]
+    assert store.moves(row["id"]) == []
+
+
+def test_ids_and_keys_are_random_and_url_safe(store):
+    made = [store.create("tablanette", ["Ann", "Ben"], None) for _ in range(20)]
+    ids, keys = {r["id"] for r, _ in made}, {k for _, k in made}
+    assert len(ids) == len(keys) == 20
+    for text in ids | keys:
+        assert text.replace("-", "").replace("_", "").isalnum()
+    assert all(len(k) >= 20 for k in keys)
+
+
+@pytest.mark.parametrize("game,players,options", [
+    ("tablanette", ["Ann"], None),
+    ("tablanette", ["Ann", "Ann"], None),
+    ("tablanette", "Ann, Ben", None),
+    ("tablanette", ["Ann", "Ben"], {"colour": "red"}),
+    ("tablanette", ["Ann", "Ben"], {"target": -1}),
+    ("tablanette", ["Ann", "Ben"], {"dealer": "Cy"}),
+    ("tablanette", ["Ann", "Ben"], {"target": float("nan")}),
+    ("tablanette", ["Ann", "Ben"], {"target": {1, 2}}),
+    ("skat", ["Ann", "Ben", "Cy"], None),
+])
+def test_create_refuses_bad_setups(store, game, players, options):
+    with pytest.raises(OptionError):
+        store.create(game, players, options)
+    assert store.list_games() == []
+
+
+def test_get_unknown_is_none(store):
+    assert store.get("nope") is None
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: s.play("nope", 0, LAYOUT),
+    lambda s: s.undo("nope", 0),
+    lambda s: s.moves("nope"),
+    lambda s: s.transcript("nope"),
+])
+def test_unknown_game_is_not_found(store, call):
+    with pytest.raises(NotFound) as e:
+        call(store)
+    assert isinstance(e.value, StoreError) and isinstance(e.value, LookupError)
+
+
+# ---------------------------------------------------------------------------
+# The edit key
+# ---------------------------------------------------------------------------
+
+
+def test_key_checks(store):
+    row, key = store.create("tablanette", ["Ann", "Ben"], None)
+    other, other_key = store.create("tablanette", ["Ann", "Ben"], None)
+    assert store.check_key(row["id"], key)
+    assert store.check_key(other["id"], other_key)
+    assert not store.check_key(row["id"], other_key)
+    assert not store.check_key("nope", key)
+
+
+@pytest.mark.parametrize("wrong", ["", "x", "A" * 22, None, 12, ["k"], "\ud800", "é"])
+def test_wrong_keys(store, game, wrong):
+    assert store.check_key(game, wrong) is False
+
+
+def test_only_a_salted_hash_of_the_key_is_stored(store, tmp_path):
+    made = [store.create("tablanette", ["Ann", "Ben"], None) for _ in range(2)]
+    conn = store._conn()
+    hashes = [r[0] for r in conn.execute("SELECT key_hash FROM games")]
+    for (_, key) in made:
+        assert all(key not in h for h in hashes)
+    assert len(set(hashes)) == 2
+    assert len({h.split("$")[0] for h in hashes}) == 2  # a salt each
+    raw = (tmp_path / "test.db").read_bytes() + (tmp_path / "test.db-wal").read_bytes()
+    assert all(key.encode() not in raw for _, key in made)
+
+
+def test_the_key_is_not_in_the_row(store):
+    row, key = store.create("tablanette", ["Ann", "Ben"], None)
+    assert key not in json.dumps({k: v for k, v in row.items() if k != "state"})
+    assert "key_hash" not in store.get(row["id"])
+
+
+# ---------------------------------------------------------------------------
+# Playing
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", range(1, len(MOVES) + 1))
+def test_play_moves(store, game, count):
+    created = store.get(game)
+    version = 0
+    for i, m in enumerate(MOVES[:count], 1):
+        version, state = store.play(game, version, m)
+        assert version == i
+        assert state == replay(["Ann", "Ben"], None, MOVES[:i])
+    row = store.get(game)
+    assert row["version"] == count
+    assert row["state"] == replay(["Ann", "Ben"], None, MOVES[:count])
+    assert row["created"] == created["created"] and row["updated"] >= created["updated"]
+    log = store.moves(game)
+    assert [m["seq"] for m in log] == list(range(1, count + 1))
+    assert [m["move"] for m in log] == MOVES[:count]
+    assert not any(m["undone"] for m in log)
+    assert all(datetime.fromisoformat(m["time"]) for m in log)
+
+
+def test_the_queen_takes_two_three_and_eight(store, game):
+    store.play(game, 0, LAYOUT)
+    _, state = store.play(game, 1, {"type": "play", "card": "QH", "capture": ["2C", "3D", "8S"]})
+    view = rules.view(state)
+    assert view["table"] == ["4H"]
+    assert sorted(view["captured"]["Ben"]) == sorted(["2C", "3D", "8S", "QH"])
+
+
+@pytest.mark.parametrize("move,stored", [
+    # Stored as given, after a JSON round trip (what the engine was shown).
+    ({"type": "layout", "cards": ("2C", "3D", "4H", "8S")}, {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}),
+    ({"type": "layout", "cards": ["2c", "3♦", "4h", "8S"]}, {"type": "layout", "cards": ["2c", "3♦", "4h", "8S"]}),
+    ({"type": "layout", "cards": ["2C", "3D", "4H", "8S"], "player": "Ann"},
+     {"type": "layout", "cards": ["2C", "3D", "4H", "8S"], "player": "Ann"}),
+])
+def test_moves_are_stored_as_given(store, game, move, stored):
+    _, state = store.play(game, 0, move)
+    assert store.moves(game)[0]["move"] == stored
+    assert replay(["Ann", "Ben"], None, [stored]) == state
+
+
+def test_a_play_without_capture_when_only_one_outcome(store, game):
+    store.play(game, 0, LAYOUT)
+    version, state = store.play(game, 1, {"type": "play", "card": "KS"})  # only 2+4+8 make 14
+    assert version == 2 and rules.view(state)["table"] == ["3D"]
+    assert store.moves(game)[1]["move"] == {"type": "play", "card": "KS"}
+    assert replay(["Ann", "Ben"], None, [m["move"] for m in store.moves(game)]) == state
+
+
+@pytest.mark.parametrize("stale", [0, 2, 7, -1, None, "1", True, 1.5])
+def test_stale_version_is_a_conflict_and_writes_nothing(store, game, stale):
+    store.play(game, 0, LAYOUT)  # now at version 1
+    before = snapshot(store, game)
+    for change in (lambda: store.play(game, stale, MOVES[1]), lambda: store.undo(game, stale)):
+        with pytest.raises(Conflict) as e:
+            change()
+        assert e.value.version == 1
+        assert isinstance(e.value, StoreError)
+    assert snapshot(store, game) == before
+
+
+@pytest.mark.parametrize("move,error", [
+    ({"type": "play", "card": "QH", "capture": ["2C", "3D"]}, IllegalMove),   # 2+3 is not 13
+    ({"type": "play", "card": "QH", "capture": []}, IllegalMove),             # must take (P4)
+    ({"type": "play", "card": "2C", "capture": []}, IllegalMove),             # on the table
+    ({"type": "play", "card": "QH", "player": "Ann"}, IllegalMove),           # Ben's turn
+    (LAYOUT, IllegalMove),                                                    # not now
+    ({"type": "play", "card": "ZZ"}, InvalidMove),
+    ({"type": "play"}, InvalidMove),
+    ({"type": "bid", "card": "QH"}, InvalidMove),
+    ({"card": "QH"}, InvalidMove),
+    (["play", "QH"], InvalidMove),
+    ("QH", InvalidMove),
+    ({"type": "play", "card": "QH", "capture": {"2C"}}, InvalidMove),         # not JSON
+    ({"type": "play", "card": float("inf")}, InvalidMove),                    # not JSON
+])
+def test_a_refused_move_changes_nothing(store, game, move, error):
+    store.play(game, 0, LAYOUT)
+    before = snapshot(store, game)
+    with pytest.raises(error) as e:
+        store.play(game, 1, move)
+    assert str(e.value)
+    assert snapshot(store, game) == before
+
+
+def test_an_ambiguous_move_lists_the_options_and_changes_nothing(store, game):
+    store.play(game, 0, {"type": "layout", "cards": ["2S", "3H", "5D", "9C"]})
+    before = snapshot(store, game)
+    with pytest.raises(AmbiguousMove) as e:
+        store.play(game, 1, {"type": "play", "card": "KH"})
+    assert sorted(map(sorted, e.value.options)) == [["2S", "3H", "9C"], ["5D", "9C"]]
+    assert snapshot(store, game) == before
+    version, _ = store.play(game, 1, {"type": "play", "card": "KH", "capture": ["5D", "9C"]})
+    assert version == 2
+
+
+def test_a_finished_game_refuses_moves(store):
+    row, _ = store.create("tablanette", ["Ann", "Ben"], {"target": 1})
+    tally = {"type": "tally", "cards": {"Ann": 30, "Ben": 22}, "counters": {"Ann": COUNTERS, "Ben": []}}
+    version, state = store.play(row["id"], 0, tally)
+    assert rules.view(state)["result"]["winners"] == ["Ann"]
+    with pytest.raises(IllegalMove):
+        store.play(row["id"], version, LAYOUT)
+    assert store.get(row["id"])["version"] == 1
+
+
+# ---------------------------------------------------------------------------
+# Undo
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("played,undos", [(1, 1), (2, 1), (3, 1), (3, 2), (6, 1), (6, 3), (6, 6)])
+def test_undo_marks_and_replays(store, game, played, undos):
+    version = play_all(store, game, MOVES[:played])
+    for i in range(undos):
+        version, state = store.undo(game, version)
+        assert version == played + i + 1
+        assert state == replay(["Ann", "Ben"], None, MOVES[:played - i - 1])
+    row = store.get(game)
+    assert row["version"] == played + undos
+    assert row["state"] == replay(["Ann", "Ben"], None, MOVES[:played - undos])
+    log = store.moves(game)
+    assert [m["seq"] for m in log] == list(range(1, played + 1))  # nothing deleted
+    assert [m["undone"] for m in log] == [False] * (played - undos) + [True] * undos
+    assert [m["move"] for m in log] == MOVES[:played]
+
+
+@pytest.mark.parametrize("played,undos", [(0, 0), (1, 1), (3, 3)])
+def test_nothing_to_undo(store, game, played, undos):
+    version = play_all(store, game, MOVES[:played])
+    for _ in range(undos):
+        version, _ = store.undo(game, version)
+    before = snapshot(store, game)
+    with pytest.raises(NothingToUndo) as e:
+        store.undo(game, version)
+    assert isinstance(e.value, IllegalMove) and isinstance(e.value, MoveError)
+    assert "undo" in str(e.value).lower()
+    assert snapshot(store, game) == before
+
+
+def test_play_after_undo_continues_the_log(store, game):
+    version = play_all(store, game, MOVES[:3])
+    version, _ = store.undo(game, version)
+    version, state = store.play(game, version, {"type": "play", "card": "6C", "capture": []})
+    assert version == 5
+    log = store.moves(game)
+    assert [(m["seq"], m["undone"]) for m in log] == [(1, False), (2, False), (3, True), (4, False)]
+    assert state == replay(["Ann", "Ben"], None, MOVES[:2] + [{"type": "play", "card": "6C", "capture": []}])
+    # The undone 5C may now be played again: it never happened.
+    version, _ = store.play(game, version, {"type": "play", "card": "5C", "capture": []})
+    assert version == 6
+
+
+def test_undo_reopens_a_finished_game(store):
+    row, _ = store.create("tablanette", ["Ann", "Ben"], {"target": 1})
+    tally = {"type": "tally", "cards": {"Ann": 30, "Ben": 22}, "counters": {"Ann": COUNTERS, "Ben": []}}
+    store.play(row["id"], 0, tally)
+    assert store.list_games()[0]["finished"] is True
+    version, state = store.undo(row["id"], 1)
+    assert rules.view(state)["result"] is None
+    assert store.list_games()[0]["finished"] is False
+
+
+# ---------------------------------------------------------------------------
+# Reading never replays
+# ---------------------------------------------------------------------------
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("the engine replayed moves while reading")
+
+
+@pytest.mark.parametrize("reader", [
+    lambda s, g: s.get(g)["state"],
+    lambda s, g: s.list_games(),
+    lambda s, g: s.transcript(g),
+    lambda s, g: s.moves(g),
+    lambda s, g: s.check_key(g, "x"),
+])
+def test_reading_does_not_replay(store, game, monkeypatch, reader):
+    play_all(store, game, MOVES)
+    monkeypatch.setattr(rules, "apply", _refuse)
+    monkeypatch.setattr(rules, "start", _refuse)
+    reader(store, game)
+
+
+@pytest.mark.parametrize("short,long", [(1, 40)])
+def test_get_costs_the_same_at_any_length(store, short, long):
+    """Same SQL, same rows read, at move 1 and move 40."""
+    def statements_for_get(n):
+        row, _ = store.create("tablanette", ["Ann", "Ben"], None)
+        version = 0
+        for i in range(n):
+            version, _ = store.play(row["id"], version, LAYOUT if i == 0 else {"type": "play", "card": "KS"})
+            if i:
+                version, _ = store.undo(row["id"], version)  # keeps the log growing, the table small
+        seen = []
+        conn = store._conn()
+        conn.set_trace_callback(seen.append)
+        try:
+            store.get(row["id"])
+        finally:
+            conn.set_trace_callback(None)
+        return seen
+
+    assert len(statements_for_get(short)) == len(statements_for_get(long)) == 1
+
+
+# ---------------------------------------------------------------------------
+# Listing
+# ---------------------------------------------------------------------------
+
+
+def test_list_games_newest_first(store):
+    ids = [store.create("tablanette", ["Ann", "Ben"], None)[0]["id"] for _ in range(3)]
+    assert [g["id"] for g in store.list_games()] == ids[::-1]
+    store.play(ids[0], 0, LAYOUT)  # the oldest changes: it comes first
+    listed = store.list_games()
+    assert [g["id"] for g in listed] == [ids[0], ids[2], ids[1]]
+    assert listed[0]["version"] == 1
+    assert set(listed[0]) == {"id", "game", "players", "created", "updated", "version", "finished", "status"}
+    assert [g["id"] for g in store.list_games(limit=2)] == [ids[0], ids[2]]
+
+
+@pytest.mark.parametrize("cards,counters,finished,status", [
+    ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS, "Ben": []}, True, "Won by Ann"),
+    ({"Ann": 22, "Ben": 30}, {"Ann": [], "Ben": COUNTERS}, True, "Won by Ben"),
+    ({"Ann": 26, "Ben": 26}, {"Ann": COUNTERS[:11], "Ben": COUNTERS[11:]},
+     True, "Draw: Ann and Ben"),
+])
+def test_list_games_says_who_won(store, cards, counters, finished, status):
+    row, _ = store.create("tablanette", ["Ann", "Ben"], {"target": 1})
+    store.play(row["id"], 0, {"type": "tally", "cards": cards, "counters": counters})
+    (listed,) = store.list_games()
+    assert listed["finished"] is finished and listed["status"] == status
+    assert store.get(row["id"])["finished"] is finished
+
+
+def test_list_games_status_in_play(store, game):
+    assert store.list_games()[0]["status"] == "Deal 1 · Ann 0, Ben 0"
+    assert store.list_games()[0]["finished"] is False
+
+
+# ---------------------------------------------------------------------------
+# Transcripts
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("played,undos", [(0, 0), (1, 0), (6, 0), (6, 2), (3, 3)])
+def test_transcript_round_trip(store, game, played, undos):
+    version = play_all(store, game, MOVES[:played])
+    for _ in range(undos):
+        version, _ = store.undo(game, version)
+    data = store.transcript(game)
+    assert data == {"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["Ann", "Ben"],
+                    "options": None, "moves": MOVES[:played - undos]}
+    row, key = store.import_transcript(json.loads(json.dumps(data)))
+    assert row["id"] != game and store.check_key(row["id"], key)
+    assert not store.check_key(game, key)
+    assert store.get(row["id"])["state"] == store.get(game)["state"]
+    assert row["version"] == played - undos
+    assert [m["seq"] for m in store.moves(row["id"])] == list(range(1, played - undos + 1))
+    assert store.transcript(row["id"]) == data
+    # The imported game plays on from where the transcript ended.
+    if played - undos == 1:
+        assert store.play(row["id"], 1, MOVES[1])[0] == 2
+
+
+def test_transcript_keeps_options(store):
+    options = {"dealer": "Ben", "preset": "tablic"}
+    row, _ = store.create("tablanette", ["Ann", "Ben"], options)
+    data = store.transcript(row["id"])
+    assert data["options"] == options
+    imported, _ = store.import_transcript(data)
+    assert imported["state"] == row["state"]
+
+
+BAD_MOVES = [
+    (1, {"type": "play", "card": "QH"}, "4 face-up cards"),                         # not a layout yet
+    (2, {"type": "play", "card": "QH", "capture": ["2C", "3D"]}, "can't be taken"),
+    (2, {"type": "play", "card": "ZZ"}, "not a card"),
+    (3, {"type": "play", "card": "2C", "capture": []}, "already played"),
+    (2, "QH", "mapping"),
+]
+
+
+@pytest.mark.parametrize("index,bad,words", BAD_MOVES)
+def test_bad_transcript_names_the_move_and_stores_nothing(store, game, index, bad, words):
+    moves = MOVES[:index - 1] + [bad] + MOVES[index:]
+    data = {"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["Ann", "Ben"], "options": None,
+            "moves": moves}
+    before = store.list_games()
+    with pytest.raises(BadTranscript) as e:
+        store.import_transcript(data)
+    assert e.value.index == index
+    assert f"Move {index}" in str(e.value) and words in str(e.value)
+    assert isinstance(e.value, ValueError)
+    assert store.list_games() == before
+    assert store._conn().execute("SELECT COUNT(*) FROM moves").fetchone()[0] == 0
+
+
+def test_bad_transcript_ambiguous_move(store):
+    data = {"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["Ann", "Ben"],
+            "moves": [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "KH"}]}
+    with pytest.raises(BadTranscript) as e:
+        store.import_transcript(data)
+    assert e.value.index == 2 and "say which" in str(e.value)
+
+
+@pytest.mark.parametrize("data,words", [
+    (None, "object"),
+    ([], "object"),
+    ({}, "format"),
+    ({"format": "companion-transcript/2", "game": "tablanette", "players": ["A", "B"], "moves": []}, "format"),
+    ({"format": TRANSCRIPT_FORMAT, "players": ["A", "B"], "moves": []}, "game"),
+    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "moves": []}, "players"),
+    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"]}, "moves"),
+    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"], "moves": {}}, "moves"),
+    ({"format": TRANSCRIPT_FORMAT, "game": "skat", "players": ["A", "B"], "moves": []}, "skat"),
+    ({"format": TRANSCRIPT_FORMAT, "game": ["tablanette"], "players": ["A", "B"], "moves": []}, "game"),
+    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A"], "moves": []}, "2, 3 or 4"),
+    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"], "options": {"x": 1},
+      "moves": []}, "Unknown option"),
+])
+def test_bad_transcript_setup(store, data, words):
+    with pytest.raises(BadTranscript) as e:
+        store.import_transcript(data)
+    assert e.value.index is None
+    assert words in str(e.value)
+    assert store.list_games() == []
+
+
+# ---------------------------------------------------------------------------
+# Concurrency: none lost, none doubled
+# ---------------------------------------------------------------------------
+
+
+def _next_move(view, rng):
+    """A legal move for whatever the game is at: a layout, or an unseen card and its first capture."""
+    if "layout" in view["expects"]:
+        return LAYOUT
+    unseen = sorted({str(c) for c in PACK_52} - set(view["seen"]) - set(view["buried"]))
+    card = rng.choice(unseen)
+    capture = rules.capture_options(card, view["table"])[0]
+    return {"type": "play", "card": card, "capture": capture.sorted_cards()}
+
+
+@pytest.mark.parametrize("stores", ["shared", "per_thread"])
+def test_two_moves_at_one_version_one_wins(tmp_path, stores):
+    shared = Store(tmp_path / "two.db")
+    row, _ = shared.create("tablanette", ["Ann", "Ben"], None)
+    shared.play(row["id"], 0, LAYOUT)
+    barrier, outcomes = threading.Barrier(2), []
+    moves = [{"type": "play", "card": "QH", "capture": ["2C", "3D", "8S"]}, {"type": "play", "card": "5C"}]
+
+    def attempt(move):
+        s = shared if stores == "shared" else Store(tmp_path / "two.db")  # like two gunicorn workers
+        barrier.wait()
+        try:
+            outcomes.append(("ok", s.play(row["id"], 1, move)[0]))
+        except Conflict as e:
+            outcomes.append(("conflict", e.version))
+
+    threads = [threading.Thread(target=attempt, args=(m,)) for m in moves]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == [("conflict", 2), ("ok", 2)]
+    assert shared.get(row["id"])["version"] == 2
+    assert [m["seq"] for m in shared.moves(row["id"])] == [1, 2]
+
+
+@pytest.mark.parametrize("stores,undo_every", [("shared", None), ("per_thread", None), ("shared", 4),
+                                              ("per_thread", 3)])
+def test_racing_writers_lose_nothing(tmp_path, stores, undo_every):
+    """8 threads x 20 changes at one game, each retrying on Conflict."""
+    path = tmp_path / "race.db"
+    shared = Store(path)
+    row, _ = shared.create("tablanette", ["Ann", "Ben"], None)
+    game_id, threads_n, per_thread = row["id"], 8, 20
+    barrier, lock = threading.Barrier(threads_n), threading.Lock()
+    done = {"play": 0, "undo": 0, "conflict": 0}
+    errors = []
+
+    def worker(n):
+        s = shared if stores == "shared" else Store(path)
+        rng = random.Random(n)
+        barrier.wait()
+        try:
+            for i in range(per_thread):
+                kind = "undo" if undo_every and i % undo_every == undo_every - 1 else "play"
+                while True:
+                    current = s.get(game_id)
+                    try:
+                        if kind == "undo":
+                            s.undo(game_id, current["version"])
+                        else:
+                            s.play(game_id, current["version"], _next_move(rules.view(current["state"]), rng))
+                    except Conflict:
+                        with lock:
+                            done["conflict"] += 1
+                        continue
+                    except NothingToUndo:
+                        kind = "play"  # every move was undone already: play instead
+                        continue
+                    with lock:
+                        done[kind] += 1
+                    break
+        except Exception as e:  # pragma: no cover - the failure being tested for
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert done["play"] + done["undo"] == threads_n * per_thread
+    final = shared.get(game_id)
+    assert final["version"] == threads_n * per_thread  # every change counted, once
+    log = shared.moves(game_id)
+    assert [m["seq"] for m in log] == list(range(1, done["play"] + 1))  # no gap, no double
+    assert sum(m["undone"] for m in log) == done["undo"]
+    assert final["state"] == replay(["Ann", "Ben"], None, [m["move"] for m in log if not m["undone"]])
+
+
+@pytest.mark.parametrize("change", [
+    lambda s, g: s.play(g, 2, MOVES[2]),
+    lambda s, g: s.undo(g, 2),  # the replay after undo
+], ids=["play", "undo"])
+def test_the_write_lock_is_held_while_the_engine_judges(store, game, tmp_path, monkeypatch, change):
+    """BEGIN IMMEDIATE: no other writer can slip in between reading the version and writing."""
+    play_all(store, game, MOVES[:2])
+    real, seen = rules.apply, []
+
+    def spy(state, move):
+        other = sqlite3.connect(tmp_path / "test.db", timeout=0, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+            seen.append("free")
+        except sqlite3.OperationalError as e:
+            seen.append(str(e))
+        finally:
+            other.close()
+        return real(state, move)
+
+    monkeypatch.setattr(rules, "apply", spy)
+    change(store, game)
+    assert seen and set(seen) == {"database is locked"}
+
+
+def test_a_writer_waits_for_another_instead_of_failing(store, game, tmp_path):
+    other = sqlite3.connect(tmp_path / "test.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    result = []
+    t = threading.Thread(target=lambda: result.append(store.play(game, 0, LAYOUT)[0]))
+    t.start()
+    t.join(0.3)
+    assert t.is_alive() and result == []  # waiting on the lock (busy timeout), not failed
+    other.execute("COMMIT")
+    t.join()
+    assert result == [1]
+    other.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_worker_opens_its_own_connection(store, game):
+    """gunicorn forks workers from a master that may have used the store."""
+    inherited = store._conn()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            version, _ = store.play(game, 0, LAYOUT)
+            code = 0 if version == 1 and store._conn() is not inherited else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert store._conn() is inherited
+    assert store.get(game)["version"] == 1
