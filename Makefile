@@ -29,6 +29,7 @@ test: $(STAMP) chromium
 
 bench: $(STAMP)
 	$(PY) bench/capture_options.py
+	$(PY) bench/server.py
 
 clean:
 	rm -rf $(VENV) .hypothesis

@@ -1,0 +1,125 @@
+"""WTForms classes. The option fields of a game are built from its engine's data
+(its ``Options`` dataclass, ``OPTION_HELP``, ``CHOICES``, ``PRESETS``), so a variant
+never needs a hand-written field."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+import typing
+
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, Field, IntegerField, SelectField, StringField
+from wtforms.validators import InputRequired, Length, NumberRange, Optional
+
+from companion import games
+
+MAX_PLAYERS = 4
+NAME_LENGTH = 24
+
+#: Options whose usual value depends on the number of players: blank means "usual".
+USUAL = {
+    "hand_size": "Usual: 6 for 2 players, 4 for 3-4",
+    "target": "Usual: 251 for 2 players or teams, 151 for 3-4",
+}
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def _word(value) -> str:
+    return "none" if value is None else str(value)
+
+
+def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
+    """One field per option of ``rules.Options``, defaults taken from ``preset``."""
+    presets = getattr(rules, "PRESETS", {})
+    chosen = presets.get(preset or "", {})
+    hints = typing.get_type_hints(rules.Options)
+    out: dict[str, Field] = {}
+    for f in dataclasses.fields(rules.Options):
+        name, help_ = f.name, rules.OPTION_HELP.get(f.name, "")
+        default = chosen.get(name, f.default)
+        kind = hints[name]
+        nullable = isinstance(kind, types.UnionType) and type(None) in kind.__args__
+        if name == "preset":
+            out[name] = SelectField(_label(name), choices=[(p, p.capitalize()) for p in presets],
+                                    default=preset or f.default, description=help_)
+        elif name in USUAL:
+            out[name] = IntegerField(_label(name), validators=[Optional(), NumberRange(min=1)],
+                                     default=chosen.get(name), description=f"{help_} Blank: usual.",
+                                     render_kw={"placeholder": "usual", "inputmode": "numeric"})
+        elif kind is bool:
+            out[name] = BooleanField(_label(name), default=default, description=help_)
+        elif name in getattr(rules, "CHOICES", {}):
+            values = rules.CHOICES[name]
+            out[name] = SelectField(_label(name), choices=[(_word(v), _word(v)) for v in values],
+                                    default=_word(default), description=help_)
+        elif nullable:
+            out[name] = IntegerField(_label(name), validators=[Optional()], default=default,
+                                     description=f"{help_}", render_kw={"inputmode": "numeric"})
+        else:
+            out[name] = IntegerField(_label(name), validators=[InputRequired(), NumberRange(min=0)],
+                                     default=default, description=help_,
+                                     render_kw={"inputmode": "numeric"})
+    return out
+
+
+def new_game_form(game: str, preset: str | None = None, formdata=None) -> FlaskForm:
+    """The new-game form for ``game``: players in seat order, dealer, every option."""
+    rules = games.get(game)
+    attrs = {
+        "game": SelectField("Game", choices=[(n, games.get(n).TITLE) for n in games.GAMES], default=game),
+        "dealer": SelectField("First dealer", choices=[(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)],
+                              default="0", description="Who deals the first deal; the next player plays first."),
+    }
+    for i in range(MAX_PLAYERS):
+        attrs[f"player{i}"] = StringField(
+            f"Player {i + 1}", validators=[Optional() if i >= 2 else InputRequired("Enter a name"),
+                                           Length(max=NAME_LENGTH)],
+            render_kw={"autocomplete": "off", "autocapitalize": "words"})
+    option_names = [f.name for f in dataclasses.fields(rules.Options)]
+    attrs |= option_fields(rules, preset)
+    form_class = type("NewGameForm", (FlaskForm,), attrs)
+    form = form_class(formdata=formdata)
+    form.option_names = option_names
+    form.rules = rules
+    return form
+
+
+def players_of(form) -> list[str]:
+    """The names entered, in seat order (blank seats left out)."""
+    return [getattr(form, f"player{i}").data.strip() for i in range(MAX_PLAYERS)
+            if (getattr(form, f"player{i}").data or "").strip()]
+
+
+def options_of(form) -> dict:
+    """The engine's options dict from a validated form."""
+    hints = typing.get_type_hints(form.rules.Options)
+    out = {}
+    for name in form.option_names:
+        value = getattr(form, name).data
+        if name in USUAL:
+            if value is not None:
+                out[name] = value
+            continue
+        if name in getattr(form.rules, "CHOICES", {}):
+            value = next(v for v in form.rules.CHOICES[name] if _word(v) == value)
+        elif hints[name] is bool:
+            value = bool(value)
+        out[name] = value
+    return out
+
+
+def attach_error(form, message: str) -> None:
+    """Put an engine's OptionError beside the field it names (else on the form itself)."""
+    for name in form.option_names:
+        if re.search(rf"\b{name}\b", message):
+            getattr(form, name).errors = [message]
+            return
+    if "player" in message.lower() or "name" in message.lower():
+        form.player0.errors = [message]
+        return
+    form.form_errors.append(message)

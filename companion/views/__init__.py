@@ -1,0 +1,1 @@
+"""Flask blueprints: games (pages), play (moves), api (JSON)."""

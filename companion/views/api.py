@@ -1,0 +1,115 @@
+"""The JSON API and transcripts (DESIGN.md "JSON API and transcripts").
+
+Status codes: 201 created, 200 done, 400 malformed, 403 missing or wrong edit key,
+404 unknown game, 409 stale version, 422 illegal or ambiguous (with ``options``).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+
+from companion import games
+from companion.errors import MoveError, OptionError
+from companion.store import BadTranscript, Conflict
+from companion.views.common import store
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _error(status: int, message: str, **more):
+    return jsonify({"error": message, **more}), status
+
+
+def _body() -> dict | None:
+    data = request.get_json(silent=True)
+    return data if isinstance(data, dict) else None
+
+
+def _game_json(row: dict) -> dict:
+    rules = games.get(row["game"])
+    return {"id": row["id"], "game": row["game"], "players": row["players"], "options": row["options"],
+            "version": row["version"], "view": rules.view(row["state"])}
+
+
+@bp.post("/games")
+def create():
+    body = _body()
+    if body is None or not isinstance(body.get("game"), str) or "players" not in body:
+        return _error(400, 'Send JSON: {"game", "players", "options"}')
+    if body["game"] not in games.GAMES:
+        return _error(400, f"Unknown game {body['game']!r}; known games: {', '.join(games.GAMES)}")
+    try:
+        row, key = store().create(body["game"], body["players"], body.get("options"))
+    except OptionError as e:
+        return _error(400, str(e))
+    return jsonify({"id": row["id"], "edit_key": key, "version": row["version"],
+                    "view": games.get(row["game"]).view(row["state"])}), 201
+
+
+@bp.get("/games/<game_id>")
+def show(game_id: str):
+    row = store().get(game_id)
+    if row is None:
+        return _error(404, "No such game")
+    return jsonify(_game_json(row))
+
+
+def _change(game_id: str, action):
+    row = store().get(game_id)
+    if row is None:
+        return _error(404, "No such game")
+    key = request.headers.get("X-Edit-Key", "")
+    if not key or not store().check_key(game_id, key):
+        return _error(403, "Missing or wrong X-Edit-Key")
+    body = _body()
+    if body is None or not isinstance(body.get("version"), int) or isinstance(body.get("version"), bool):
+        return _error(400, 'Send JSON with the game\'s "version" (a whole number)')
+    try:
+        version, state = action(body)
+    except Conflict as e:
+        return _error(409, "Stale version: the game has changed", version=e.version)
+    except MoveError as e:
+        extra = {"options": e.options} if e.options else {}
+        return _error(422, str(e), **extra)
+    return jsonify({"version": version, "view": games.get(row["game"]).view(state)})
+
+
+@bp.post("/games/<game_id>/moves")
+def move(game_id: str):
+    def play(body):
+        if not isinstance(body.get("move"), dict):
+            raise _Malformed
+        return store().play(game_id, body["version"], body["move"])
+
+    try:
+        return _change(game_id, play)
+    except _Malformed:
+        return _error(400, 'Send JSON: {"version", "move": {...}}')
+
+
+@bp.post("/games/<game_id>/undo")
+def undo(game_id: str):
+    return _change(game_id, lambda body: store().undo(game_id, body["version"]))
+
+
+@bp.get("/games/<game_id>/transcript")
+def transcript(game_id: str):
+    if store().get(game_id) is None:
+        return _error(404, "No such game")
+    return jsonify(store().transcript(game_id))
+
+
+@bp.post("/games/import")
+def import_transcript():
+    body = _body()
+    if body is None:
+        return _error(400, "Send a transcript as JSON")
+    try:
+        row, key = store().import_transcript(body)
+    except BadTranscript as e:
+        return _error(422, str(e), **({"move": e.index} if e.index is not None else {}))
+    return jsonify({"id": row["id"], "edit_key": key}), 201
+
+
+class _Malformed(Exception):
+    pass

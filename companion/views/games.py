@@ -1,0 +1,113 @@
+"""Pages: home, new game, the game page, its move log and the transcript download."""
+
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, Response, redirect, render_template, request, url_for
+
+from companion import games
+from companion.errors import OptionError
+from companion.forms import attach_error, new_game_form, options_of, players_of
+from companion.views.common import is_referee, load_game, remember_key, store
+
+bp = Blueprint("games", __name__)
+
+
+@bp.get("/")
+def home():
+    rows = store().list_games()
+    return render_template("games/home.html",
+                           playing=[g for g in rows if not g["finished"]],
+                           finished=[g for g in rows if g["finished"]])
+
+
+def _chosen_game() -> str:
+    game = request.values.get("game", "tablanette")
+    return game if game in games.GAMES else "tablanette"
+
+
+@bp.get("/healthz")
+def healthz():
+    """A trivial endpoint: for load balancers, and the baseline of `make bench`."""
+    return "ok", 200, {"Content-Type": "text/plain"}
+
+
+@bp.route("/games/new", methods=["GET", "POST"])
+def new():
+    game, preset = _chosen_game(), request.values.get("preset")
+    form = new_game_form(game, preset, formdata=request.form if request.method == "POST" else None)
+    if request.method == "POST" and form.validate():
+        players = players_of(form)
+        options = options_of(form)
+        seat = int(form.dealer.data)
+        if seat >= len(players):
+            form.dealer.errors = [f"Player {seat + 1} has no name: choose a dealer among the players."]
+        else:
+            options["dealer"] = players[seat]
+            try:
+                row, key = store().create(game, players, options)
+            except OptionError as e:
+                attach_error(form, str(e))
+            else:
+                remember_key(row["id"], key)
+                return redirect(url_for("games.show", game_id=row["id"]), code=303)
+    status = 422 if request.method == "POST" else 200
+    return render_template("games/new.html", form=form, game=game), status
+
+
+@bp.get("/games/new/options")
+def new_options():
+    """The option fields again, for another game or preset (htmx swaps them in)."""
+    game = _chosen_game()
+    form = new_game_form(game, request.values.get("preset"))
+    return render_template("games/_options.html", form=form, game=game), 200, {"Vary": "HX-Request"}
+
+
+@bp.get("/games/<game_id>")
+def show(game_id: str):
+    key = request.args.get("key")
+    if key is not None:
+        if store().check_key(game_id, key):
+            remember_key(game_id, key)
+        # Never leave the key in the address bar (or in a screenshot of it).
+        return redirect(url_for("games.show", game_id=game_id), code=303)
+    from companion.views.play import board_context
+
+    return render_template("play/page.html", **board_context(load_game(game_id)))
+
+
+@bp.get("/games/<game_id>/log")
+def log(game_id: str):
+    row = load_game(game_id)
+    rules = games.get(row["game"])
+    entries = rules_log(rules, row, store().moves(game_id))
+    return render_template("play/log.html", row=row, entries=entries, referee=is_referee(game_id),
+                           title=rules.TITLE)
+
+
+def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:
+    """Each stored move in words, replaying the moves in effect; undone ones are struck through."""
+    state = rules.start(row["players"], row["options"])
+    out = []
+    for m in moves:
+        text = None
+        try:
+            after = rules.apply(state, m["move"])
+            text = rules.narrate(after, m["move"])
+        except ValueError:
+            after = None
+        if text is None:
+            text = json.dumps(m["move"], ensure_ascii=False)
+        out.append({"seq": m["seq"], "text": text, "undone": m["undone"], "time": m["time"]})
+        if not m["undone"] and after is not None:
+            state = after
+    return out
+
+
+@bp.get("/games/<game_id>/transcript")
+def transcript(game_id: str):
+    load_game(game_id)
+    body = json.dumps(store().transcript(game_id), ensure_ascii=False, indent=1)
+    return Response(body, mimetype="application/json", headers={
+        "Content-Disposition": f'attachment; filename="companion-{game_id}.json"'})

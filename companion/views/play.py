@@ -1,0 +1,124 @@
+"""Moves: one POST per move or undo, answered with the board fragment (or the same
+fragment with the refusal shown in place, 422), and the poll watchers refresh by."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+
+from companion import games
+from companion.errors import AmbiguousMove, MoveError
+from companion.store import Conflict
+from companion.views.common import is_referee, load_game, store
+
+bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
+
+# Form fields that are not part of the move itself.
+_NOT_MOVE = {"csrf_token", "version"}
+
+
+def board_context(row: dict, **extra) -> dict:
+    rules = games.get(row["game"])
+    view = rules.view(row["state"])
+    return {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
+            "referee": is_referee(row["id"]), "version": row["version"], "error": None,
+            "choice": None, "notice": None, **extra}
+
+
+def move_from_form(form) -> dict:
+    """A move dict from posted fields: ``name[]`` fields are lists (blanks dropped), the
+    rest are strings. Every game's picker posts its moves this way."""
+    move = {}
+    for name in form:
+        if name in _NOT_MOVE:
+            continue
+        if name.endswith("[]"):
+            move[name[:-2]] = [v for v in form.getlist(name) if v]
+        else:
+            move[name] = form[name]
+    return move
+
+
+def _answer(row: dict, before: dict | None, status: int = 200, **extra):
+    """The live region, plus out-of-band updates of the card picker.
+
+    Only the picker cards whose state changed are sent (a played card greys out), so a
+    move costs a few hundred bytes; a new deal or phase re-sends the whole picker.
+    """
+    context = board_context(row, **extra)
+    if request.headers.get("HX-Request") != "true":
+        return render_template("play/page.html", **context), status
+    view = context["view"]
+    changed, whole = [], True
+    if before is not None and _mode(before) == _mode(view):
+        whole = False
+        changed = sorted(set(before.get("seen", [])) ^ set(view.get("seen", [])))
+    body = render_template("play/_answer.html", changed=changed, whole_picker=whole, **context)
+    return body, status, {"Vary": "HX-Request"}
+
+
+def _mode(view: dict):
+    """What the picker shows depends on these; when they change it is re-sent whole."""
+    return (view.get("deal"), tuple(view.get("expects", ())), view.get("result") is None)
+
+
+def _version() -> int:
+    try:
+        return int(request.form.get("version", ""))
+    except ValueError:
+        abort(400)
+
+
+def _require_referee(game_id: str) -> None:
+    if not is_referee(game_id):
+        abort(403)
+
+
+@bp.post("/moves")
+def move(game_id: str):
+    row = load_game(game_id)
+    _require_referee(game_id)
+    rules = games.get(row["game"])
+    before = rules.view(row["state"])
+    the_move = move_from_form(request.form)
+    try:
+        version, state = store().play(game_id, _version(), the_move)
+    except Conflict:
+        return _answer(load_game(game_id), None, 409,
+                       notice="Another phone entered a move first. This is the board now: check it and enter yours again.")
+    except AmbiguousMove as e:
+        return _answer(row, before, 200, choice={"move": the_move, "options": e.options, "message": str(e)})
+    except MoveError as e:
+        return _answer(row, before, 422, error=str(e))
+    if request.headers.get("HX-Request") != "true":
+        return redirect(url_for("games.show", game_id=game_id), code=303)
+    return _answer(load_game(game_id), before)
+
+
+@bp.post("/undo")
+def undo(game_id: str):
+    row = load_game(game_id)
+    _require_referee(game_id)
+    before = games.get(row["game"]).view(row["state"])
+    try:
+        store().undo(game_id, _version())
+    except Conflict:
+        return _answer(load_game(game_id), None, 409,
+                       notice="Another phone changed the game first. This is the board now.")
+    except MoveError as e:
+        return _answer(row, before, 422, error=str(e))
+    if request.headers.get("HX-Request") != "true":
+        return redirect(url_for("games.show", game_id=game_id), code=303)
+    return _answer(load_game(game_id), before, notice="Undone.")
+
+
+@bp.get("/live")
+def live(game_id: str):
+    """Watchers poll this: 204 while nothing changed, else the board."""
+    row = load_game(game_id)
+    try:
+        seen = int(request.args.get("version", "-1"))
+    except ValueError:
+        seen = -1
+    if seen == row["version"]:
+        return "", 204, {"Vary": "HX-Request", "Cache-Control": "no-store"}
+    return _answer(row, None)

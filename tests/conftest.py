@@ -1,0 +1,44 @@
+"""flaskr-style fixtures: an app on a temporary database per test, and its client."""
+
+import re
+
+import pytest
+
+from companion import create_app
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.db"), "WTF_CSRF_ENABLED": False,
+                      "SECRET_KEY": "test"})
+    app.instance_path = str(tmp_path)
+    yield app
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def csrf_client(tmp_path):
+    """A client of an app with CSRF checks on, as in production."""
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "csrf.db"), "SECRET_KEY": "test"})
+    return app.test_client()
+
+
+def new_game(client, players=("Ann", "Ben"), **options):
+    """Create a Tablanette game through the form, as a referee would; return its id."""
+    form = {"game": "tablanette", "dealer": "0", "preset": "tablanette", "max_group_size": "3",
+            "forced_capture": "y", "point_scale": "standard", "most_cards_bonus": "3",
+            "fixed_deals": "none", "sweep_scoring": "values", "direction": "clockwise", "on_tie": "draw"}
+    for i, name in enumerate(players):
+        form[f"player{i}"] = name
+    form.update({k: v for k, v in options.items()})
+    response = client.post("/games/new", data=form)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return re.search(r"/games/([\w-]+)", response.headers["Location"]).group(1)
+
+
+def version_of(client, game_id):
+    return client.get(f"/api/games/{game_id}").get_json()["version"]

@@ -1,0 +1,222 @@
+"""The pages and the move endpoints, through Flask's test client."""
+
+import re
+
+import pytest
+
+from tests.conftest import new_game, version_of
+
+HX = {"HX-Request": "true"}
+
+
+def tag(page: str, name: str) -> str:
+    """The HTML tag of the form field called ``name``."""
+    return re.search(rf'<(?:input|select)[^>]*name="{name}"[^>]*>', page).group(0)
+
+
+def play(client, game_id, headers=HX, **fields):
+    data = {"version": str(version_of(client, game_id))}
+    for k, v in fields.items():
+        data[k + "[]" if isinstance(v, list) else k] = v
+    return client.post(f"/games/{game_id}/moves", data=data, headers=headers)
+
+
+def test_home_lists_games_newest_first(client):
+    assert b"New game" in client.get("/").data
+    first = new_game(client, ("Ann", "Ben"))
+    second = new_game(client, ("Cat", "Dan"))
+    page = client.get("/").get_data(as_text=True)
+    assert page.index(second) < page.index(first)
+
+
+def test_new_game_form_shows_every_option_with_its_default(client):
+    page = client.get("/games/new").get_data(as_text=True)
+    for name in ("partnership", "hand_size", "max_group_size", "jack_is_12", "forced_capture",
+                 "point_scale", "most_cards_bonus", "target", "fixed_deals", "jack_sweep_is_tablanette"):
+        assert f'name="{name}"' in page, name
+    assert 'value="3"' in tag(page, "max_group_size")
+    assert "checked" in tag(page, "forced_capture") and "checked" not in tag(page, "jack_is_12")
+
+
+def test_preset_fills_in_its_rules(client):
+    page = client.get("/games/new/options?game=tablanette&preset=tablic", headers=HX).get_data(as_text=True)
+    assert 'value="101"' in tag(page, "target")
+    assert "checked" not in tag(page, "forced_capture") and "checked" in tag(page, "jack_is_12")
+
+
+@pytest.mark.parametrize("players, options, field, words", [
+    (("Ann",), {}, "player1", "Enter a name"),
+    (("Ann", "Ben"), {"partnership": "y"}, "partnership", "partnership needs exactly 4 players"),
+    (("Ann", "Ben", "Cat"), {"hand_size": "8"}, "hand_size", "only for 2 players"),
+    (("Ann", "Ann"), {}, "player0", "no two the same"),
+    (("Ann", "Ben"), {"max_group_size": "1"}, "max_group_size", "2 or more"),
+    (("Ann", "Ben"), {"dealer": "2"}, "dealer", "Player 3 has no name"),
+])
+def test_bad_new_game_reshows_the_form_with_the_error_beside_the_field(client, players, options, field, words):
+    form = {"game": "tablanette", "dealer": "0", "preset": "tablanette", "max_group_size": "3",
+            "forced_capture": "y", "point_scale": "standard", "most_cards_bonus": "3", "fixed_deals": "none",
+            "sweep_scoring": "values", "direction": "clockwise", "on_tie": "draw"}
+    form |= {f"player{i}": p for i, p in enumerate(players)} | options
+    response = client.post("/games/new", data=form)
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert words in page
+    # The error sits in the field's own block, and what was typed is kept.
+    block = page[page.index(f'id="{field}"'):]
+    assert block.index(words) < block.index('class="field')
+    assert f'value="{players[0]}"' in page
+    assert client.get("/api/games/none").status_code == 404
+
+
+def test_referee_link_sets_the_key_and_the_watch_link_is_read_only(client, app):
+    game_id = new_game(client)
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'id="picker"' in page and "Undo" in page
+    watcher = app.test_client()
+    page = watcher.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'id="picker"' not in page and "Watching" in page
+    assert play(watcher, game_id, type="layout", cards=["2C", "3D", "4H", "8S"]).status_code == 403
+    assert watcher.post(f"/games/{game_id}/undo", data={"version": "0"}).status_code == 403
+    assert version_of(client, game_id) == 0
+
+
+def test_referee_link_with_key_remembers_it_and_drops_it_from_the_address(client, app):
+    data = client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"]}).get_json()
+    phone = app.test_client()
+    response = phone.get(f"/games/{data['id']}?key={data['edit_key']}")
+    assert response.status_code == 303 and "key=" not in response.headers["Location"]
+    assert 'id="picker"' in phone.get(f"/games/{data['id']}").get_data(as_text=True)
+    wrong = app.test_client()
+    wrong.get(f"/games/{data['id']}?key=nope")
+    assert 'id="picker"' not in wrong.get(f"/games/{data['id']}").get_data(as_text=True)
+
+
+def test_a_move_answers_the_live_fragment_and_greys_out_the_card(client):
+    game_id = new_game(client)
+    r = play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])
+    assert r.status_code == 200 and 'id="live"' in r.get_data(as_text=True)
+    assert "<html" not in r.get_data(as_text=True)
+    assert r.headers["Vary"] and "HX-Request" in r.headers["Vary"]
+    # Ben (non-dealer) plays QH: 2+3+8 = 13 is the only capture, applied at once.
+    r = play(client, game_id, type="play", card="QH")
+    body = r.get_data(as_text=True)
+    assert r.status_code == 200
+    assert 'id="pick-QH"' in body and 'hx-swap-oob="true"' in body
+    assert re.search(r'id="pick-QH"[^>]*disabled', body)
+    view = client.get(f"/api/games/{game_id}").get_json()["view"]
+    assert view["table"] == ["4H"] and sorted(view["captured"]["Ben"]) == sorted(["2C", "3D", "8S", "QH"])
+
+
+def test_a_refused_move_shows_the_rule_in_place_and_changes_nothing(client):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["6S", "2H", "4D", "9C"])
+    before = version_of(client, game_id)
+    r = play(client, game_id, type="play", card="6C", capture=["6S"])  # TB-10
+    assert r.status_code == 422
+    body = r.get_data(as_text=True)
+    assert "Must also take 2H+4D" in body and 'role="alert"' in body
+    assert version_of(client, game_id) == before
+
+
+def test_a_choice_of_captures_is_offered_as_buttons(client):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2S", "3H", "5D", "9C"])
+    r = play(client, game_id, type="play", card="KH")  # TB-08
+    body = r.get_data(as_text=True)
+    assert r.status_code == 200 and body.count('class="option"') == 2
+    assert version_of(client, game_id) == 1
+    r = play(client, game_id, type="play", card="KH", capture=["", "5D", "9C"])
+    assert r.status_code == 200
+    assert client.get(f"/api/games/{game_id}").get_json()["view"]["table"] == ["2S", "3H"]
+
+
+def test_a_sweep_is_announced_with_how_it_was_counted(client):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2S", "3H", "8C", "QD"])
+    body = play(client, game_id, type="play", card="QC").get_data(as_text=True)  # QD and 2+3+8
+    assert "Sweep! Ben +39" in body and "13 × 3 = 39" in body
+    view = client.get(f"/api/games/{game_id}").get_json()["view"]
+    assert view["scores"] == {"Ann": 0, "Ben": 39} and view["sweeps"]["Ben"] == [39]
+
+
+def test_undo_is_one_tap_and_the_log_strikes_it_through(client):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])
+    play(client, game_id, type="play", card="QH")
+    r = client.post(f"/games/{game_id}/undo", data={"version": str(version_of(client, game_id))}, headers=HX)
+    assert r.status_code == 200
+    view = client.get(f"/api/games/{game_id}").get_json()
+    assert view["version"] == 3 and view["view"]["table"] == ["2C", "3D", "4H", "8S"]
+    log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
+    assert "<del>Ben played QH, took 2C 3D 8S</del>" in log
+    assert "Ann laid out 2C 3D 4H 8S" in log
+
+
+def test_a_stale_version_gets_a_conflict_and_the_current_board(client):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])
+    r = client.post(f"/games/{game_id}/moves", data={"version": "0", "type": "play", "card": "QH"}, headers=HX)
+    assert r.status_code == 409
+    assert "Another phone" in r.get_data(as_text=True) and 'id="picker"' in r.get_data(as_text=True)
+    assert version_of(client, game_id) == 1
+
+
+def test_watchers_poll_and_get_204_while_nothing_changed(client, app):
+    game_id = new_game(client)
+    watcher = app.test_client()
+    assert watcher.get(f"/games/{game_id}/live?version=0", headers=HX).status_code == 204
+    play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])
+    r = watcher.get(f"/games/{game_id}/live?version=0", headers=HX)
+    assert r.status_code == 200 and "two of clubs" in r.get_data(as_text=True)
+    assert 'id="picker"' not in r.get_data(as_text=True)
+
+
+def test_missing_csrf_token_is_refused(csrf_client):
+    page = csrf_client.get("/games/new").get_data(as_text=True)
+    response = csrf_client.post("/games/new", data={"game": "tablanette", "player0": "Ann", "player1": "Ben"})
+    assert response.status_code == 400 and "reload" in response.get_data(as_text=True).lower()
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
+    assert f'"X-CSRFToken": "{token}"' in page  # htmx sends it on every request
+
+
+def test_player_names_are_escaped_everywhere(client):
+    game_id = new_game(client, ("<script>x</script>", "Ben & Co"))
+    for url in ("/", f"/games/{game_id}", f"/games/{game_id}/log"):
+        page = client.get(url).get_data(as_text=True)
+        assert "<script>x" not in page
+        assert "&lt;script&gt;x&lt;/script&gt;" in page
+
+
+def test_pages_carry_a_csp_without_inline_script(client):
+    game_id = new_game(client)
+    for url in ("/", "/games/new", f"/games/{game_id}", f"/games/{game_id}/log"):
+        response = client.get(url)
+        csp = response.headers["Content-Security-Policy"]
+        assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+        page = response.get_data(as_text=True)
+        assert all('src="' in tag for tag in re.findall(r"<script[^>]*>", page)), url
+        assert not re.search(r"\son[a-z]+=", page), url  # no inline event handlers
+
+
+def test_unknown_game_is_a_404_page(client):
+    response = client.get("/games/nope")
+    assert response.status_code == 404 and "no such" in response.get_data(as_text=True).lower()
+
+
+def test_the_game_page_is_small_when_compressed(client):
+    game_id = new_game(client)
+    gz = {"Accept-Encoding": "gzip"}
+    total = len(client.get(f"/games/{game_id}", headers=gz).data)
+    for asset in ("/static/htmx.min.js", "/static/app.css"):
+        response = client.get(asset, headers=gz)
+        assert response.headers.get("Content-Encoding") == "gzip"
+        total += len(response.data)
+    assert total < 40_000, total  # DESIGN.md quality bar: first load under 40 KB compressed
+
+
+def test_the_transcript_downloads(client):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])
+    response = client.get(f"/games/{game_id}/transcript")
+    assert response.headers["Content-Disposition"].startswith("attachment")
+    assert response.get_json()["moves"] == [{"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}]
