@@ -10,7 +10,7 @@ import types
 import typing
 
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, Field, IntegerField, SelectField, StringField
+from wtforms import BooleanField, Field, IntegerField, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from companion import games
@@ -45,7 +45,7 @@ def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
         kind = hints[name]
         nullable = isinstance(kind, types.UnionType) and type(None) in kind.__args__
         if name == "preset":
-            out[name] = SelectField(_label(name), choices=[(p, p.capitalize()) for p in presets],
+            out[name] = SelectField(_label(name), choices=[SelectChoice(p, p.capitalize()) for p in presets],
                                     default=preset or f.default, description=help_)
         elif name in USUAL:
             out[name] = IntegerField(_label(name), validators=[Optional(), NumberRange(min=1)],
@@ -55,13 +55,14 @@ def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
             out[name] = BooleanField(_label(name), default=default, description=help_)
         elif name in getattr(rules, "CHOICES", {}):
             values = rules.CHOICES[name]
-            out[name] = SelectField(_label(name), choices=[(_word(v), _word(v)) for v in values],
+            out[name] = SelectField(_label(name), choices=[SelectChoice(_word(v)) for v in values],
                                     default=_word(default), description=help_)
         elif nullable:
             out[name] = IntegerField(_label(name), validators=[Optional()], default=default,
                                      description=f"{help_}", render_kw={"inputmode": "numeric"})
         else:
-            out[name] = IntegerField(_label(name), validators=[InputRequired(), NumberRange(min=0)],
+            # The engine checks the range and its message is shown beside the field.
+            out[name] = IntegerField(_label(name), validators=[InputRequired()],
                                      default=default, description=help_,
                                      render_kw={"inputmode": "numeric"})
     return out
@@ -71,8 +72,8 @@ def new_game_form(game: str, preset: str | None = None, formdata=None) -> FlaskF
     """The new-game form for ``game``: players in seat order, dealer, every option."""
     rules = games.get(game)
     attrs = {
-        "game": SelectField("Game", choices=[(n, games.get(n).TITLE) for n in games.GAMES], default=game),
-        "dealer": SelectField("First dealer", choices=[(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)],
+        "game": SelectField("Game", choices=[SelectChoice(n, games.get(n).TITLE) for n in games.GAMES], default=game),
+        "dealer": SelectField("First dealer", choices=[SelectChoice(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)],
                               default="0", description="Who deals the first deal; the next player plays first."),
     }
     for i in range(MAX_PLAYERS):

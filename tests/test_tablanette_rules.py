@@ -888,6 +888,8 @@ def test_1_7_players_ok(n):
         (2, {"target": 0}),
         (2, {"target": "251"}),
         (2, {"fixed_deals": 3}),
+        (2, {"fixed_deals": 2.0}),
+        (2, {"most_cards_bonus": 1.5}),
         (2, {"sweep_scoring": "double"}),
         (2, {"direction": "up"}),
         (2, {"on_tie": "coin"}),
@@ -925,6 +927,7 @@ def test_1_7_options_must_be_a_mapping(options):
         (2, {"max_group_size": None}, lambda o: o.max_group_size is None),
         (2, {"max_group_size": 12}, lambda o: o.max_group_size == 12),
         (2, {"most_cards_bonus": 0}, lambda o: o.most_cards_bonus == 0),
+        (2, {"most_cards_bonus": -2}, lambda o: o.most_cards_bonus == -2),  # "any integer"
         (2, {"fixed_deals": 2}, lambda o: o.fixed_deals == 2),
         (2, {"fixed_deals": 4}, lambda o: o.fixed_deals == 4),
         (2, {"fixed_deals": None}, lambda o: o.fixed_deals is None),

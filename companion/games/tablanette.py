@@ -164,15 +164,16 @@ def resolve_options(options: dict | None, players: int | None = None) -> Options
         if name in merged and not isinstance(merged[name], bool):
             raise OptionError(f"{name} must be true or false, not {merged[name]!r}")
     for name, allowed in CHOICES.items():
-        if name in merged and merged[name] not in allowed:
+        # Compare types too: 2.0 == 2 and True == 1, but neither is a choice.
+        if name in merged and not any(type(merged[name]) is type(a) and merged[name] == a for a in allowed):
             words = ", ".join("none" if a is None else str(a) for a in allowed)
             raise OptionError(f"{name} must be one of: {words} (not {merged[name]!r})")
     size = merged.get("max_group_size", 3)
     if size is not None and (not _is_int(size) or size < 2):
         raise OptionError(f"max_group_size must be a whole number of 2 or more, or none (not {size!r})")
     bonus = merged.get("most_cards_bonus", 3)
-    if not _is_int(bonus) or bonus < 0:
-        raise OptionError(f"most_cards_bonus must be a whole number of 0 or more (not {bonus!r})")
+    if not _is_int(bonus):
+        raise OptionError(f"most_cards_bonus must be a whole number; 0 turns it off (not {bonus!r})")
     if "target" in merged and (not _is_int(merged["target"]) or merged["target"] < 1):
         raise OptionError(f"target must be a whole number of 1 or more (not {merged['target']!r})")
 
@@ -958,7 +959,7 @@ def view(state: State) -> dict:
 
 def dump(state: State) -> dict:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return copy.deepcopy(asdict(state))
+    return asdict(state)  # asdict already copies every nested list and dict
 
 
 def load(data: dict) -> State:
