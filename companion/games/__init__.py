@@ -17,6 +17,7 @@ __all__ = ["GAMES", "get", "MoveError", "InvalidMove", "IllegalMove", "Ambiguous
 #: engine exists; the web and the API take their list from this table.
 GAMES = {
     "tablanette": "companion.games.tablanette",
+    "tute": "companion.games.tute",
 }
 
 

@@ -1,0 +1,152 @@
+"""What trick games share: the trick winner, the duties of a player facing a trick, and
+the hindsight audit that proves a revoke once the player's later cards are seen.
+
+Tute Cabrón (RULES.md §2.4) and Tantony (§3.3) both use it. A game passes its rank
+order as ``strength`` (rank -> number, higher beats lower) and its rules as flags;
+Tantony is the special case with no trump and no duty to head.
+
+Cards are canonical strings ("10D", "QH"); a suit is its letter.
+
+>>> STRENGTH = {r: i for i, r in enumerate("2 4 5 6 7 J Q K 3 A".split())}
+>>> trick_winner(["7S", "2D", "AS", "3S"], "D", STRENGTH)
+1
+>>> sorted(legal_plays(["3S", "2S", "AC", "5D"], ["7S"], "D", STRENGTH))
+['3S']
+>>> broken_duty(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S", STRENGTH)
+'head'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping
+
+#: The duty a player faced, in words a player reads ("Ben had to ...").
+DUTY_TEXT = {
+    "follow": "follow suit",
+    "head": "beat the best card of the suit led",
+    "trump": "play a trump when out of the suit led",
+    "overtrump": "beat the trump already in the trick",
+}
+
+
+def suit(card: str) -> str:
+    return card[-1]
+
+
+def rank(card: str) -> str:
+    return card[:-1]
+
+
+def trick_winner(trick: Iterable[str], trump: str | None, strength: Mapping[str, int]) -> int:
+    """Index of the winning card: the highest trump if any, else the highest of the led suit.
+
+    RULES.md §2.4 (and §3.3 with ``trump=None``): cards of other suits never win.
+    """
+    cards = list(trick)
+    if not cards:
+        raise ValueError("An empty trick has no winner")
+    best = 0
+    for i, card in enumerate(cards[1:], 1):
+        top = cards[best]
+        if suit(card) == suit(top):
+            if strength[rank(card)] > strength[rank(top)]:
+                best = i
+        elif trump is not None and suit(card) == trump:
+            best = i  # the first trump beats any plain card
+        # a card of another suit (or a plain card after a trump) never wins
+    return best
+
+
+def _duty(hand: frozenset[str], trick: list[str], trump: str | None, strength: Mapping[str, int],
+          must_head: bool, undertrump_required: bool) -> tuple[str | None, frozenset[str]]:
+    """(duty in force, cards that meet it). RULES.md §2.4 ``legal_plays``, step by step."""
+    if not trick:
+        return None, hand  # leading is free
+    led = suit(trick[0])
+    follow = frozenset(c for c in hand if suit(c) == led)
+    trumped = trump is not None and any(suit(c) == trump for c in trick)
+    if follow:
+        if not must_head or (trumped and led != trump):
+            return "follow", follow  # §2.4: heading is pointless once the trick is trumped
+        best = max((strength[rank(c)] for c in trick if suit(c) == led))
+        above = frozenset(c for c in follow if strength[rank(c)] > best)
+        return ("head", above) if above else ("follow", follow)
+    trumps = frozenset(c for c in hand if trump is not None and suit(c) == trump)
+    if not trumps:
+        return None, hand  # void in the led suit and in trumps: anything
+    if trumped:
+        top = max(strength[rank(c)] for c in trick if suit(c) == trump)
+        over = frozenset(c for c in trumps if strength[rank(c)] > top)
+        if over:
+            return "overtrump", over
+        return ("trump", trumps) if undertrump_required else (None, hand)
+    return "trump", trumps
+
+
+def legal_plays(hand: Iterable[str], trick: Iterable[str], trump: str | None, strength: Mapping[str, int],
+                must_head: bool = True, undertrump_required: bool = True) -> frozenset[str]:
+    """The cards of ``hand`` a player may add to ``trick`` (RULES.md §2.4)."""
+    return _duty(frozenset(hand), list(trick), trump, strength, must_head, undertrump_required)[1]
+
+
+def broken_duty(hand: Iterable[str], trick: Iterable[str], trump: str | None, card: str,
+                strength: Mapping[str, int], must_head: bool = True,
+                undertrump_required: bool = True) -> str | None:
+    """Which duty playing ``card`` from ``hand`` breaks (a key of DUTY_TEXT), or None if legal."""
+    hand, trick = frozenset(hand) | {card}, list(trick)
+    duty, allowed = _duty(hand, trick, trump, strength, must_head, undertrump_required)
+    if card in allowed:
+        return None
+    led = suit(trick[0])
+    if suit(card) != led and any(suit(c) == led for c in hand):
+        return "follow"
+    return duty
+
+
+@dataclass(frozen=True)
+class Play:
+    """One card as it was played: trick number (1-based), seat, card, the cards already
+    in the trick, and the trump in force then (a 3-player Tute trump can come later)."""
+
+    trick: int
+    seat: int
+    card: str
+    before: tuple[str, ...]
+    trump: str | None
+
+
+def audit(plays: list[Play], known: Mapping[int, Iterable[str]],
+          check: Callable[[frozenset[str], tuple[str, ...], str | None, str], str | None]) -> list[dict]:
+    """Every play now proven illegal, with the card that proves it (RULES.md §2.11, §3.14).
+
+    Nothing is drawn after the deal, so a player's hand when they played ``p`` held at
+    least ``p``, every card they played later, and every card still known to be in
+    their hand (``known``: a turned trump, declared cantes). If ``p`` breaks a duty
+    against even that part of the hand, it breaks it against the whole hand: every duty
+    here only gets stricter as a hand grows. At the end of a deal that part is the whole
+    hand, so the audit is then exact and no revoke escapes it.
+
+    ``check(hand, before, trump, card)`` is the game's :func:`broken_duty`.
+    Each revoke is ``{"trick", "seat", "card", "duty", "proof"}``, in play order.
+    """
+    found = []
+    seen_after = {seat: list(known.get(seat, ())) for seat in {p.seat for p in plays}}
+    # Walk backwards so each play sees the cards its player played after it.
+    for p in reversed(plays):
+        after = seen_after[p.seat]
+        duty = check(frozenset(after), p.before, p.trump, p.card)
+        if duty is not None:
+            proof = _proof(after, p, duty, check)
+            found.append({"trick": p.trick, "seat": p.seat, "card": p.card, "duty": duty, "proof": proof})
+        after.insert(0, p.card)
+    found.reverse()
+    return found
+
+
+def _proof(after: list[str], p: Play, duty: str, check) -> str:
+    """The first of the player's later (or known) cards they could have played instead."""
+    for card in after:
+        if check(frozenset(after) | {p.card}, p.before, p.trump, card) is None:
+            return card
+    return after[0]  # unreachable when duty is not None; kept for safety
