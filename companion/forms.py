@@ -15,14 +15,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from companion import games
 
-MAX_PLAYERS = 4
 NAME_LENGTH = 24
-
-#: Options whose usual value depends on the number of players: blank means "usual".
-USUAL = {
-    "hand_size": "Usual: 6 for 2 players, 4 for 3-4",
-    "target": "Usual: 251 for 2 players or teams, 151 for 3-4",
-}
 
 
 def _label(name: str) -> str:
@@ -47,15 +40,15 @@ def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
         if name == "preset":
             out[name] = SelectField(_label(name), choices=[SelectChoice(p, p.capitalize()) for p in presets],
                                     default=preset or f.default, description=help_)
-        elif name in USUAL:
+        elif name in getattr(rules, "USUAL", {}):
             out[name] = IntegerField(_label(name), validators=[Optional(), NumberRange(min=1)],
-                                     default=chosen.get(name), description=f"{help_} Blank: usual.",
+                                     default=chosen.get(name), description=f"{help_} Blank: the usual, {rules.USUAL[name]}.",
                                      render_kw={"placeholder": "usual", "inputmode": "numeric"})
         elif kind is bool:
             out[name] = BooleanField(_label(name), default=default, description=help_)
         elif name in getattr(rules, "CHOICES", {}):
             values = rules.CHOICES[name]
-            out[name] = SelectField(_label(name), choices=[SelectChoice(_word(v)) for v in values],
+            out[name] = SelectField(_label(name), choices=[SelectChoice(_word(v), _word(v).replace("_", " ")) for v in values],
                                     default=_word(default), description=help_)
         elif nullable:
             out[name] = IntegerField(_label(name), validators=[Optional()], default=default,
@@ -73,12 +66,13 @@ def new_game_form(game: str, preset: str | None = None, formdata=None) -> FlaskF
     rules = games.get(game)
     attrs = {
         "game": SelectField("Game", choices=[SelectChoice(n, games.get(n).TITLE) for n in games.GAMES], default=game),
-        "dealer": SelectField("First dealer", choices=[SelectChoice(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)],
+        "dealer": SelectField("First dealer", choices=[SelectChoice(str(i), f"Player {i + 1}")
+                                                       for i in range(rules.MAX_PLAYERS)],
                               default="0", description="Who deals the first deal; the next player plays first."),
     }
-    for i in range(MAX_PLAYERS):
+    for i in range(rules.MAX_PLAYERS):
         attrs[f"player{i}"] = StringField(
-            f"Player {i + 1}", validators=[Optional() if i >= 2 else InputRequired("Enter a name"),
+            f"Player {i + 1}", validators=[Optional() if i >= rules.MIN_PLAYERS else InputRequired("Enter a name"),
                                            Length(max=NAME_LENGTH)],
             render_kw={"autocomplete": "off", "autocapitalize": "words"})
     option_names = [f.name for f in dataclasses.fields(rules.Options)]
@@ -87,13 +81,20 @@ def new_game_form(game: str, preset: str | None = None, formdata=None) -> FlaskF
     form = form_class(formdata=formdata)
     form.option_names = option_names
     form.rules = rules
+    form.seats = [getattr(form, f"player{i}") for i in range(rules.MAX_PLAYERS)]
     return form
+
+
+def keep_names(form, values) -> None:
+    """Carry the names and dealer already typed over to another game's or preset's form."""
+    for field in form.seats + [form.dealer]:
+        if values.get(field.name):
+            field.data = values[field.name]
 
 
 def players_of(form) -> list[str]:
     """The names entered, in seat order (blank seats left out)."""
-    return [getattr(form, f"player{i}").data.strip() for i in range(MAX_PLAYERS)
-            if (getattr(form, f"player{i}").data or "").strip()]
+    return [f.data.strip() for f in form.seats if (f.data or "").strip()]
 
 
 def options_of(form) -> dict:
@@ -102,7 +103,7 @@ def options_of(form) -> dict:
     out = {}
     for name in form.option_names:
         value = getattr(form, name).data
-        if name in USUAL:
+        if name in getattr(form.rules, "USUAL", {}):
             if value is not None:
                 out[name] = value
             continue

@@ -458,6 +458,8 @@ def _summary(view: dict) -> tuple[int, str]:
         parts.append(f"Deal {view['deal']}")
     if isinstance(view.get("scores"), dict):
         parts.append(", ".join(f"{side} {points}" for side, points in view["scores"].items()))
+    elif isinstance(view.get("losses"), dict):
+        parts.append("loss marks " + ", ".join(f"{p} {n}" for p, n in view["losses"].items()))
     return 0, " · ".join(parts) or "In progress"
 
 

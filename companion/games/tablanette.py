@@ -50,6 +50,12 @@ from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionErro
 
 NAME = "tablanette"
 TITLE = "Tablanette"
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+#: How the players sit, for the new-game form.
+SEATING = ("Clockwise from the dealer's left. With four players in teams, partners sit opposite: "
+           "players 1 and 3 against 2 and 4.")
+#: Options whose usual value depends on the number of players (left blank: this).
+USUAL = {"hand_size": "6 for 2 players, 4 for 3-4", "target": "251 for 2 players or teams, 151 for 3-4"}
 PACK = PACK_52
 LAYOUT_SIZE = 4
 

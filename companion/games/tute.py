@@ -48,6 +48,8 @@ from companion.games import tricks
 NAME = "tute"
 TITLE = "Tute Cabrón"
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
+#: How the players sit, for the new-game form (RULES.md §2.3: play goes anticlockwise).
+SEATING = "In the order of play: anticlockwise, so each player's right-hand neighbour plays next."
 
 #: RULES.md §2.2: rank order high to low A 3 K Q J 7 6 5 4 2, as strengths.
 STRENGTH = {r: i for i, r in enumerate(("2", "4", "5", "6", "7", "J", "Q", "K", "3", "A"))}
@@ -694,6 +696,8 @@ def view(state: State) -> dict:
         "declarations": [{"player": names[d["seat"]], "suit": d["suit"], "points": d["points"],
                           "after_trick": d["after_trick"]} for d in s.declarations],
         "declarable": declarable(s),
+        "tricks": [{"n": t["n"], "winner": names[t["winner"]], "points": t["points"], "marriages": t["marriages"],
+                    "cards": [[names[p], c] for p, c in t["cards"]]} for t in s.tricks],
         "known": {names[i]: list(k) for i, k in enumerate(s.known) if k},
         "seen": sorted(_played(s)),
         "pack": [str(c) for c in pack(len(names))],

@@ -8,7 +8,7 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 
 from companion import games
 from companion.errors import OptionError
-from companion.forms import attach_error, new_game_form, options_of, players_of
+from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of
 from companion.views.common import is_referee, load_game, remember_key, store
 
 bp = Blueprint("games", __name__)
@@ -61,6 +61,7 @@ def new_options():
     """The option fields again, for another game or preset (htmx swaps them in)."""
     game = _chosen_game()
     form = new_game_form(game, request.values.get("preset"))
+    keep_names(form, request.values)
     return render_template("games/_options.html", form=form, game=game), 200, {"Vary": "HX-Request"}
 
 

@@ -3,7 +3,7 @@ fragment with the refusal shown in place, 422), and the poll watchers refresh by
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, g, redirect, render_template, request, url_for
 
 from companion import games
 from companion.errors import AmbiguousMove, MoveError
@@ -19,6 +19,7 @@ _NOT_MOVE = {"csrf_token", "version"}
 def board_context(row: dict, **extra) -> dict:
     rules = games.get(row["game"])
     view = rules.view(row["state"])
+    g.spanish_names = bool(view.get("options", {}).get("spanish_names"))
     return {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
             "referee": is_referee(row["id"]), "version": row["version"], "error": None,
             "choice": None, "notice": None, **extra}

@@ -1,0 +1,96 @@
+"""The Tute Cabrón game page through the view layer: trump, tricks, cantes, revoke
+flags, the end of a deal and its loss marks (RULES.md §2)."""
+
+import random
+import re
+
+from companion.games import tute as T
+
+PLAYERS = ("Ann", "Ben", "Cat", "Dan")
+
+
+def new_tute(client, players=PLAYERS, **options):
+    form = {"game": "tute", "dealer": "0", "loss_limit": "6", "win_threshold": "101", "triple_tie": "all_lose",
+            "revoke_penalty": "loss_mark", "undertrump_required": "y", "must_head": "y", "allow_declarations": "y"}
+    form |= {f"player{i}": name for i, name in enumerate(players)} | options
+    response = client.post("/games/new", data=form)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return re.search(r"/games/([\w-]+)", response.headers["Location"]).group(1)
+
+
+def post(client, game_id, **move):
+    version = client.get(f"/api/games/{game_id}").get_json()["version"]
+    return client.post(f"/games/{game_id}/moves", data={"version": version, **move}, headers={"HX-Request": "true"})
+
+
+def deal_hands(seed, n=4, dealer=0):
+    deck = [str(c) for c in T.pack(n)]
+    random.Random(seed).shuffle(deck)
+    size = T.HAND_SIZE[n]
+    return {(dealer + 1 + i) % n: deck[i * size:(i + 1) * size] for i in range(n)}
+
+
+def test_new_game_form_offers_tute_with_five_seats(client):
+    """The form for Tute has 5 seats (3-5 players, RULES.md §2.3) and its options."""
+    page = client.get("/games/new/options?game=tute&player0=Ann").get_data(as_text=True)
+    assert 'name="player4"' in page and 'value="Ann"' in page
+    assert "loss_limit" in page and "revoke_penalty" in page and "spanish_names" in page
+
+
+def test_a_whole_deal_through_the_page(client):
+    """RULES.md §2.3-2.7: the turned trump, one tap per card, the end-of-deal breakdown."""
+    game_id = new_tute(client)
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "Tap the card Ann turns up" in page
+    hands = deal_hands(1)
+    response = post(client, game_id, type="trump", card=hands[0][-1])
+    assert response.status_code == 200
+    assert "Trumps:" in response.get_data(as_text=True)
+    state = T.apply(T.start(list(PLAYERS)), {"type": "trump", "card": hands[0][-1]})
+    for _ in range(40):
+        seat = T.to_act(state)
+        card = sorted(T.legal_plays(hands[seat], [c for _, c in state.trick], state.trump))[0]
+        hands[seat].remove(card)
+        state = T.apply(state, {"type": "play", "card": card})
+        response = post(client, game_id, type="play", card=card)
+        assert response.status_code == 200, response.get_data(as_text=True)
+    body = response.get_data(as_text=True)
+    h = state.history[-1]
+    assert "Deal 1" in body and "Loss marks" in body and h["reason"] in body.replace("&#39;", "'")
+    view = client.get(f"/api/games/{game_id}").get_json()["view"]
+    assert view["losses"] == T.view(state)["losses"]
+
+
+def test_a_refused_card_shows_the_rule_and_changes_nothing(client):
+    """RULES.md §2.11: the dealer holds the turned trump; trumps led, a plain card is refused."""
+    game_id = new_tute(client)
+    post(client, game_id, type="trump", card="5D")
+    before = client.get(f"/api/games/{game_id}").get_json()
+    for card in ("7D", "2D", "3D"):  # Ben, Cat, Dan
+        assert post(client, game_id, type="play", card=card).status_code == 200
+    response = post(client, game_id, type="play", card="AS")  # Ann holds 5D
+    assert response.status_code == 422
+    assert "5D" in response.get_data(as_text=True) and "turned trump" in response.get_data(as_text=True)
+    assert client.get(f"/api/games/{game_id}").get_json()["version"] == before["version"] + 3
+
+
+def test_cante_buttons_only_when_legal_and_the_revoke_flag(client):
+    """RULES.md §2.5 declarations and §2.11 hindsight: after a trick win the winner is offered
+    only the cantes that can be legal; a later card proves a revoke and the trick is flagged."""
+    game_id = new_tute(client)
+    post(client, game_id, type="trump", card="5D")
+    for card in ("7S", "AS", "KS", "4S"):  # Ben leads; Cat wins with AS; the KS is gone
+        post(client, game_id, type="play", card=card)
+    body = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "Cat won the trick and may sing" in body
+    offered = re.findall(r'name="suit" value="(\w)"', body)
+    assert offered == ["H", "D", "C"]  # not spades: KS was played
+    response = post(client, game_id, type="declare", suit="H")
+    assert response.status_code == 200 and "sings 20" in response.get_data(as_text=True)
+    # Cat leads 7H; Dan shows out with 3C; Ann 2H, Ben 4H; Cat wins and leads 6C, and Dan
+    # follows with 5H: Dan held a heart in trick 2, so that trick is flagged.
+    for card in ("7H", "3C", "2H", "4H", "6C"):
+        assert post(client, game_id, type="play", card=card).status_code == 200
+    response = post(client, game_id, type="play", card="5H")
+    body = response.get_data(as_text=True)
+    assert "Revoke in trick 2: Dan" in body and "⚑" in body
