@@ -94,3 +94,41 @@ def test_cante_buttons_only_when_legal_and_the_revoke_flag(client):
     response = post(client, game_id, type="play", card="5H")
     body = response.get_data(as_text=True)
     assert "Revoke in trick 2: Dan" in body and "⚑" in body
+
+
+def test_three_players_start_without_a_turned_card(client):
+    """RULES.md §2.3: with 3 players no card is turned; the first lead is a play, and the
+    36-card pack (no 2s) is on the grid."""
+    game_id = new_tute(client, players=("Ann", "Ben", "Cat"), win_threshold="101")
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "No trumps yet" in page and 'id="pick-2S"' not in page and 'id="pick-3S"' in page
+    response = post(client, game_id, type="play", card="KS")
+    assert response.status_code == 200 and "Cat" in response.get_data(as_text=True)
+    refused = post(client, game_id, type="play", card="2H")
+    assert refused.status_code == 422 and "not in the pack" in refused.get_data(as_text=True)
+
+
+def test_spanish_names_are_a_display_setting(client):
+    """RULES.md §0.2: a Spanish pack is only a rendering: KD shows as the rey de oros."""
+    game_id = new_tute(client, spanish_names="y")
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'aria-label="rey de oros"' in page and 'aria-label="sota de bastos"' in page
+    response = post(client, game_id, type="trump", card="5D")
+    assert "oros" in response.get_data(as_text=True)
+    french = client.get(f"/games/{new_tute(client)}").get_data(as_text=True)
+    assert 'aria-label="king of diamonds"' in french
+
+
+def test_the_json_api_referees_tute(client):
+    """DESIGN.md JSON API with a Tute game: create, trump, play, a refused card (422)."""
+    created = client.post("/api/games", json={"game": "tute", "players": list(PLAYERS), "options": {"loss_limit": 3}})
+    assert created.status_code == 201
+    game = created.get_json()
+    headers = {"X-Edit-Key": game["edit_key"]}
+    url = f"/api/games/{game['id']}/moves"
+    answer = client.post(url, json={"version": 0, "move": {"type": "trump", "card": "5D"}}, headers=headers)
+    assert answer.status_code == 200 and answer.get_json()["view"]["trump"] == "D"
+    answer = client.post(url, json={"version": 1, "move": {"type": "play", "card": "8S"}}, headers=headers)
+    assert answer.status_code == 422 and "not in the pack" in answer.get_json()["error"]
+    home = client.get("/").get_data(as_text=True)
+    assert "loss marks Ann 0" in home
