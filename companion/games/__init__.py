@@ -18,6 +18,7 @@ __all__ = ["GAMES", "get", "MoveError", "InvalidMove", "IllegalMove", "Ambiguous
 GAMES = {
     "tablanette": "companion.games.tablanette",
     "tute": "companion.games.tute",
+    "tantony": "companion.games.tantony",
 }
 
 

@@ -1,0 +1,648 @@
+"""Tantony, David Parlett's partnership game of runts and given tricks (RULES.md §3).
+
+No trumps; follow suit. A trick is worth its *runt*, the lowest card of the suit led,
+and its winner (the *sow*, or the *hog* when nobody followed) gives it to any player
+who still has room: each player must end up with exactly 3 tricks (4 with 3 players).
+With 4 players the 13th trick is special: the winner swaps cards with the runt's player
+and scores the runt as a 4th card. The tricks a player holds become their next hand,
+so from deal 2 every hand is known and a wrong card is refused at once.
+
+>>> s = start(["N", "E", "S", "W"], {"dealer": "W"})      # N leads
+>>> for card in ["9D", "3D", "7D", "10D"]:
+...     s = apply(s, {"type": "play", "card": card})
+>>> v = view(s)
+>>> v["to_act"], v["expects"], v["last_trick"]["runt"], v["last_trick"]["value"]
+('W', ['give'], '3D', 3)
+>>> s = apply(s, {"type": "give", "to": "S"})              # TT-04: S then leads
+>>> view(s)["to_act"]
+'S'
+
+Decisions where RULES.md leaves the engine a choice (besides C1-C8):
+
+* **A forced gift is placed by the engine.** When only one player has room (always
+  the case for the last placed trick), the trick goes there without a ``give`` move.
+* **Deal 1 (hidden hands)** accepts any card not yet played and audits every earlier
+  play of that player in hindsight; a proven failure to follow is flagged on its
+  trick (RULES.md §3.14). The rules give no penalty, so the flag is the referee's word
+  and the table decides. From deal 2 (unless the previous deal was tallied) hands are
+  known and a wrong card is refused with the legal ones listed.
+* **Penguin last-card rule** (``last_card_rule = "penguin2008"``): after 12 tricks
+  each player turns up their last card, entered as a ``play`` in turn from the
+  12th trick's recipient; the lowest rank (any suit) scores for its holder, ties all.
+* **Sudden death** (``sudden_death``, usual: on with fixed partnerships only) uses
+  the same 60-per-deal line for every mode when turned on.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+
+from companion.cards import PACK_36_NO_7, PACK_52, Card
+from companion.errors import IllegalMove, InvalidMove, OptionError
+from companion.games import tricks
+
+NAME = "tantony"
+TITLE = "Tantony"
+MIN_PLAYERS, MAX_PLAYERS = 3, 4
+SEATING = ("Clockwise from the dealer's left. With four, partners sit opposite: "
+           "players 1 and 3 (North, South) against 2 and 4 (East, West).")
+COMPASS = ("N", "E", "S", "W")
+
+#: RULES.md §3.3: A K Q J 10 ... 2, no trumps.
+STRENGTH = {r: i for i, r in enumerate(("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))}
+#: Trick values by scale (RULES.md §3.3, §3.10); 2-10 are worth their face value.
+COURTS = {
+    "web2023": {"J": 15, "Q": 20, "K": 25, "A": 30},
+    "penguin2008": {"J": 15, "Q": 15, "K": 15, "A": 20},
+    "shifted": {"J": 10, "Q": 15, "K": 20, "A": 25},  # 3 players, three_player_values = "shifted"
+}
+THRESHOLD = 60  # RULES.md §3.8: 60 x deal number
+
+OPTION_HELP = {
+    "partnership_mode": "Fixed partners opposite, or split: each scores own + left-hand neighbour's points.",
+    "value_scale": "Trick values: web 2023 (J 15, Q 20, K 25, A 30) or Penguin 2008 (courts 15, A 20).",
+    "last_card_rule": "Web 2023: a 13th trick whose winner swaps for the runt. Penguin 2008: 12 tricks, "
+                      "then the lowest last card scores.",
+    "deals": "Deals in a game (usual: 4, or 3 with 3 players).",
+    "sudden_death": "A side reaching 60 x the deal number wins at once, as two games (usual: on with fixed partners).",
+    "three_player_values": "3 players: court values as usual, or shifted down (J 10, Q 15, K 20, A 25).",
+}
+CHOICES = {
+    "partnership_mode": ("fixed", "split"),
+    "value_scale": ("web2023", "penguin2008"),
+    "last_card_rule": ("web2023", "penguin2008"),
+    "three_player_values": ("same", "shifted"),
+}
+USUAL = {"deals": "4, or 3 with 3 players"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """RULES.md §3.11. ``deals`` and ``sudden_death`` of None mean the usual for the table."""
+
+    partnership_mode: str = "fixed"
+    value_scale: str = "web2023"
+    last_card_rule: str = "web2023"
+    deals: int | None = None
+    sudden_death: bool | None = None
+    three_player_values: str = "same"
+
+
+OPTION_NAMES = tuple(Options.__dataclass_fields__)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def resolve_options(options: dict | Options | None, players: int | None = None) -> Options:
+    """Validate an options dict (RULES.md §3.11) into :class:`Options`, usual values filled in.
+
+    >>> o = resolve_options(None, 4)
+    >>> o.deals, o.sudden_death
+    (4, True)
+    >>> resolve_options({"partnership_mode": "split"}, 3).deals
+    3
+    """
+    if isinstance(options, Options):
+        return options
+    if not isinstance(options, (dict, type(None))):
+        raise OptionError("Options must be a mapping of option names to values")
+    given = dict(options or {})
+    given.pop("dealer", None)
+    count = given.pop("players", players)
+    if count is not None and (not _is_int(count) or not MIN_PLAYERS <= count <= MAX_PLAYERS):
+        raise OptionError("Tantony is for 4 players (or 3, reconstructed rules)")
+    if players is not None and count != players:
+        raise OptionError(f"Option players is {count} but {players} players are listed")
+    unknown = sorted(set(given) - set(OPTION_NAMES))
+    if unknown:
+        raise OptionError(f"Unknown option {unknown[0]!r}; Tantony options are: {', '.join(OPTION_NAMES)}")
+    for name, allowed in CHOICES.items():
+        if name in given and given[name] not in allowed:
+            raise OptionError(f"{name} must be one of: {', '.join(allowed)} (not {given[name]!r})")
+    deals = given.get("deals")
+    if deals is not None and (not _is_int(deals) or not 1 <= deals <= 12):
+        raise OptionError(f"deals must be a whole number from 1 to 12 (not {deals!r})")
+    sudden = given.get("sudden_death")
+    if sudden is not None and not isinstance(sudden, bool):
+        raise OptionError(f"sudden_death must be true or false (not {sudden!r})")
+    if count is not None:
+        if deals is None:
+            given["deals"] = 3 if count == 3 else 4
+        if sudden is None:
+            given["sudden_death"] = count == 4 and given.get("partnership_mode", "fixed") == "fixed"
+    return Options(**given)
+
+
+def _options_of(options) -> Options:
+    return options if isinstance(options, Options) else resolve_options(options)
+
+
+def _code(card) -> str:
+    return str(Card.parse(card))
+
+
+def trick_winner(trick) -> int:
+    """Index of the winner: the highest card of the suit led (RULES.md §3.3).
+
+    >>> trick_winner(["6S", "10S", "QS", "2S"])
+    2
+    """
+    return tricks.trick_winner([_code(c) for c in trick], None, STRENGTH)
+
+
+def runt(trick) -> str:
+    """The trick's runt: the lowest card of the suit led (RULES.md §3.3).
+
+    >>> runt(["9S", "5S", "QS", "3H"])
+    '5S'
+    """
+    cards = [_code(c) for c in trick]
+    led = [c for c in cards if c[-1] == cards[0][-1]]
+    return min(led, key=lambda c: STRENGTH[c[:-1]])
+
+
+def card_value(card, options=None, players: int = 4) -> int:
+    """What a runt scores (RULES.md §3.3, §3.10).
+
+    >>> card_value("AS"), card_value("AS", {"value_scale": "penguin2008"})
+    (30, 20)
+    """
+    o = _options_of(options)
+    scale = "shifted" if players == 3 and o.three_player_values == "shifted" else o.value_scale
+    rank = _code(card)[:-1]
+    return COURTS[scale].get(rank) or int(rank)
+
+
+def legal_plays(hand, trick) -> set[str]:
+    """Follow suit if able, else anything (RULES.md §3.3)."""
+    return set(tricks.legal_plays([_code(c) for c in hand], [_code(c) for c in trick], None, STRENGTH,
+                                  must_head=False))
+
+
+# ---------------------------------------------------------------------------
+# The game
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class State:
+    options: Options
+    players: list[str]
+    dealer: int
+    deal: int = 1
+    leader: int = 0
+    trick: list = field(default_factory=list)    # [[seat, card], ...]
+    tricks: list = field(default_factory=list)   # finished tricks of this deal (dicts)
+    hands: list | None = None                    # per seat, the cards still held, when known
+    revokes: list = field(default_factory=list)
+    scores: list = field(default_factory=list)   # per side, cumulative
+    history: list = field(default_factory=list)
+    result: dict | None = None
+
+
+def start(players: list[str], options: dict | None = None) -> State:
+    """A new game; the player after the dealer leads (RULES.md §3.2)."""
+    players = _check_players(players)
+    opts = resolve_options(options, len(players))
+    dealer = (options or {}).get("dealer", players[0])
+    if dealer not in players:
+        raise OptionError(f"The dealer must be one of the players, not {dealer!r}")
+    s = State(opts, players, players.index(dealer))
+    s.scores = [0] * len(sides(s))
+    s.leader = (s.dealer + 1) % len(players)
+    return s
+
+
+def _check_players(players) -> list[str]:
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+        raise OptionError("Players must be a list of names")
+    names = [p.strip() for p in players]
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise OptionError("Tantony is for 4 players (or 3, reconstructed rules)")
+    if any(not p for p in names) or len(set(names)) != len(names):
+        raise OptionError("Every player needs a name, and no two the same")
+    return names
+
+
+def pack(players: int) -> tuple[Card, ...]:
+    """RULES.md §3.2, §3.10: 52 cards, or 36 without 7-10 for 3 players."""
+    return PACK_36_NO_7 if players == 3 else PACK_52
+
+
+def _fixed(s: State) -> bool:
+    return len(s.players) == 4 and s.options.partnership_mode == "fixed"
+
+
+def sides(state: State) -> list[list[str]]:
+    """Fixed partners (seats 0+2 and 1+3), else every player for themself."""
+    p = state.players
+    return [[p[0], p[2]], [p[1], p[3]]] if _fixed(state) else [[x] for x in p]
+
+
+def labels(state: State) -> list[str]:
+    return [" & ".join(side) for side in sides(state)]
+
+
+def quota(state: State) -> int:
+    """RULES.md §3.4 / §3.10: 3 tricks each (4 with 3 players)."""
+    return 4 if len(state.players) == 3 else 3
+
+
+def _placed(s: State) -> int:
+    """How many tricks are given away: 12 in every mode."""
+    return quota(s) * len(s.players)
+
+
+def tricks_per_deal(state: State) -> int:
+    """13 with 4 players (the 13th trick or the last cards), 12 with 3."""
+    return _placed(state) + (1 if len(state.players) == 4 else 0)
+
+
+def _held(s: State) -> list[int]:
+    held = [0] * len(s.players)
+    for t in s.tricks:
+        if t["to"] is not None and t["n"] <= _placed(s):
+            held[t["to"]] += 1
+    return held
+
+
+def room(state: State) -> list[int]:
+    """Seats that may still receive a trick (RULES.md §3.4, C8)."""
+    return [i for i, h in enumerate(_held(state)) if h < quota(state)]
+
+
+def _awaiting_gift(s: State) -> bool:
+    return bool(s.tricks) and s.tricks[-1]["to"] is None and s.tricks[-1]["n"] <= _placed(s)
+
+
+def to_act(state: State) -> int | None:
+    if state.result is not None:
+        return None
+    if _awaiting_gift(state):
+        return state.tricks[-1]["winner"]
+    return (state.leader + len(state.trick)) % len(state.players)
+
+
+def expects(state: State) -> list[str]:
+    if state.result is not None:
+        return []
+    if _awaiting_gift(state):
+        return ["give"]
+    if not state.tricks and not state.trick:
+        return ["play", "tally"]
+    return ["play"]
+
+
+def apply(state: State, move: dict) -> State:
+    """Apply one move and return the new state; ``state`` itself is never changed."""
+    if not isinstance(move, dict):
+        raise InvalidMove("A move must be a mapping with a 'type'")
+    kind = move.get("type")
+    handler = _MOVES.get(kind)
+    if handler is None:
+        raise InvalidMove(f"Unknown move type {kind!r}; Tantony moves are: {', '.join(_MOVES)}")
+    if state.result is not None:
+        raise IllegalMove("The game is over.")
+    if kind not in expects(state):
+        raise IllegalMove(_wrong_time(state, kind))
+    who = move.get("player")
+    if who is not None and kind != "tally":
+        if who not in state.players:
+            raise InvalidMove(f"{who!r} is not playing in this game")
+        if state.players.index(who) != to_act(state):
+            raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
+    new = copy.deepcopy(state)
+    handler(new, move)
+    return new
+
+
+def _wrong_time(s: State, kind: str) -> str:
+    if _awaiting_gift(s):
+        winner = s.players[s.tricks[-1]["winner"]]
+        return f"{winner} won the trick and gives it first: to whom? (Tantony 3.4)"
+    if kind == "give":
+        last = s.tricks[-1] if s.tricks else None
+        if last and last.get("forced"):
+            return (f"The trick went to {s.players[last['to']]} by itself: nobody else had room "
+                    f"(Tantony 3.4).")
+        return "Only the winner of a trick gives it away, right after it is won (Tantony 3.4)."
+    if kind == "tally":
+        return "A deal can be tallied only before its first card."
+    return f"A {kind} can't come now."
+
+
+def _play(s: State, move: dict) -> None:
+    if "card" not in move:
+        raise InvalidMove("The move needs a 'card'")
+    card = _code(move["card"])
+    n = len(s.players)
+    seat, name = to_act(s), s.players[to_act(s)]
+    if Card.parse(card) not in pack(n):
+        raise IllegalMove(f"{card} is not in the pack: 3-player Tantony uses 36 cards, without 7s to 10s (Tantony 3.10).")
+    played = _played(s)
+    if card in played:
+        raise IllegalMove(f"{card} was already played in trick {played[card]} of this deal.")
+    before = [c for _, c in s.trick]
+    penguin_reveal = _revealing(s)
+    if s.hands is not None:
+        hand = s.hands[seat]
+        if card not in hand:
+            holder = next((s.players[i] for i, h in enumerate(s.hands) if card in h), "another player")
+            raise IllegalMove(f"{card} is in {holder}'s hand, not {name}'s (hands are known from deal 2, Tantony 3.7).")
+        legal = legal_plays(hand, before) if not penguin_reveal else set(hand)
+        if card not in legal:
+            raise IllegalMove(f"{name} must follow suit: {name} holds {' '.join(sort_cards(legal))} (Tantony 3.3).")
+        hand.remove(card)
+    s.trick.append([seat, card])
+    if len(s.trick) == n:
+        _close_trick(s)
+    if s.hands is None:
+        s.revokes = _audit(s)
+    if len(s.tricks) == tricks_per_deal(s):
+        _end_of_deal(s)
+
+
+def _revealing(s: State) -> bool:
+    """Penguin last-card rule: after 12 tricks the last cards are turned up, not played to a trick."""
+    return len(s.players) == 4 and s.options.last_card_rule == "penguin2008" and len(s.tricks) == _placed(s)
+
+
+def _played(s: State) -> dict[str, int]:
+    out = {c: t["n"] for t in s.tricks for _, c in t["cards"]}
+    out.update({c: len(s.tricks) + 1 for _, c in s.trick})
+    return out
+
+
+def sort_cards(cards) -> list[str]:
+    """By suit (S H D C), high to low within a suit."""
+    return sorted(cards, key=lambda c: ("SHDC".index(c[-1]), -STRENGTH[c[:-1]]))
+
+
+def _close_trick(s: State) -> None:
+    cards = [c for _, c in s.trick]
+    n = len(s.tricks) + 1
+    record = {"n": n, "leader": s.leader, "cards": s.trick}
+    if _revealing(s):
+        low = min(STRENGTH[c[:-1]] for c in cards)
+        record |= {"last_cards": True, "winner": None, "runt": None, "value": 0, "to": None, "forced": False,
+                   "scoring": [[p, c, _value(s, c)] for p, c in s.trick if STRENGTH[c[:-1]] == low]}
+        s.tricks.append(record)
+        s.trick = []
+        return
+    w = tricks.trick_winner(cards, None, STRENGTH)
+    low = runt(cards)
+    win_seat = s.trick[w][0]
+    record |= {"winner": win_seat, "runt": low, "value": _value(s, low),
+               "hog": all(c[-1] != cards[0][-1] for c in cards[1:]), "to": None, "forced": False}
+    s.tricks.append(record)
+    s.trick = []
+    if n <= _placed(s):
+        open_seats = room(s)
+        if len(open_seats) == 1:  # RULES.md §3.4: forced onto the only player with room
+            record["to"], record["forced"] = open_seats[0], True
+            s.leader = open_seats[0]
+    else:  # RULES.md §3.5: the 13th trick; its winner leads nothing more
+        record["to"] = win_seat
+        runt_seat = next(p for p, c in record["cards"] if c == low)
+        record["exchange"] = None if runt_seat == win_seat else [runt_seat, cards[w]]
+        s.leader = win_seat
+
+
+def _value(s: State, card: str) -> int:
+    return card_value(card, s.options, len(s.players))
+
+
+def _give(s: State, move: dict) -> None:
+    to = move.get("to")
+    if to not in s.players:
+        raise InvalidMove(f"'to' must name a player: {', '.join(s.players)}")
+    seat = s.players.index(to)
+    if seat not in room(s):
+        have = ", ".join(s.players[i] for i in room(s))
+        raise IllegalMove(f"{to} already holds {quota(s)} tricks, the most anyone may (Tantony 3.4, C8). "
+                          f"Players with room: {have}.")
+    s.tricks[-1]["to"] = seat
+    s.leader = seat  # RULES.md §3.4: the recipient leads the next trick
+
+
+def _audit(s: State) -> list[dict]:
+    def check(hand, before, trump, card):
+        return tricks.broken_duty(hand, before, None, card, STRENGTH, must_head=False)
+
+    plays = []
+    for t in s.tricks + [{"n": len(s.tricks) + 1, "cards": s.trick}]:
+        if t.get("last_cards"):
+            continue
+        cards = [c for _, c in t["cards"]]
+        plays += [tricks.Play(t["n"], seat, c, tuple(cards[:i]), None) for i, (seat, c) in enumerate(t["cards"])]
+    found = tricks.audit(plays, {}, check)
+    for r in found:
+        r["player"] = s.players[r["seat"]]
+        r["reason"] = (f"{r['player']} played {r['card']} in trick {r['trick']} without following suit: "
+                       f"{r['proof']}, played later, was in the hand then (Tantony 3.3).")
+    return found
+
+
+def _scoring(s: State) -> list[list[str]]:
+    """Each seat's scoring cards this deal so far (RULES.md §3.4-3.6)."""
+    out = [[] for _ in s.players]
+    for t in s.tricks:
+        if t.get("last_cards"):
+            for p, c, _ in t["scoring"]:
+                out[p].append(c)
+        elif t["to"] is not None:
+            out[t["to"] if t["n"] <= _placed(s) else t["winner"]].append(t["runt"])
+    return out
+
+
+def _next_hands(s: State) -> list[list[str]]:
+    """RULES.md §3.7: the cards of the tricks held, plus the card kept from the last trick."""
+    hands = [[] for _ in s.players]
+    for t in s.tricks:
+        if t.get("last_cards"):
+            for p, c in t["cards"]:
+                hands[p].append(c)  # Penguin: each keeps their own last card
+        elif t["n"] <= _placed(s):
+            hands[t["to"]] += [c for _, c in t["cards"]]
+        else:
+            for p, c in t["cards"]:
+                swap = t["exchange"]
+                if swap and p == t["winner"]:
+                    hands[p].append(t["runt"])
+                elif swap and p == swap[0]:
+                    hands[p].append(swap[1])
+                else:
+                    hands[p].append(c)
+    return [sort_cards(h) for h in hands]
+
+
+def _side_points(s: State, individual: list[int]) -> list[int]:
+    """Fixed partners add up; split players add their left-hand neighbour's (RULES.md §3.9)."""
+    n = len(s.players)
+    if _fixed(s):
+        return [individual[0] + individual[2], individual[1] + individual[3]]
+    if s.options.partnership_mode == "split":
+        return [individual[i] + individual[(i + 1) % n] for i in range(n)]
+    return list(individual)
+
+
+def _end_of_deal(s: State) -> None:
+    hands = _next_hands(s)
+    _score_deal(s, _scoring(s), tallied=False)
+    s.hands = hands  # RULES.md §3.7: from now on every hand is known
+
+
+def _score_deal(s: State, scoring: list[list[str]], tallied: bool) -> None:
+    individual = [sum(_value(s, c) for c in cards) for cards in scoring]
+    side_points = _side_points(s, individual)
+    for i, p in enumerate(side_points):
+        s.scores[i] += p
+    names = labels(s)
+    s.history.append({"deal": s.deal, "dealer": s.players[s.dealer],
+                      "points": dict(zip(names, side_points)),
+                      "individual": dict(zip(s.players, individual)),
+                      "scoring": {p: sort_cards(c) for p, c in zip(s.players, scoring)},
+                      "scores": dict(zip(names, s.scores)), "tallied": tallied,
+                      "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes]})
+    _game_end(s)
+    s.deal += 1
+    s.dealer = (s.dealer + 1) % len(s.players)  # RULES.md §3.2: the deal passes to D+1
+    s.leader = (s.dealer + 1) % len(s.players)  # C4: D+1 leads every deal
+    s.trick, s.tricks, s.revokes = [], [], []
+
+
+def _game_end(s: State) -> None:
+    """RULES.md §3.8 (C5): sudden death at 60 x deal; else the higher total after the last deal."""
+    names = labels(s)
+    line = THRESHOLD * s.deal
+    top = max(s.scores)
+    leaders = [names[i] for i, x in enumerate(s.scores) if x == top]
+    if s.options.sudden_death and top >= line and len(leaders) == 1:
+        s.result = {"winners": leaders, "losers": [x for x in names if x not in leaders], "draw": False,
+                    "double": True, "reason": f"{leaders[0]} reached {top}, at least {line} after deal {s.deal}: "
+                                              f"sudden death, a double win (Tantony 3.8)"}
+    elif s.deal >= s.options.deals:
+        draw = len(leaders) > 1
+        s.result = {"winners": leaders, "losers": [x for x in names if x not in leaders], "draw": draw,
+                    "double": False, "reason": (f"level on {top} after {s.deal} deals: a draw" if draw else
+                                                f"{leaders[0]} has the most after {s.deal} deals")}
+    s.history[-1]["line"] = line if s.options.sudden_death else None
+
+
+def _tally(s: State, move: dict) -> None:
+    """A whole deal from its end: each player's scoring cards (DESIGN.md tally)."""
+    scoring = move.get("scoring")
+    if not isinstance(scoring, dict) or set(scoring) != set(s.players):
+        raise InvalidMove(f"A tally needs 'scoring' cards for each player: {', '.join(s.players)}")
+    cards = {p: [_code(c) for c in v] if isinstance(v, list) else None for p, v in scoring.items()}
+    if any(v is None for v in cards.values()):
+        raise InvalidMove("Each player's scoring cards are a list of cards")
+    every = [c for v in cards.values() for c in v]
+    dup = next((c for c in every if every.count(c) > 1), None)
+    if dup:
+        raise IllegalMove(f"{dup} is listed twice: every card scores once at most.")
+    outside = [c for c in every if Card.parse(c) not in pack(len(s.players))]
+    if outside:
+        raise IllegalMove(f"{outside[0]} is not in the pack.")
+    counts = sorted(len(v) for v in cards.values())
+    q = quota(s)
+    if len(s.players) == 3:
+        if counts != [q] * 3:
+            raise IllegalMove(f"With 3 players each player scores exactly {q} runts (Tantony 3.10).")
+    elif s.options.last_card_rule == "web2023":
+        if counts != [3, 3, 3, 4]:
+            raise IllegalMove("Each player scores 3 runts and the 13th trick's winner a 4th (Tantony 3.5).")
+    elif counts[0] < 3 or sum(counts) < 13:
+        raise IllegalMove("Each player scores 3 runts, and the lowest last card scores too (Tantony 3.11).")
+    _score_deal(s, [cards[p] for p in s.players], tallied=True)
+    s.hands = None  # DESIGN.md: after a tallied deal the hands are not known
+
+
+_MOVES = {"play": _play, "give": _give, "tally": _tally}
+
+
+# ---------------------------------------------------------------------------
+# Reading the state
+# ---------------------------------------------------------------------------
+
+
+def view(state: State) -> dict:
+    """A JSON-ready summary (DESIGN.md view keys for tantony, and what the app shows)."""
+    s, names = state, state.players
+    act = to_act(s)
+    scoring = _scoring(s)
+    individual = [sum(_value(s, c) for c in cards) for cards in scoring]
+    held = _held(s)
+    trick_cards = [c for _, c in s.trick]
+    last = s.tricks[-1] if s.tricks else None
+    legal = None
+    if s.hands is not None and act is not None and "play" in expects(s):
+        legal = sort_cards(s.hands[act] if _revealing(s) else legal_plays(s.hands[act], trick_cards))
+    return {
+        "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.deal,
+        "deals": s.options.deals, "to_act": None if act is None else names[act], "expects": expects(s),
+        "history": copy.deepcopy(s.history), "result": copy.deepcopy(s.result), "options": asdict(s.options),
+        "scores": dict(zip(labels(s), s.scores)), "deal_points": dict(zip(labels(s), _side_points(s, individual))),
+        "points": dict(zip(names, individual)), "scoring": {p: sort_cards(c) for p, c in zip(names, scoring)},
+        "trick": [[names[p], c] for p, c in s.trick],
+        "best": names[s.trick[trick_winner(trick_cards)][0]] if trick_cards and not _revealing(s) else None,
+        "runt": runt(trick_cards) if trick_cards and not _revealing(s) else None,
+        "held": dict(zip(names, held)), "quota": quota(s), "room": [names[i] for i in room(s)],
+        "hands": None if s.hands is None else {p: sort_cards(h) for p, h in zip(names, s.hands)},
+        "legal": legal, "revealing": _revealing(s),
+        "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
+        "last_trick": None if last is None else {
+            "n": last["n"], "cards": [[names[p], c] for p, c in last["cards"]],
+            "winner": None if last["winner"] is None else names[last["winner"]], "runt": last["runt"],
+            "value": last["value"], "hog": last.get("hog", False),
+            "to": None if last["to"] is None else names[last["to"]], "forced": last["forced"],
+            "exchange": None if not last.get("exchange") else [names[last["exchange"][0]], last["exchange"][1]],
+            "scoring": [[names[p], c, v] for p, c, v in last.get("scoring", [])]},
+        "trick_number": len(s.tricks) + 1, "tricks_per_deal": tricks_per_deal(s),
+        "line": THRESHOLD * s.deal if s.options.sudden_death else None,
+        "seen": sorted(_played(s)), "pack": [str(c) for c in pack(len(names))],
+        "compass": dict(zip(names, COMPASS)) if len(names) == 4 else None,
+    }
+
+
+def dump(state: State) -> dict:
+    """The state as plain JSON data; ``load(dump(s)) == s``."""
+    return asdict(state)
+
+
+def load(data: dict) -> State:
+    """Rebuild a state from :func:`dump`'s output."""
+    d = copy.deepcopy(data)
+    try:
+        return State(**{**d, "options": Options(**d["options"])})
+    except (TypeError, KeyError) as e:
+        raise ValueError(f"Not a Tantony state: {e}") from None
+
+
+def narrate(state: State, move: dict) -> str:
+    """One move in words for the log, from the state it led to."""
+    kind, names = move.get("type"), state.players
+    if kind == "give":
+        t = state.tricks[-1]
+        return f"{names[t['winner']]} gave trick {t['n']} (runt {t['runt']}, {t['value']}) to {names[t['to']]}"
+    if kind == "tally":
+        h = state.history[-1]
+        return f"Deal {h['deal']} tallied: " + ", ".join(f"{p} {v}" for p, v in h["points"].items())
+    if kind != "play":
+        return kind or "move"
+    card = _code(move["card"])
+    if state.trick:
+        return f"{names[state.trick[-1][0]]} played {card}"
+    if not state.tricks:  # the deal ended
+        h = state.history[-1]
+        return f"{card} ended deal {h['deal']}: " + ", ".join(f"{p} {v}" for p, v in h["points"].items())
+    t = state.tricks[-1]
+    if t.get("last_cards"):
+        return f"Last cards turned up; {', '.join(f'{names[p]} scores {c}' for p, c, _ in t['scoring'])}"
+    text = f"{names[t['cards'][-1][0]]} played {card}; {names[t['winner']]} wins trick {t['n']}, runt {t['runt']} ({t['value']})"
+    if t["forced"]:
+        text += f", which goes to {names[t['to']]}, the only one with room"
+    return text
