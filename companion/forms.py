@@ -40,6 +40,10 @@ def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
         if name == "preset":
             out[name] = SelectField(_label(name), choices=[SelectChoice(p, p.capitalize()) for p in presets],
                                     default=preset or f.default, description=help_)
+        elif nullable and bool in kind.__args__:  # on, off, or the usual for the table
+            out[name] = SelectField(_label(name), choices=[SelectChoice("", "usual"), SelectChoice("on", "on"),
+                                                           SelectChoice("off", "off")],
+                                    default={None: "", True: "on", False: "off"}[default], description=help_)
         elif name in getattr(rules, "USUAL", {}):
             out[name] = IntegerField(_label(name), validators=[Optional(), NumberRange(min=1)],
                                      default=chosen.get(name), description=f"{help_} Blank: the usual, {rules.USUAL[name]}.",
@@ -103,9 +107,12 @@ def options_of(form) -> dict:
     out = {}
     for name in form.option_names:
         value = getattr(form, name).data
-        if name in getattr(form.rules, "USUAL", {}):
-            if value is not None:
+        if name in getattr(form.rules, "USUAL", {}) or value == "":
+            if value not in (None, ""):
                 out[name] = value
+            continue
+        if value in ("on", "off") and bool in getattr(hints[name], "__args__", ()):
+            out[name] = value == "on"
             continue
         if name in getattr(form.rules, "CHOICES", {}):
             value = next(v for v in form.rules.CHOICES[name] if _word(v) == value)

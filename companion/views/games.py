@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, render_template, request, session, url_for
 
 from companion import games
 from companion.errors import OptionError
@@ -67,6 +67,12 @@ def new_options():
 
 @bp.get("/games/<game_id>")
 def show(game_id: str):
+    hands = request.args.get("hands")
+    if hands in ("hide", "show"):
+        # A table that prefers not to look at the known hands (Tantony): this phone only.
+        hidden = set(session.get("hide_hands", [])) - {game_id}
+        session["hide_hands"] = sorted(hidden | ({game_id} if hands == "hide" else set()))
+        return redirect(url_for("games.show", game_id=game_id), code=303)
     key = request.args.get("key")
     if key is not None:
         if store().check_key(game_id, key):

@@ -3,7 +3,7 @@ fragment with the refusal shown in place, 422), and the poll watchers refresh by
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, g, redirect, render_template, request, session, url_for
 
 from companion import games
 from companion.errors import AmbiguousMove, MoveError
@@ -22,7 +22,7 @@ def board_context(row: dict, **extra) -> dict:
     g.spanish_names = bool(view.get("options", {}).get("spanish_names"))
     return {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
             "referee": is_referee(row["id"]), "version": row["version"], "error": None,
-            "choice": None, "notice": None, **extra}
+            "choice": None, "notice": None, "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
 
 
 def move_from_form(form) -> dict:
