@@ -19,6 +19,7 @@ GAMES = {
     "tablanette": "companion.games.tablanette",
     "tute": "companion.games.tute",
     "tantony": "companion.games.tantony",
+    "hundred": "companion.games.hundred",
 }
 
 

@@ -1,0 +1,527 @@
+"""The adding games 100, 99 (pagat and Itoya) and 98 (RULES.md §4).
+
+Each player in turn plays a card onto the pile and announces the new total; a card may
+add, subtract, set the total, or reverse the direction. Whoever would push the total
+above the target (100, 99 or 98) loses the hand. The referee recomputes every total,
+refuses a wrong announcement with the right one, keeps whose turn it is through
+reversals, and checks a "can't go" claim against the hand the player shows.
+
+>>> s = start(["A", "B", "C"], {"variant": "100", "dealer": "C"})   # A plays first
+>>> for card in ["8H", "10D", "4C", "5H"]:                           # AD-01 .. AD-01d
+...     s = apply(s, {"type": "play", "card": card})
+>>> v = view(s)
+>>> v["total"], v["direction"], v["to_act"]
+(95, -1, 'A')
+>>> s = apply(s, {"type": "lose", "hand": ["6S", "8S", "9S"]})       # AD-01e: verified
+>>> view(s)["tokens"]["A"]
+2
+
+Decisions where RULES.md leaves the engine a choice (besides D1-D10):
+
+* **A busting play ends the hand** as a loss for its player (whether or not a safe card
+  was held: RULES.md §4.8); the app asks for a confirm first.
+* **An announced total** is required only for a card that gives a choice; without it
+  the move is ambiguous and the reachable totals are listed. For any other card a
+  wrong announcement is refused with the right total.
+* **Draws are not seen by the engine** (players draw from a real stock). It counts
+  the stock to know when the pile is turned into a new stock (D4: all but its top
+  card), which is when cards played earlier may appear again; ``late_draw`` is shown
+  to the players as the reminder of what happens to a forgotten draw.
+* **A "lose" claim with a shown hand** is refused when one of its cards was safe,
+  naming it and the total it makes; without a hand it is recorded as unverified.
+* ``loss_tally`` plays ``hands`` hands; the fewest losses win (a draw when several
+  share it).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+
+from companion.cards import PACK_52, Card
+from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
+
+NAME = "hundred"
+TITLE = "100 / 99 / 98"
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+SEATING = "Clockwise from the dealer's left."
+
+TARGET = {"100": 100, "99": 99, "99itoya": 99, "98": 98}
+VARIANT_TITLES = {"100": "100", "99": "99", "99itoya": "99 (Itoya)", "98": "98"}
+
+OPTION_HELP = {
+    "variant": "Which game: 100, 99, 99 as printed by Itoya, or 98.",
+    "decks": "Packs shuffled together (usual: 2 with 7 or more players).",
+    "floor_at_zero": "A total never goes below 0.",
+    "ace_high_99": "99: the ace counts 1 or this (the seed says 10; most tables say 11).",
+    "itoya_black_ace": "99 Itoya: a black ace raises the total to any value up to 99, or sets any value 0-99.",
+    "late_draw": "A forgotten draw: draw 2 at the next turn, draw when noticed, or stay short.",
+    "reverse_with_two_players": "Two players: a reverse changes nothing, or the same player plays again.",
+    "match_format": "Tokens (lose one per hand lost; the last with tokens wins) or a tally of losses.",
+    "tokens": "Tokens each at the start.",
+    "hands": "Loss tally: how many hands to play.",
+    "next_dealer": "Who deals the next hand: the next player clockwise, or the loser.",
+}
+CHOICES = {
+    "variant": ("100", "99", "99itoya", "98"),
+    "ace_high_99": (10, 11),
+    "itoya_black_ace": ("raise_only", "set_any"),
+    "late_draw": ("next_turn", "any_time", "stays_short"),
+    "reverse_with_two_players": ("no_effect", "same_player_again"),
+    "match_format": ("tokens", "loss_tally"),
+    "next_dealer": ("next", "loser"),
+}
+USUAL = {"decks": "1, or 2 with 7 or more players"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """RULES.md §4.5 (plus ``hands`` for the loss tally and ``next_dealer`` of §4.4)."""
+
+    variant: str = "100"
+    decks: int | None = None
+    floor_at_zero: bool = True
+    ace_high_99: int = 10
+    itoya_black_ace: str = "raise_only"
+    late_draw: str = "next_turn"
+    reverse_with_two_players: str = "no_effect"
+    match_format: str = "tokens"
+    tokens: int = 3
+    hands: int = 10
+    next_dealer: str = "next"
+
+
+OPTION_NAMES = tuple(Options.__dataclass_fields__)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def resolve_options(options: dict | Options | None, players: int | None = None) -> Options:
+    """Validate an options dict (RULES.md §4.5) into :class:`Options`.
+
+    >>> resolve_options({"variant": "98"}, 8).decks
+    2
+    """
+    if isinstance(options, Options):
+        return options
+    if not isinstance(options, (dict, type(None))):
+        raise OptionError("Options must be a mapping of option names to values")
+    given = dict(options or {})
+    given.pop("dealer", None)
+    count = given.pop("players", players)
+    if count is not None and (not _is_int(count) or not MIN_PLAYERS <= count <= MAX_PLAYERS):
+        raise OptionError("The adding games are for 2 to 8 players")
+    if players is not None and count != players:
+        raise OptionError(f"Option players is {count} but {players} players are listed")
+    unknown = sorted(set(given) - set(OPTION_NAMES))
+    if unknown:
+        raise OptionError(f"Unknown option {unknown[0]!r}; options are: {', '.join(OPTION_NAMES)}")
+    for name, allowed in CHOICES.items():
+        if name in given and not any(type(given[name]) is type(a) and given[name] == a for a in allowed):
+            raise OptionError(f"{name} must be one of: {', '.join(map(str, allowed))} (not {given[name]!r})")
+    if "floor_at_zero" in given and not isinstance(given["floor_at_zero"], bool):
+        raise OptionError(f"floor_at_zero must be true or false (not {given['floor_at_zero']!r})")
+    for name in ("tokens", "hands"):
+        if name in given and (not _is_int(given[name]) or not 1 <= given[name] <= 99):
+            raise OptionError(f"{name} must be a whole number from 1 to 99 (not {given[name]!r})")
+    decks = given.get("decks")
+    if decks is not None and (decks not in (1, 2) or isinstance(decks, bool)):
+        raise OptionError(f"decks must be 1 or 2 (not {decks!r})")
+    if decks is None and count is not None:
+        given["decks"] = 2 if count >= 7 else 1
+    return Options(**given)
+
+
+def _options_of(options) -> Options:
+    return options if isinstance(options, Options) else resolve_options(options)
+
+
+def target(options=None) -> int:
+    return TARGET[_options_of(options).variant]
+
+
+def hand_size(options=None) -> int:
+    """RULES.md §4.2: 3 cards, 4 in 98."""
+    return 4 if _options_of(options).variant == "98" else 3
+
+
+def effect(card, total: int, options=None) -> tuple[list[int], bool]:
+    """``(every total the card can make from total, reverses?)`` (RULES.md §4.3).
+
+    >>> effect("10H", 92, {"variant": "99"})
+    ([82, 102], False)
+    >>> effect("JS", 60, {"variant": "99itoya"})
+    ([70], True)
+    """
+    o = _options_of(options)
+    c = Card.parse(card)
+    r, s = c.rank, c.suit
+    black = s in "SC"
+    m = TARGET[o.variant]
+    face = {"A": 1, "J": 11, "Q": 12, "K": 13}.get(r) or int(r)
+
+    def minus(x):
+        return max(0, total - x) if o.floor_at_zero else total - x
+
+    if o.variant == "100":
+        table = {
+            "A": (list(range(0, 101)) if black else [total + 1]),
+            "2": [total * 2] if s == "S" else [total + 2],
+            "4": [total], "5": [minus(5)] if not black else [total + 5],
+            "10": [100], "J": [minus(10)], "Q": [0] if s == "H" else [total + 10], "K": [total],
+        }
+        return sorted(set(table.get(r, [total + face]))), r == "4"
+    if o.variant == "99":
+        table = {"A": [total + 1, total + o.ace_high_99], "4": [total], "9": [total],
+                 "10": [total + 10, minus(10)], "J": [total + 10], "Q": [total + 10], "K": [99]}
+        return sorted(set(table.get(r, [total + face]))), r == "4"
+    if o.variant == "99itoya":
+        if r == "A" and black:
+            low = total if o.itoya_black_ace == "raise_only" else 0
+            return list(range(max(low, 0), m + 1)) or [total], False
+        table = {"A": [total + 1], "3": [total], "4": [total], "9": [99], "10": [minus(10)],
+                 "J": [total + 10], "Q": [total + 10], "K": [total + 10]}
+        return sorted(set(table.get(r, [total + face]))), r == "J"
+    table = {"10": [minus(10)], "J": [total], "Q": [total], "K": [98]}  # 98
+    return sorted(set(table.get(r, [total + face]))), False
+
+
+def totals(card, total: int, options=None) -> set[int]:
+    """The set of totals ``card`` can make from ``total`` (DESIGN.md helper).
+
+    >>> sorted(totals("AH", 90, {"variant": "99"}))
+    [91, 100]
+    """
+    return set(effect(card, total, options)[0])
+
+
+def safe_totals(card, total: int, options=None) -> set[int]:
+    """The totals ``card`` can make without going over the target."""
+    m = target(options)
+    return {t for t in totals(card, total, options) if t <= m}
+
+
+# ---------------------------------------------------------------------------
+# The game
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class State:
+    options: Options
+    players: list[str]
+    dealer: int
+    hand: int = 1
+    total: int = 0
+    direction: int = 1
+    turn: int = 0
+    pile: list = field(default_factory=list)    # cards played since the pile last became the stock
+    stock: int = 0
+    played: int = 0                             # plays this hand
+    last: dict | None = None
+    losses: list = field(default_factory=list)
+    tokens: list = field(default_factory=list)
+    history: list = field(default_factory=list)
+    result: dict | None = None
+
+
+def start(players: list[str], options: dict | None = None) -> State:
+    """A new match; the player after the dealer plays first (RULES.md §4.2, D1)."""
+    players = _check_players(players)
+    opts = resolve_options(options, len(players))
+    dealer = (options or {}).get("dealer", players[0])
+    if dealer not in players:
+        raise OptionError(f"The dealer must be one of the players, not {dealer!r}")
+    n = len(players)
+    s = State(opts, players, players.index(dealer), losses=[0] * n,
+              tokens=[opts.tokens] * n if opts.match_format == "tokens" else [])
+    _new_hand(s, s.dealer)
+    return s
+
+
+def _check_players(players) -> list[str]:
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+        raise OptionError("Players must be a list of names")
+    names = [p.strip() for p in players]
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise OptionError("The adding games are for 2 to 8 players")
+    if any(not p for p in names) or len(set(names)) != len(names):
+        raise OptionError("Every player needs a name, and no two the same")
+    return names
+
+
+def active(state: State) -> list[int]:
+    """Seats still in the match (tokens left, or everyone in a loss tally)."""
+    if state.options.match_format != "tokens":
+        return list(range(len(state.players)))
+    return [i for i, t in enumerate(state.tokens) if t > 0]
+
+
+def _step(s: State, seat: int, direction: int) -> int:
+    """The next seat still in the match, going ``direction`` from ``seat``."""
+    n, live = len(s.players), set(active(s))
+    nxt = (seat + direction) % n
+    while nxt not in live:
+        nxt = (nxt + direction) % n
+    return nxt
+
+
+def _new_hand(s: State, dealer: int) -> None:
+    s.dealer = dealer
+    s.total, s.direction, s.pile, s.played = 0, 1, [], 0
+    s.turn = _step(s, dealer, 1)  # D1: the dealer's left plays first
+    s.stock = 52 * s.options.decks - len(active(s)) * hand_size(s.options)
+
+
+def sides(state: State) -> list[list[str]]:
+    return [[p] for p in state.players]
+
+
+def to_act(state: State) -> int | None:
+    return None if state.result is not None else state.turn
+
+
+def expects(state: State) -> list[str]:
+    if state.result is not None:
+        return []
+    return ["play", "lose", "tally"] if state.played == 0 else ["play", "lose"]
+
+
+def apply(state: State, move: dict) -> State:
+    """Apply one move and return the new state; ``state`` itself is never changed."""
+    if not isinstance(move, dict):
+        raise InvalidMove("A move must be a mapping with a 'type'")
+    kind = move.get("type")
+    handler = _MOVES.get(kind)
+    if handler is None:
+        raise InvalidMove(f"Unknown move type {kind!r}; moves are: {', '.join(_MOVES)}")
+    if state.result is not None:
+        raise IllegalMove("The match is over.")
+    if kind not in expects(state):
+        raise IllegalMove("A hand can be tallied only before its first card.")
+    who = move.get("player")
+    if who is not None and kind == "play":
+        if who not in state.players:
+            raise InvalidMove(f"{who!r} is not playing in this game")
+        if state.players.index(who) != state.turn:
+            raise IllegalMove(f"It is {state.players[state.turn]}'s turn, not {who}'s.")
+    new = copy.deepcopy(state)
+    handler(new, move)
+    return new
+
+
+def _in_pile(s: State, card: str) -> bool:
+    """RULES.md §4.8: with one pack a card can't be seen twice (two with two packs)."""
+    return s.pile.count(card) >= s.options.decks
+
+
+def _announced(move: dict) -> int | None:
+    value = move.get("total")
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise InvalidMove(f"The announced total must be a number, not {value!r}") from None
+
+
+def _play(s: State, move: dict) -> None:
+    if "card" not in move:
+        raise InvalidMove("The move needs a 'card'")
+    card = str(Card.parse(move["card"]))
+    name = s.players[s.turn]
+    if _in_pile(s, card):
+        raise IllegalMove(f"{card} is already on the pile: {'both copies are' if s.options.decks == 2 else 'it is'} "
+                          f"out of play until the pile is turned over (100/99/98 4.8).")
+    reachable, reverse = effect(card, s.total, s.options)
+    said = _announced(move)
+    if said is None:
+        if len(reachable) > 1:
+            raise AmbiguousMove(f"{card} gives a choice: which total did {name} announce? "
+                                f"{_range_words(reachable)}.", options=reachable)
+        said = reachable[0]
+    elif said not in reachable:
+        if len(reachable) == 1:
+            raise IllegalMove(f"{card} on {s.total} makes {reachable[0]}, not {said}.")
+        raise IllegalMove(f"{card} on {s.total} can make {_range_words(reachable)}, not {said}.")
+    s.pile.append(card)
+    s.played += 1
+    before = s.total
+    s.total = said
+    m = target(s.options)
+    s.last = {"player": name, "card": card, "from": before, "total": said, "reverse": reverse,
+              "choice": len(reachable) > 1, "bust": said > m}
+    if said > m:  # RULES.md §4.2: over the target loses the hand
+        _lose(s, s.turn, f"{name} played {card}: {before} → {said}, over {m}", verified=True, bust=card)
+        return
+    _draw(s)
+    if reverse:
+        s.direction = -s.direction
+    s.turn = _next_turn(s, reverse)
+
+
+def _range_words(values: list[int]) -> str:
+    if len(values) > 3 and values == list(range(values[0], values[-1] + 1)):
+        return f"any total from {values[0]} to {values[-1]}"
+    return " or ".join(map(str, values))
+
+
+def _next_turn(s: State, reversed_now: bool) -> int:
+    if len(active(s)) == 2 and reversed_now and s.options.reverse_with_two_players == "same_player_again":
+        return s.turn  # D3 option: the same player plays again
+    return _step(s, s.turn, s.direction)
+
+
+def _draw(s: State) -> None:
+    """The player refills from the stock; an empty stock is the pile but its top card (D4)."""
+    if s.stock == 0:
+        s.stock, s.pile = len(s.pile) - 1, s.pile[-1:]
+    if s.stock > 0:
+        s.stock -= 1
+
+
+def _lose_move(s: State, move: dict) -> None:
+    who = move.get("player", s.players[s.turn])
+    if who not in s.players:
+        raise InvalidMove(f"{who!r} is not playing in this game")
+    seat = s.players.index(who)
+    if seat != s.turn:
+        raise IllegalMove(f"Only the player to act can say they can't go: it is {s.players[s.turn]}'s turn.")
+    shown = move.get("hand")
+    if shown in (None, []):
+        _lose(s, seat, f"{who} could not go (hand not shown)", verified=False)
+        return
+    if not isinstance(shown, list):
+        raise InvalidMove("'hand' is a list of the cards shown")
+    cards = [str(Card.parse(c)) for c in shown]
+    size = hand_size(s.options)
+    if len(cards) > size:
+        raise IllegalMove(f"A hand holds {size} cards, not {len(cards)}.")
+    for c in cards:
+        if _in_pile(s, c) or cards.count(c) > s.options.decks:
+            raise IllegalMove(f"{c} can't be in {who}'s hand: it is already on the pile.")
+    for c in cards:
+        ok = safe_totals(c, s.total, s.options)
+        if ok:
+            raise IllegalMove(f"{who} can go: {c} on {s.total} makes {_range_words(sorted(ok))} "
+                              f"(not over {target(s.options)}). Not a loss (100/99/98 4.2).")
+    _lose(s, seat, f"{who} could not go: every card shown goes over {target(s.options)} "
+                   f"({' '.join(cards)} on {s.total})", verified=True, shown=cards)
+
+
+def _lose(s: State, seat: int, reason: str, verified: bool, bust: str | None = None,
+          shown: list | None = None) -> None:
+    name = s.players[seat]
+    s.losses[seat] += 1
+    if s.tokens:
+        s.tokens[seat] -= 1
+    s.history.append({"deal": s.hand, "hand": s.hand, "loser": name, "reason": reason, "verified": verified,
+                      "total": s.total, "bust": bust, "shown": shown, "tallied": False,
+                      "points": {p: int(p == name) for p in s.players},
+                      "eliminated": bool(s.tokens) and s.tokens[seat] == 0})
+    if bust is None:
+        s.last = {"player": name, "lost": True, "reason": reason}
+    _after_hand(s, seat)
+
+
+def _after_hand(s: State, loser: int) -> None:
+    o = s.options
+    live = active(s)
+    if o.match_format == "tokens" and len(live) == 1:
+        winner = s.players[live[0]]
+        s.result = {"winners": [winner], "losers": [p for p in s.players if p != winner], "draw": False}
+        return
+    if o.match_format == "loss_tally" and s.hand >= o.hands:
+        fewest = min(s.losses)
+        winners = [p for p, x in zip(s.players, s.losses) if x == fewest]
+        s.result = {"winners": winners, "losers": [p for p in s.players if p not in winners],
+                    "draw": len(winners) > 1}
+        return
+    s.hand += 1
+    if o.next_dealer == "loser" and loser in live:
+        dealer = loser
+    else:
+        dealer = _step(s, s.dealer, 1)  # D9: the next player clockwise still in
+    _new_hand(s, dealer)
+
+
+def _tally(s: State, move: dict) -> None:
+    """A whole hand from its end: who lost (DESIGN.md tally)."""
+    loser = move.get("loser")
+    if loser not in s.players:
+        raise InvalidMove(f"'loser' must name a player: {', '.join(s.players)}")
+    seat = s.players.index(loser)
+    if seat not in active(s):
+        raise IllegalMove(f"{loser} is out of the match.")
+    _lose(s, seat, f"{loser} lost the hand (tallied)", verified=False)
+    s.history[-1]["tallied"] = True
+
+
+_MOVES = {"play": _play, "lose": _lose_move, "tally": _tally}
+
+
+# ---------------------------------------------------------------------------
+# Reading the state
+# ---------------------------------------------------------------------------
+
+
+def view(state: State) -> dict:
+    """A JSON-ready summary (DESIGN.md view keys for hundred, and what the app shows)."""
+    s, names = state, state.players
+    o = s.options
+    counts = {c: s.pile.count(c) for c in set(s.pile)}
+    return {
+        "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.hand,
+        "hand": s.hand, "to_act": None if s.result else names[s.turn], "expects": expects(s),
+        "history": copy.deepcopy(s.history), "result": copy.deepcopy(s.result), "options": asdict(o),
+        "variant": o.variant, "title": VARIANT_TITLES[o.variant], "target": target(o),
+        "total": s.total, "direction": s.direction, "last": copy.deepcopy(s.last),
+        "losses": dict(zip(names, s.losses)),
+        "tokens": dict(zip(names, s.tokens)) if s.tokens else None,
+        "eliminated": [p for i, p in enumerate(names) if i not in active(s)],
+        "order": [names[i] for i in _order(s)],
+        "stock": s.stock, "pile": len(s.pile), "hand_size": hand_size(o),
+        "seen": sorted(c for c, k in counts.items() if k >= o.decks),
+        "pack": [str(c) for c in PACK_52],
+    }
+
+
+def _order(s: State) -> list[int]:
+    """The players still in, from the one to act, in the current direction."""
+    live = active(s)
+    if s.result is not None or not live:
+        return live
+    out, seat = [s.turn], s.turn
+    for _ in range(len(live) - 1):
+        seat = _step(s, seat, s.direction)
+        out.append(seat)
+    return out
+
+
+def dump(state: State) -> dict:
+    """The state as plain JSON data; ``load(dump(s)) == s``."""
+    return asdict(state)
+
+
+def load(data: dict) -> State:
+    """Rebuild a state from :func:`dump`'s output."""
+    d = copy.deepcopy(data)
+    try:
+        return State(**{**d, "options": Options(**d["options"])})
+    except (TypeError, KeyError) as e:
+        raise ValueError(f"Not an adding-game state: {e}") from None
+
+
+def narrate(state: State, move: dict) -> str:
+    """One move in words for the log, from the state it led to."""
+    kind = move.get("type")
+    if kind in ("lose", "tally") or (kind == "play" and (state.last or {}).get("bust")):
+        h = state.history[-1]
+        return f"Hand {h['hand']}: {h['reason']}; {h['loser']} loses the hand"
+    last = state.last or {}
+    text = f"{last.get('player')} played {last.get('card')}: {last.get('from')} → {last.get('total')}"
+    if last.get("reverse"):
+        text += ", direction reversed"
+    return text
