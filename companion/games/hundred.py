@@ -362,6 +362,28 @@ def _play(s: State, move: dict) -> None:
     s.turn = _next_turn(s, reverse)
 
 
+def confirm_needed(state: State, move: dict) -> str | None:
+    """What to ask before a play that goes over the target (the app confirms it), or None.
+
+    >>> s = start(["A", "B"], {"variant": "98"})
+    >>> confirm_needed(apply(s, {"type": "play", "card": "KS"}), {"type": "play", "card": "2H"})
+    '2H on 98 makes 100, over 98: A loses the hand.'
+    """
+    if state.result is not None or move.get("type") != "play":
+        return None
+    try:
+        reachable = effect(move["card"], state.total, state.options)[0]
+        said = _announced(move)
+    except (KeyError, ValueError):
+        return None  # not a valid play: apply() says why
+    m = target(state.options)
+    made = [said] if said is not None else reachable
+    if said is not None and said not in reachable or min(made) <= m:
+        return None
+    card = str(Card.parse(move["card"]))
+    return f"{card} on {state.total} makes {_range_words(made)}, over {m}: {state.players[state.turn]} loses the hand."
+
+
 def _range_words(values: list[int]) -> str:
     if len(values) > 3 and values == list(range(values[0], values[-1] + 1)):
         return f"any total from {values[0]} to {values[-1]}"

@@ -13,7 +13,7 @@ from companion.views.common import is_referee, load_game, store
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
 
 # Form fields that are not part of the move itself.
-_NOT_MOVE = {"csrf_token", "version"}
+_NOT_MOVE = {"csrf_token", "version", "confirm"}
 
 
 def board_context(row: dict, **extra) -> dict:
@@ -22,7 +22,7 @@ def board_context(row: dict, **extra) -> dict:
     g.spanish_names = bool(view.get("options", {}).get("spanish_names"))
     return {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
             "referee": is_referee(row["id"]), "version": row["version"], "error": None,
-            "choice": None, "notice": None, "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
+            "choice": None, "confirm": None, "notice": None, "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
 
 
 def move_from_form(form) -> dict:
@@ -81,6 +81,11 @@ def move(game_id: str):
     rules = games.get(row["game"])
     before = rules.view(row["state"])
     the_move = move_from_form(request.form)
+    # A move that ends the hand for its player is confirmed first (the game says which).
+    ask = getattr(rules, "confirm_needed", None)
+    message = ask(row["state"], the_move) if ask and request.form.get("confirm") != "1" else None
+    if message:
+        return _answer(row, before, 200, confirm={"move": the_move, "message": message})
     try:
         version, state = store().play(game_id, _version(), the_move)
     except Conflict:

@@ -1,0 +1,69 @@
+"""The adding games' page through the view layer: totals, choices, the bust confirm,
+a checked "can't go", tokens (RULES.md §4)."""
+
+import re
+
+PLAYERS = ("Ann", "Ben", "Cat")
+
+
+def new_hundred(client, players=PLAYERS, **options):
+    form = {"game": "hundred", "dealer": str(len(players) - 1), "variant": "100", "ace_high_99": "10",
+            "itoya_black_ace": "raise_only", "late_draw": "next_turn", "reverse_with_two_players": "no_effect",
+            "match_format": "tokens", "tokens": "3", "hands": "10", "next_dealer": "next", "floor_at_zero": "y"}
+    form |= {f"player{i}": name for i, name in enumerate(players)} | options
+    response = client.post("/games/new", data=form)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return re.search(r"/games/([\w-]+)", response.headers["Location"]).group(1)
+
+
+def post(client, game_id, **move):
+    version = client.get(f"/api/games/{game_id}").get_json()["version"]
+    return client.post(f"/games/{game_id}/moves", data={"version": version, **move}, headers={"HX-Request": "true"})
+
+
+def api_view(client, game_id):
+    return client.get(f"/api/games/{game_id}").get_json()["view"]
+
+
+def test_ad01_through_the_page(client):
+    """RULES.md §4.6 AD-01..AD-01d: totals and the reversed order on the page."""
+    game_id = new_hundred(client)
+    for card, total in (("8H", 8), ("10D", 100), ("4C", 100), ("5H", 95)):
+        body = post(client, game_id, type="play", card=card).get_data(as_text=True)
+        assert f'<span class="now">{total}</span>' in body
+    assert "↺" in body and api_view(client, game_id)["to_act"] == "Ann"
+
+
+def test_black_ace_opens_a_number_pad_and_a_wrong_total_is_refused(client):
+    """RULES.md §4.3 (100: a black ace sets any value 0-100) and §4.8 wrong announcements."""
+    game_id = new_hundred(client)
+    body = post(client, game_id, type="play", card="AS").get_data(as_text=True)
+    assert 'type="number"' in body and 'min="0" max="100"' in body
+    assert post(client, game_id, type="play", card="AS", total="42").status_code == 200
+    refused = post(client, game_id, type="play", card="7H", total="50")
+    assert refused.status_code == 422 and "makes 49, not 50" in refused.get_data(as_text=True)
+    assert api_view(client, game_id)["total"] == 42
+
+
+def test_a_bust_is_confirmed_before_it_is_recorded(client):
+    """RULES.md §4.2: over the target loses the hand; the app asks first."""
+    game_id = new_hundred(client)
+    post(client, game_id, type="play", card="10D")  # Ann: 100
+    asked = post(client, game_id, type="play", card="9S").get_data(as_text=True)
+    assert "over 100: Ben loses the hand" in asked
+    assert api_view(client, game_id)["total"] == 100  # nothing recorded yet
+    done = client.post(f"/games/{game_id}/moves", headers={"HX-Request": "true"},
+                       data={"version": 1, "type": "play", "card": "9S", "confirm": "1"}).get_data(as_text=True)
+    assert "Ben loses the hand" in done and api_view(client, game_id)["tokens"]["Ben"] == 2
+
+
+def test_cant_go_is_checked_against_the_hand_shown(client):
+    """RULES.md §4.8: a loss claim with a safe card is refused, naming it; a true one counts."""
+    game_id = new_hundred(client)
+    post(client, game_id, type="play", card="10D")  # 100
+    refused = client.post(f"/games/{game_id}/moves", headers={"HX-Request": "true"},
+                          data={"version": 1, "type": "lose", "hand[]": ["6S", "KH", "9C"]})
+    assert refused.status_code == 422 and "KH on 100 makes 100" in refused.get_data(as_text=True)
+    ok = client.post(f"/games/{game_id}/moves", headers={"HX-Request": "true"},
+                     data={"version": 1, "type": "lose", "hand[]": ["6S", "8H", "9C"]})
+    assert ok.status_code == 200 and api_view(client, game_id)["history"][0]["verified"] is True
