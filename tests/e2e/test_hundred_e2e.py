@@ -59,3 +59,34 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     view = engine_view(page, base_url, game_id)
     assert view["tokens"] == {"Ann": 3, "Ben": 2, "Cat": 3} and view["history"][0]["verified"]
     assert "Ben loses the hand" in page.inner_text("#live")
+
+
+def test_every_game_page_passes_an_accessibility_scan(page, base_url):
+    """axe on the new-game form and the first screen of Tute, Tantony and 100, and on
+    pages with their choice panels open (a cante, a gift, a black ace)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    for game, names, first, panel in (
+        ("tute", ["Ann", "Ben", "Cat", "Dan"], ["5D", "7S", "AS", "KS", "4S"], "#live .choice"),
+        ("tantony", ["Nan", "Eve", "Sam", "Wes"], ["9D", "3D", "7D", "10D"], "#live .choice"),
+        ("hundred", ["Ann", "Ben", "Cat"], ["AS"], "#live .choice"),
+    ):
+        page.goto(base_url + "/games/new")
+        page.select_option("#game", game)
+        page.wait_for_selector(f"#player{len(names) - 1}")
+        for i, name in enumerate(names):
+            page.fill(f"#player{i}", name)
+        results = axe.run(page)
+        assert results.violations_count == 0, results.generate_report()
+        page.click("button[type=submit].primary")
+        page.wait_for_url(re.compile(r"/games/[\w-]+$"))
+        results = axe.run(page)
+        assert results.violations_count == 0, (game, results.generate_report())
+        for code in first:
+            before = version(page)
+            page.click(f"#pick-{code}")
+            settle(page, before)
+        page.wait_for_selector(panel)
+        results = axe.run(page)
+        assert results.violations_count == 0, (game, results.generate_report())
