@@ -562,6 +562,12 @@ def _cante_refusal(s: State, suit: str) -> str | None:
             return f"{name} can't sing {suit}: {card} is in {s.players[holder]}'s hand ({_why_known(s, holder, card)})."
     if any(d["seat"] == seat and d["suit"] == suit for d in s.declarations):
         return f"{name} already sang {suit} this deal."
+    # Both cards must fit in the hand beside the cards already known to be there.
+    left = hand_size(s) - len(s.tricks)
+    held = set(s.known[seat]) | {f"K{suit}", f"Q{suit}"}
+    if len(held) > left:
+        return (f"{name} can't sing {suit}: {name} has only {left} card{'s' if left != 1 else ''} left"
+                + (f", and {' '.join(s.known[seat])} among them" if s.known[seat] else "") + " (Tute 2.5).")
     if suit == s.trump and any(d["seat"] == seat and d["points"] == CANTE for d in s.declarations):
         return (f"{name} sang a 20 earlier while holding the trump king and queen, so "
                 f"can't sing the 40 this deal (Tute 2.5, lock rule).")
@@ -655,8 +661,14 @@ def _tally(s: State, move: dict) -> None:
     won = None
     if tricks_taken is not None:
         if not isinstance(tricks_taken, dict) or set(tricks_taken) != set(names) or \
-                sum(tricks_taken.values()) != hand_size(s):
+                not all(_is_int(v) and v >= 0 for v in tricks_taken.values()):
+            raise InvalidMove(f"'tricks' maps each player to the number of tricks they took: {', '.join(names)}")
+        if sum(tricks_taken.values()) != hand_size(s):
             raise IllegalMove(f"'tricks' must give each player's tricks, adding up to {hand_size(s)}.")
+        # Card points, cantes and the last trick all come from tricks won (Tute 2.11 point check).
+        empty = [p for p in names if tricks_taken[p] == 0 and (points[p] or cantes.get(p) or p == last)]
+        if empty:
+            raise IllegalMove(f"{_and(empty)} took no trick, so can't have card points, cantes or the last trick.")
         won = [tricks_taken[p] for p in names]
     _score_deal(s, [points[p] for p in names], [sum(cantes.get(p, [])) for p in names], won,
                 names.index(last), tallied=True)

@@ -1,0 +1,896 @@
+"""Tute Cabrón rules, one test (or parametrized group) per rule of RULES.md §2.
+
+Each test names its section in its docstring. The TU-xx vectors are in
+test_tute_vectors.py; this file pins the ambiguity resolutions B1 to B11, the options
+(2.8), what the referee can check at once with known cards (2.11), the tally, and the
+engine contract (apply never changes its input, turns, the pack).
+
+Deals are played from real hands: every scripted card is first checked against
+``legal_plays`` of the player's true hand, unless the test is about a revoke.
+"""
+
+import copy
+
+import pytest
+
+from companion.games import IllegalMove, InvalidMove, OptionError, tute as T
+
+NAMES3 = ["P1", "P2", "P3"]
+NAMES4 = ["P1", "P2", "P3", "P4"]
+NAMES5 = ["P1", "P2", "P3", "P4", "P5"]
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+class Table:
+    """A deal with known hands, moved through the engine card by card."""
+
+    def __init__(self, hands, dealer, turned=None, options=None):
+        names = list(hands)
+        self.hands = {p: list(h) for p, h in hands.items()}
+        cards = [c for h in self.hands.values() for c in h]
+        assert len(cards) == len(set(cards)) == len(T.pack(len(names)))
+        assert {len(h) for h in self.hands.values()} == {T.HAND_SIZE[len(names)]}
+        self.turned = turned
+        self.state = T.start(names, {"dealer": dealer, **(options or {})})
+        if turned is not None:
+            assert turned in self.hands[dealer]
+            self.state = T.apply(self.state, {"type": "trump", "card": turned})
+
+    @property
+    def actor(self):
+        return T.view(self.state)["to_act"]
+
+    def legal(self):
+        return T.legal_plays(self.hands[self.actor], [c for _, c in self.state.trick], self.state.trump,
+                             self.state.options)
+
+    def play(self, *cards, check=True):
+        for card in cards:
+            who = self.actor
+            assert card in self.hands[who], (who, card)
+            if check:
+                assert card in self.legal(), (who, card, sorted(self.legal()))
+            before = T.dump(self.state)
+            new = T.apply(self.state, {"type": "play", "card": card, "player": who})
+            assert T.dump(self.state) == before  # apply never changes its input
+            self.hands[who].remove(card)
+            self.state = new
+
+    def declare(self, suit):
+        who = self.actor
+        assert f"K{suit}" in self.hands[who] and f"Q{suit}" in self.hands[who]
+        before = T.dump(self.state)
+        new = T.apply(self.state, {"type": "declare", "suit": suit, "player": who})
+        assert T.dump(self.state) == before
+        self.state = new
+
+    def lowest(self):
+        """The weakest legal card; the turned trump is kept to the end when possible."""
+        return min(self.legal(), key=lambda c: (c == self.turned, T.STRENGTH[c[:-1]], "SHDC".index(c[-1])))
+
+    def finish(self):
+        """Play the deal out with the weakest legal card each turn; return its history record."""
+        deal = self.state.deal
+        while self.state.deal == deal and self.state.result is None:
+            self.play(self.lowest())
+        return self.state.history[-1]
+
+    def refused(self, move, error=IllegalMove, match=None):
+        before = T.dump(self.state)
+        with pytest.raises(error, match=match) as err:
+            T.apply(self.state, move)
+        assert T.dump(self.state) == before
+        return err.value
+
+
+def tally(state, points, last, marriages=None, **extra):
+    return T.apply(state, {"type": "tally", "card_points": points, "last_trick": last,
+                           "marriages": marriages or {}, **extra})
+
+
+#: 4 players, P4 deals and turns 4D (trump D), P1 leads; P2 holds KS QS KD QD.
+FOUR = {
+    "P1": "AS 3S 7S JS 2C 4C 5H 6H 7D JD".split(),
+    "P2": "KS QS KD QD AC 3C 3H 2H 2S 4S".split(),
+    "P3": "5S 6S KC QC JC 7C KH AH 4H JH".split(),
+    "P4": "AD 3D 2D 5D 6D 4D 5C 6C QH 7H".split(),
+}
+
+#: 4 players, P4 deals and turns 4D, its only trump. Trick 1: 7D AD 2D 4D (P2 wins and
+#: sings D); trick 2: KH QH KC QC, two in-trick cantes for P2.
+CANTES = {
+    "P1": "7D QC AS 3S JS 7S AC 3C JC 7C".split(),
+    "P2": "AD KH AH 3H 4H 2H 3D KD QD 4S".split(),
+    "P3": "QH JH 7H 6H 5H 2D 5D 6D JD 2S".split(),
+    "P4": "4D KC KS QS 6S 5S 6C 5C 4C 2C".split(),
+}
+
+#: 3 players, P3 deals, P1 leads. Each holds one whole suit but for three clubs, so the
+#: only K+Q that can meet in one trick is KC (P1) with QC (P2).
+SUITED = {
+    "P1": "AH 3H KH QH JH 7H 6H 5H 4H KC 4C 5C".split(),
+    "P2": "AD 3D KD QD JD 7D 6D 5D 4D QC 6C 7C".split(),
+    "P3": "AS 3S KS QS JS 7S 6S 5S 4S AC 3C JC".split(),
+}
+
+
+# ---------------------------------------------------------------------------
+# B1-B3: the follow rules (2.4)
+# ---------------------------------------------------------------------------
+
+FOLLOW_CASES = [
+    # (what, trick, hand, trump, legal)
+    ("must follow suit", ["7S"], ["4S", "AC", "5D"], "D", {"4S"}),
+    ("must head when able", ["7S"], ["JS", "4S", "5D"], "D", {"JS"}),
+    ("any higher card heads", ["4S"], ["AS", "3S", "2S"], "D", {"AS", "3S"}),
+    ("head the best card, not the led one", ["4S", "KS"], ["QS", "3S", "AS"], "D", {"3S", "AS"}),
+    ("cannot head: any card of the suit", ["3S"], ["KS", "QS", "AC"], "D", {"KS", "QS"}),
+    ("void: must trump", ["7S"], ["AC", "2D"], "D", {"2D"}),
+    ("void, trick trumped: must overtrump", ["7S", "5D"], ["6D", "4D", "AC"], "D", {"6D"}),
+    ("void in suit and trumps: anything", ["7S"], ["AC", "2H"], "D", {"AC", "2H"}),
+    ("trumps led: follow and head", ["5D"], ["6D", "4D", "AS"], "D", {"6D"}),
+    ("no trump yet: void means anything", ["7S"], ["AD", "2H"], None, {"AD", "2H"}),
+    ("whoever is winning: heading a trick the leader wins", ["JS", "2S"], ["7S", "KS"], "D", {"KS"}),
+]
+
+
+@pytest.mark.parametrize("what,trick,hand,trump,legal", FOLLOW_CASES, ids=[c[0] for c in FOLLOW_CASES])
+def test_B1_follow_rules(what, trick, hand, trump, legal):
+    """RULES.md 2.10 B1, 2.4: the standard Tute obligations fill the seed's empty list."""
+    assert T.legal_plays(hand, trick, trump) == legal
+
+
+def test_B1_must_head_option():
+    """RULES.md 2.4/2.8 must_head=false: plain follow suit, else trump."""
+    off = {"must_head": False}
+    assert T.legal_plays(["3S", "2S", "AC", "5D"], ["7S"], "D", off) == {"3S", "2S"}  # TU-01 relaxed
+    assert T.legal_plays(["AD", "2D", "3S"], ["7D"], "D", off) == {"AD", "2D"}  # TU-07 relaxed
+    assert T.legal_plays(["AC", "5D", "2D"], ["7S"], "D", off) == {"5D", "2D"}  # still must trump
+    assert T.legal_plays(["AS", "2H"], ["7S"], None, off) == {"AS"}  # still must follow
+
+
+@pytest.mark.parametrize("undertrump,legal", [(True, {"4D", "2D"}), (False, {"AC", "4D", "2D"})])
+def test_B2_undertrump_option(undertrump, legal):
+    """RULES.md 2.10 B2 (TU-05): unable to overtrump, a void player must still trump unless
+    undertrump_required is false."""
+    assert T.legal_plays(["AC", "4D", "2D"], ["7S", "5D"], "D", {"undertrump_required": undertrump}) == legal
+
+
+@pytest.mark.parametrize("undertrump", [True, False])
+def test_B2_overtrump_is_required_either_way(undertrump):
+    """RULES.md 2.10 B2, 2.4 (TU-06): the option only frees a player who cannot overtrump."""
+    options = {"undertrump_required": undertrump}
+    assert T.legal_plays(["3D", "2D", "AC"], ["7S", "5D"], "D", options) == {"3D"}
+
+
+@pytest.mark.parametrize("undertrump", [True, False])
+def test_B2_undertrump_through_the_engine(undertrump):
+    """RULES.md 2.10 B2: P3 leads KC, P4 trumps with AD; P1, void in clubs with only 7D and JD,
+    discards 6H. A revoke (flagged by the end of the deal) only when undertrump_required."""
+    t = Table(FOUR, dealer="P4", turned="4D", options={"undertrump_required": undertrump})
+    t.play("2C", "3C", "7C", "5C")  # P2 wins
+    t.play("AC", "JC", "6C", "4C")  # P2 wins; P1 and P4 are now void in clubs
+    t.play("2H", "AH", "QH", "5H")  # P3 wins
+    t.play("KC", "AD")
+    assert ("6H" in t.legal()) is not undertrump
+    assert t.legal() >= {"7D", "JD"}
+    t.play("6H", check=False)
+    t.play("QD" if undertrump else "2S")  # P2, void too, obeys the same rule
+    h = t.finish()
+    flagged = [(r["player"], r["trick"], r["card"]) for r in h["revokes"]]
+    assert flagged == ([("P1", 4, "6H")] if undertrump else [])
+
+
+def test_B3_no_heading_after_the_trick_is_trumped():
+    """RULES.md 2.10 B3 (TU-03): once trumped, any card of the led suit will do."""
+    assert T.legal_plays(["3S", "2S", "4D"], ["7S", "2D"], "D") == {"3S", "2S"}
+    assert T.legal_plays(["AS", "JS"], ["KS", "2D", "QS"], "D") == {"AS", "JS"}
+
+
+def test_B3_heading_still_applies_when_trumps_are_led():
+    """RULES.md 2.4: when trumps are led, L = t, so following means beating the best trump."""
+    assert T.legal_plays(["AD", "2D", "3S"], ["7D", "3D"], "D") == {"AD"}  # TU-08
+
+
+def test_B3_through_the_engine():
+    """RULES.md 2.10 B3: P1 follows spades low after P4 trumped; no revoke is flagged."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("2C", "3C", "7C", "5C")  # P2 wins, leads
+    t.play("4S", "6S", "2D")  # P4 void in spades trumps
+    assert t.legal() == {"AS", "3S", "7S", "JS"}
+    t.play("7S")
+    assert T.view(t.state)["revokes"] == []
+
+
+# ---------------------------------------------------------------------------
+# B4, B5: deal outcomes (2.6)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("totals,last,losers", [
+    ({"P1": 101, "P2": 110, "P3": 10, "P4": 9}, "P2", ["P3", "P4"]),
+    ({"P1": 20, "P2": 105, "P3": 101, "P4": 4}, "P1", ["P1", "P4"]),
+    ({"P1": 101, "P2": 0, "P3": 101, "P4": 8, "P5": 0}, "P3", ["P2", "P4", "P5"]),
+], ids=["4p", "4p-others", "5p"])
+def test_B4_two_players_over_100_both_win(totals, last, losers):
+    """RULES.md 2.10 B4: every player with 101 or more wins; all the others lose."""
+    assert T.deal_outcome(totals, last)["losers"] == losers
+
+
+def test_B4_win_threshold_option():
+    """RULES.md 2.8 win_threshold (default 101), 4-5 players."""
+    totals = {"P1": 101, "P2": 19, "P3": 10, "P4": 0}
+    assert T.deal_outcome(totals, "P1")["losers"] == ["P2", "P3", "P4"]
+    assert T.deal_outcome(totals, "P1", {"win_threshold": 120})["losers"] == ["P1"]
+    assert T.deal_outcome({"P1": 100, "P2": 20, "P3": 10, "P4": 0}, "P2")["losers"] == ["P1"]
+
+
+def test_B4_through_a_tally():
+    """RULES.md 2.10 B4 with marriage points: 101 reached with a cante counts."""
+    state = T.start(NAMES4)
+    state = tally(state, {"P1": 51, "P2": 61, "P3": 4, "P4": 4}, "P1", {"P1": [40], "P2": [20, 20]})
+    assert state.history[-1]["points"] == {"P1": 101, "P2": 101, "P3": 4, "P4": 4}
+    assert state.history[-1]["losers"] == ["P3", "P4"]
+    assert state.losses == [0, 0, 1, 1]
+
+
+@pytest.mark.parametrize("option,last,losers", [
+    (None, "P2", ["P1", "P2", "P3"]),
+    ("all_lose", "P2", ["P1", "P2", "P3"]),
+    ("last_trick_rule", "P2", ["P2"]),
+    ("last_trick_rule", "P3", ["P3"]),
+    ("no_loser", "P2", []),
+])
+def test_B5_triple_tie(option, last, losers):
+    """RULES.md 2.10 B5, 2.6: 70-70-70 with 3 players; option triple_tie."""
+    options = {} if option is None else {"triple_tie": option}
+    totals = {"P1": 70, "P2": 70, "P3": 70}
+    assert T.deal_outcome(totals, last, options)["losers"] == losers
+    # Through the engine: 130 + 40 + 20 + 20 = 210 (TU-48).
+    state = T.start(NAMES3, options)
+    points = {"P1": 30, "P2": 30, "P3": 30}
+    points[last] = 60
+    others = [p for p in NAMES3 if p != last]
+    state = tally(state, points, last, {others[0]: [40], others[1]: [20, 20]})
+    assert state.history[-1]["points"] == totals
+    assert state.history[-1]["losers"] == losers
+    assert state.losses == [1 if p in losers else 0 for p in NAMES3]
+
+
+def test_B5_other_3p_ties():
+    """RULES.md 2.6: a tied pair below loses nothing (the third loses); a tied pair above both lose."""
+    assert T.deal_outcome({"P1": 35, "P2": 60, "P3": 35}, "P1")["losers"] == ["P2"]
+    assert T.deal_outcome({"P1": 30, "P2": 50, "P3": 50}, "P1")["losers"] == ["P2", "P3"]
+
+
+@pytest.mark.parametrize("totals,last,loser", [
+    ({"P1": 40, "P2": 40, "P3": 40, "P4": 10}, "P4", "P1"),
+    ({"P1": 40, "P2": 40, "P3": 40, "P4": 10}, "P1", "P1"),
+    ({"P1": 40, "P2": 10, "P3": 40, "P4": 40}, "P2", "P3"),
+    ({"P1": 45, "P2": 20, "P3": 20, "P4": 0, "P5": 45}, "P2", "P5"),
+])
+def test_2_6_ties_for_highest(totals, last, loser):
+    """RULES.md 2.6 step 3: the tied player who took the last trick, else the first tied
+    player after the last-trick winner in play order."""
+    assert T.deal_outcome(totals, last)["losers"] == [loser]
+
+
+def test_2_8_no_trick_loses_and_over_100_loses():
+    """RULES.md 2.8: ludoteka's extra rules, off by default."""
+    totals = {"P1": 60, "P2": 40, "P3": 30, "P4": 0}
+    taken = {"P1": 5, "P2": 3, "P3": 2, "P4": 0}
+    assert T.deal_outcome(totals, "P1", None, taken)["losers"] == ["P1"]
+    assert T.deal_outcome(totals, "P1", {"no_trick_loses": True}, taken)["losers"] == ["P1", "P4"]
+    three = {"P1": 110, "P2": 40, "P3": 20}
+    assert T.deal_outcome(three, "P1")["losers"] == ["P2"]
+    assert T.deal_outcome(three, "P1", {"over_100_loses": True})["losers"] == ["P1"]
+
+
+# ---------------------------------------------------------------------------
+# B6, B7, B9: what the totals contain; cantes in one trick
+# ---------------------------------------------------------------------------
+
+
+def cantes_game():
+    t = Table(CANTES, dealer="P4", turned="4D")
+    t.play("7D", "AD", "2D", "4D")
+    assert T.view(t.state)["last_trick"]["winner"] == "P2"
+    t.declare("D")
+    t.play("KH", "QH", "KC", "QC")
+    return t
+
+
+def test_B7_two_marriages_in_one_trick_both_score():
+    """RULES.md 2.10 B7 (TU-25 through the engine): KH QH KC QC gives the KH player 20 + 20."""
+    t = cantes_game()
+    v = T.view(t.state)
+    assert v["last_trick"]["winner"] == "P2"
+    assert v["last_trick"]["marriages"] == [{"suit": "H", "points": 20}, {"suit": "C", "points": 20}]
+    assert v["cantes"] == {"P1": 0, "P2": 40 + 40, "P3": 0, "P4": 0}
+
+
+def test_B6_totals_are_cards_last_trick_and_every_marriage():
+    """RULES.md 2.10 B6, 2.6: total = card points + 10 for the last trick + declared and
+    in-trick cantes; card points add up to 120, and to 130 with the last trick."""
+    t = cantes_game()
+    h = t.finish()
+    assert h["revokes"] == []
+    assert sum(h["card_points"].values()) == 120
+    assert h["cantes"]["P2"] >= 40 + 20 + 20  # the declared 40 and both in-trick 20s
+    for p in NAMES4:
+        assert h["points"][p] == h["card_points"][p] + h["cantes"][p] + (10 if p == h["last_trick"] else 0)
+    assert sum(h["points"].values()) == 130 + sum(h["cantes"].values())
+    assert h["losers"] == T.deal_outcome(h["points"], h["last_trick"])["losers"]
+
+
+def test_B6_totals_during_the_deal():
+    """RULES.md 2.6: the running view counts card points and cantes (the last trick comes at the end)."""
+    t = cantes_game()
+    v = T.view(t.state)
+    assert v["card_points"]["P2"] == 11 + 0 + 0 + 0 + 4 + 3 + 4 + 3
+    assert v["points"]["P2"] == v["card_points"]["P2"] + 80
+
+
+@pytest.mark.parametrize("trick,suit", [
+    (["KS", "2C", "QS", "3D"], "S"),
+    (["QS", "KS", "2C", "3D"], "S"),
+    (["2C", "QH", "3D", "KH"], "H"),
+    (["QC", "AC", "KC"], "C"),
+])
+def test_B9_pair_including_the_led_card_counts(trick, suit):
+    """RULES.md 2.10 B9: any two cards of the trick form the pair, the led card included."""
+    n = len(trick)
+    assert T.marriages(trick, "D", n) == [{"suit": suit, "points": 20}]
+
+
+def test_B9_through_the_engine():
+    """RULES.md 2.10 B9: in CANTES trick 2 the pair KH QH includes the led KH."""
+    t = cantes_game()
+    assert t.state.tricks[1]["cards"][0] == [1, "KH"]
+    assert {"suit": "H", "points": 20} in t.state.tricks[1]["marriages"]
+
+
+# ---------------------------------------------------------------------------
+# B8: the first 3-player cante in the last trick
+# ---------------------------------------------------------------------------
+
+
+def play_suited_deal(options=None):
+    t = Table(SUITED, dealer="P3", options=options)
+    for i in range(9):  # P1 leads hearts; the others, void, discard (no trump yet)
+        t.play(SUITED["P1"][i], SUITED["P2"][i], SUITED["P3"][i])
+        assert T.view(t.state)["last_trick"]["winner"] == "P1"
+    t.play("4C", "6C", "JC")  # P3 wins
+    t.play("3C", "5C", "7C")  # P3 wins
+    assert t.state.trump is None
+    assert all(not tr["marriages"] for tr in t.state.tricks)
+    return t
+
+
+def test_B8_first_3p_marriage_in_the_last_trick_scores_40():
+    """RULES.md 2.10 B8: the first K+Q pair falls in trick 12: +40 to its winner; the trump
+    it sets has no effect (the next deal starts without trump)."""
+    t = play_suited_deal()
+    t.play("AC", "KC", "QC")
+    h = t.state.history[-1]
+    assert h["deal"] == 1 and h["revokes"] == []
+    assert h["card_points"] == {"P1": 90, "P2": 0, "P3": 30}
+    assert h["cantes"] == {"P1": 0, "P2": 0, "P3": 40}
+    assert h["points"] == {"P1": 90, "P2": 0, "P3": 80}
+    assert h["last_trick"] == "P3"
+    assert h["losers"] == ["P3"]  # the middle score
+    v = T.view(t.state)
+    assert v["deal"] == 2 and v["trump"] is None and v["dealer"] == "P1"
+    assert v["losses"] == {"P1": 0, "P2": 0, "P3": 1}
+
+
+# ---------------------------------------------------------------------------
+# B10: joint losers at the loss limit
+# ---------------------------------------------------------------------------
+
+
+def test_B10_joint_losers_3p():
+    """RULES.md 2.10 B10, 2.7: a tied pair above both lose; at the limit both are joint losers."""
+    state = T.start(NAMES3, {"loss_limit": 1})
+    state = tally(state, {"P1": 40, "P2": 50, "P3": 30}, "P1")  # 50, 50, 30
+    assert state.history[-1]["losers"] == ["P1", "P2"]
+    assert state.result == {"winners": ["P3"], "losers": ["P1", "P2"], "draw": False}
+    assert T.view(state)["expects"] == []
+
+
+def test_2_7_game_goes_on_below_the_limit():
+    """RULES.md 2.7: the game ends only when some player has L marks (default 6)."""
+    state = T.start(NAMES3)
+    for _ in range(5):  # 50, 40, 40: the pair tied below, so P1 loses
+        state = tally(state, {"P1": 50, "P2": 40, "P3": 30}, "P3")
+    assert state.result is None and state.losses == [5, 0, 0]
+    state = tally(state, {"P1": 50, "P2": 40, "P3": 30}, "P3")
+    assert state.result == {"winners": ["P2", "P3"], "losers": ["P1"], "draw": False}
+
+
+# ---------------------------------------------------------------------------
+# B11: the revoke penalty
+# ---------------------------------------------------------------------------
+
+
+def revoke_deal(options=None):
+    """SUITED, but P1 leads 4C and P2 discards 4D while holding clubs (failure to follow).
+    The deal is then played out legally."""
+    t = Table(SUITED, dealer="P3", options=options)
+    t.play("4C")
+    assert "4D" not in t.legal()
+    t.play("4D", check=False)  # nothing known proves it yet: accepted
+    assert T.view(t.state)["revokes"] == []
+    t.play("JC")
+    proven = None
+    while t.state.deal == 1 and t.state.result is None:
+        who, card = t.actor, t.lowest()
+        t.play(card)
+        if proven is None and t.state.deal == 1 and T.view(t.state)["revokes"]:
+            proven = (who, card, T.view(t.state)["revokes"])
+    assert proven is not None
+    who, card, revokes = proven
+    # Flagged the moment P2's later club proves it.
+    assert who == "P2" and card.endswith("C")
+    assert [(r["player"], r["trick"], r["card"], r["duty"], r["proof"]) for r in revokes] == \
+        [("P2", 1, "4D", "follow", card)]
+    return t
+
+
+def test_B11_loss_mark_gives_the_offender_one_mark_and_nobody_else():
+    """RULES.md 2.10 B11 (default revoke_penalty loss_mark): the revoke replaces the outcome."""
+    t = revoke_deal()
+    h = t.state.history[-1]
+    assert [(r["player"], r["trick"], r["card"]) for r in h["revokes"]] == [("P2", 1, "4D")]
+    assert h["losers"] == ["P2"]
+    assert t.state.losses == [0, 1, 0]
+    assert T.view(t.state)["dealer"] == "P1"  # the deal counts: the next dealer deals
+
+
+def test_B11_loss_mark_can_end_the_game():
+    """RULES.md 2.10 B11, 2.7: the revoke's mark counts toward the loss limit."""
+    t = revoke_deal({"loss_limit": 1})
+    assert t.state.result == {"winners": ["P1", "P3"], "losers": ["P2"], "draw": False}
+
+
+def test_B11_none_keeps_the_normal_outcome():
+    """RULES.md 2.10 B11 revoke_penalty=none: the revoke is only flagged."""
+    t = revoke_deal({"revoke_penalty": "none"})
+    h = t.state.history[-1]
+    assert [(r["player"], r["trick"]) for r in h["revokes"]] == [("P2", 1)]
+    normal = T.deal_outcome(h["points"], h["last_trick"], {"players": 3})["losers"]
+    assert h["losers"] == normal
+    assert t.state.losses == [1 if p in normal else 0 for p in NAMES3]
+
+
+def test_B11_replay_deal_gives_no_marks_and_the_same_dealer_deals_again():
+    """RULES.md 2.10 B11 revoke_penalty=replay_deal."""
+    t = revoke_deal({"revoke_penalty": "replay_deal"})
+    h = t.state.history[-1]
+    assert h["losers"] == [] and h["replayed"] is True
+    assert t.state.losses == [0, 0, 0]
+    v = T.view(t.state)
+    assert v["dealer"] == "P3" and v["to_act"] == "P1"
+    assert v["trick_number"] == 1 and v["trump"] is None and v["revokes"] == []
+
+
+def test_B11_revoke_4p_flagged_on_its_trick():
+    """RULES.md 2.10 B11, 2.11: in FOUR, P3 discards KC on the 2H lead while holding hearts;
+    a later heart proves it, and P3 alone takes a loss mark."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("2C", "3C", "7C", "5C")
+    t.play("2H")
+    t.play("KC", check=False)  # failure to follow: nothing known proves it yet
+    t.play("QH", "5H")
+    h = t.finish()
+    assert [(r["player"], r["trick"], r["card"]) for r in h["revokes"]] == [("P3", 2, "KC")]
+    assert h["losers"] == ["P3"]
+    assert t.state.losses == [0, 0, 1, 0]
+
+
+def test_B11_two_offenders_one_mark_each():
+    """RULES.md 2.10 B11: each offender takes one mark; nobody else takes one."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("2C")
+    t.play("2S", "5S", check=False)  # P2 and P3 both hold clubs
+    t.play("5C")
+    h = t.finish()
+    assert sorted((r["player"], r["trick"]) for r in h["revokes"]) == [("P2", 1), ("P3", 1)]
+    assert h["losers"] == ["P2", "P3"]
+    assert t.state.losses == [0, 1, 1, 0]
+
+
+# ---------------------------------------------------------------------------
+# 2.8: option validation
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options", [
+    {"colour": "red"},
+    {"loss_limit": 0},
+    {"loss_limit": -1},
+    {"loss_limit": "6"},
+    {"loss_limit": 2.5},
+    {"loss_limit": True},
+    {"win_threshold": 0},
+    {"win_threshold": "101"},
+    {"undertrump_required": "yes"},
+    {"undertrump_required": 1},
+    {"must_head": None},
+    {"allow_declarations": "no"},
+    {"no_trick_loses": 0},
+    {"triple_tie": "random"},
+    {"revoke_penalty": "double"},
+    {"over_100_loses": True},
+    {"players": 3},
+    {"players": 6},
+    {"dealer": "Zed"},
+], ids=lambda o: repr(o))
+def test_2_8_bad_options_are_refused(options):
+    """RULES.md 2.8: unknown options, bad values and the wrong player count raise OptionError."""
+    with pytest.raises(OptionError):
+        T.start(NAMES4, options)
+
+
+@pytest.mark.parametrize("players", [["P1", "P2"], NAMES5 + ["P6"], [], ["P1", "P1", "P2"], ["P1", " ", "P3"],
+                                     "P1 P2 P3"])
+def test_2_8_players_are_3_to_5_distinct_names(players):
+    """RULES.md 2.8 players: 3, 4 or 5."""
+    with pytest.raises(OptionError):
+        T.start(players)
+
+
+@pytest.mark.parametrize("names", [NAMES3, NAMES4, NAMES5])
+def test_2_8_defaults(names):
+    """RULES.md 2.8 defaults, for 3, 4 and 5 players."""
+    o = T.start(names).options
+    assert (o.loss_limit, o.undertrump_required, o.must_head, o.win_threshold, o.triple_tie,
+            o.no_trick_loses, o.over_100_loses, o.allow_declarations) == (6, True, True, 101, "all_lose",
+                                                                          False, False, True)
+    assert o.revoke_penalty == "loss_mark"
+    assert T.start(names, {"players": len(names)}).options == o
+
+
+@pytest.mark.parametrize("names", [NAMES4, NAMES5])
+def test_2_8_over_100_loses_is_3_player_only(names):
+    """RULES.md 2.8 over_100_loses (3p)."""
+    with pytest.raises(OptionError, match="3-player"):
+        T.start(names, {"over_100_loses": True})
+    assert T.start(NAMES3, {"over_100_loses": True}).options.over_100_loses is True
+
+
+def test_2_8_options_must_be_a_mapping():
+    """RULES.md 2.8."""
+    with pytest.raises(OptionError):
+        T.start(NAMES4, ["loss_limit", 6])
+    with pytest.raises(OptionError):
+        T.deal_outcome({"P1": 130, "P2": 0}, "P1")
+
+
+def test_2_8_allow_declarations_off():
+    """RULES.md 2.8 allow_declarations=false: no cante may be declared."""
+    t = Table(FOUR, dealer="P4", turned="4D", options={"allow_declarations": False})
+    t.play("2C", "3C", "7C", "5C")
+    assert "declare" not in T.view(t.state)["expects"]
+    t.refused({"type": "declare", "suit": "S"}, match="allow_declarations")
+
+
+def test_2_5_no_declarations_with_3_players():
+    """RULES.md 2.5: declared cantes are 4-5 player only."""
+    t = Table(SUITED, dealer="P3")
+    t.play("AH", "AD", "AS")
+    assert T.view(t.state)["expects"] == ["play"]
+    t.refused({"type": "declare", "suit": "H"}, match="3 players")
+
+
+# ---------------------------------------------------------------------------
+# 2.11: immediate refusals with known cards
+# ---------------------------------------------------------------------------
+
+
+def test_2_11_trumps_led_dealer_plays_a_non_trump_while_holding_the_turned_card():
+    """RULES.md 2.11: trumps led, the dealer (known to hold 4D) plays a plain card: refused."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("7D", "QD", "5S")
+    err = t.refused({"type": "play", "card": "5C", "player": "P4"}, match="4D")
+    assert "turned trump" in err.message and "follow suit" in err.message
+    t.play("AD")  # a trump is accepted
+    assert T.view(t.state)["revokes"] == []
+
+
+def test_2_11_dealer_void_in_the_led_suit_plays_a_plain_card():
+    """RULES.md 2.11: the dealer, void in spades, discards a plain card: refused (must trump)."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("AS", "2S", "5S")
+    for card in ("5C", "QH"):
+        err = t.refused({"type": "play", "card": card}, match="4D")
+        assert "play a trump" in err.message
+    t.play("2D")
+
+
+def test_2_11_the_turned_cards_rank_decides_heading():
+    """RULES.md 2.11: the turned card's rank proves a failure to head at once."""
+    t = Table(FOUR, dealer="P4", turned="AD")
+    t.play("7D", "QD", "5S")
+    err = t.refused({"type": "play", "card": "2D"}, match="AD")
+    assert "beat" in err.message
+    t.play("3D")  # 3D heads QD too: legal, and accepted
+
+
+def test_2_11_declared_cards_are_known():
+    """RULES.md 2.11: a declared pair is known to be in the hand: spades led, P2 (who sang S)
+    may not discard a heart; and nobody else may play KS or QS."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("2C", "3C", "7C", "5C")
+    t.declare("S")
+    t.play("2H", "AH", "QH", "5H")  # P3 wins
+    t.play("5S", "2D")  # P3 leads spades; P4 trumps
+    t.refused({"type": "play", "card": "KS", "player": "P1"}, match="P2's hand")
+    t.play("JS")
+    err = t.refused({"type": "play", "card": "3H", "player": "P2"}, match="follow suit")
+    assert "shown in a cante" in err.message
+    t.play("2S")
+    assert T.view(t.state)["revokes"] == []
+
+
+def test_2_11_a_card_already_played_is_refused():
+    """RULES.md 2.11 / 2.3: each card is played once per deal."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("2C", "3C", "7C", "5C")
+    t.refused({"type": "play", "card": "3C"}, match="already played in trick 1")
+    t.play("2H")
+    t.refused({"type": "play", "card": "2H"}, match="already played in trick 2")
+
+
+def test_2_11_a_card_known_in_another_hand_is_refused():
+    """RULES.md 2.3: the turned card is in the dealer's hand; nobody else may play it."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.refused({"type": "play", "card": "4D", "player": "P1"}, match="turned trump")
+
+
+def test_2_11_the_dealers_last_card_is_the_turned_card():
+    """RULES.md 2.3, 2.11: when the dealer's only card left is the turned one, it must be played."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    while not (len(t.state.tricks) == 9 and t.actor == "P4"):
+        t.play(t.lowest())
+    assert t.hands["P4"] == ["4D"]
+    # A card still in a hand that has not played to this trick: unplayed and not known
+    # to be anywhere, but the dealer cannot hold it.
+    other = next(h[0] for h in t.hands.values() if h and h != ["4D"])
+    t.refused({"type": "play", "card": other}, match="Play one of them")
+    t.play("4D")
+
+
+def test_2_11_known_cards_fill_a_hand_after_cantes():
+    """RULES.md 2.11: a player whose remaining cards are all shown cantes must play one."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("2C", "3C", "7C", "5C")
+    t.declare("D")  # P2 wins trick 1: the 40 first...
+    t.play("AC", "JC", "6C", "4C")
+    t.declare("S")  # ...and a 20 after trick 2 (TU-30)
+    assert T.view(t.state)["known"]["P2"] == ["KD", "QD", "KS", "QS"]
+    checked = 0
+    while t.state.deal == 1:
+        if t.actor == "P2" and len(t.hands["P2"]) == len(t.state.known[1]):
+            elsewhere = [c for p, h in t.hands.items() if p not in ("P2", "P4") for c in h]
+            for card in elsewhere:
+                t.refused({"type": "play", "card": card}, match="Play one of them")
+                checked += 1
+        t.play(t.lowest())
+    assert checked
+    assert t.state.history[-1]["revokes"] == []
+
+
+#: 4 players, P4 deals and turns 4D and holds every trump; P2 keeps KC and P3 QC to the end.
+TRUMPS = {
+    "P1": "AH 3H KH QH JH 7H 6H 5H 4H 2H".split(),
+    "P2": "AS 3S KS QS JS 7S 6S 5S 4S KC".split(),
+    "P3": "2S AC 3C QC JC 7C 6C 5C 4C 2C".split(),
+    "P4": "AD 3D KD QD JD 7D 6D 5D 4D 2D".split(),
+}
+
+
+def test_2_5_a_cante_must_fit_in_the_hand():
+    """RULES.md 2.5 ("a K and Q ... that they still hold"), 2.11: P4 wins tricks 1-9 holding the
+    turned 4D; with 2 cards left (4D among them), or 1, P4 cannot show KC and QC."""
+    t = Table(TRUMPS, dealer="P4", turned="4D")
+    t.play("AH", "AS", "2S", "2D")  # P4, void in hearts, trumps
+    for i, trump in enumerate(["AD", "3D", "KD", "QD", "JD", "7D", "6D", "5D"], 2):
+        t.play(trump, TRUMPS["P1"][i - 1], TRUMPS["P2"][i - 1], [c for c in TRUMPS["P3"] if c != "QC"][i - 1])
+        assert T.view(t.state)["last_trick"]["winner"] == "P4"
+        left = 10 - i
+        if left == 2:
+            assert "C" not in T.declarable(t.state)
+            t.refused({"type": "declare", "suit": "C"}, match="only 2 cards left, and 4D among them")
+        if i == 7:  # 3 cards left: the engine cannot tell, so a cante in C is still possible
+            assert "C" in T.declarable(t.state)
+    assert t.hands == {"P1": ["2H"], "P2": ["KC"], "P3": ["QC"], "P4": ["4D"]}
+    assert T.declarable(t.state) == []
+    t.refused({"type": "declare", "suit": "C"}, match="only 1 card left")
+    t.play("4D", "2H", "KC", "QC")  # KC and QC were never P4's: nobody else was stopped
+    h = t.state.history[-1]
+    assert h["revokes"] == [] and h["cantes"]["P4"] == 20
+
+
+# ---------------------------------------------------------------------------
+# Tally validation
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("names,move,match", [
+    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 9}, "last_trick": "P1"}, "add up to 119"),
+    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 11}, "last_trick": "P1"}, "add up to 121"),
+    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 10}, "last_trick": "P1",
+              "marriages": {"P1": [40], "P2": [40]}}, "at most one 40"),
+    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 10}, "last_trick": "P1",
+              "marriages": {"P1": [20, 20], "P2": [20, 20]}}, "three 20s"),
+    (NAMES3, {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1",
+              "marriages": {"P2": [20]}}, "40"),
+    (NAMES3, {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1",
+              "tricks": {"P1": 6, "P2": 3, "P3": 2}}, "adding up to 12"),
+    (NAMES3, {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1",
+              "tricks": {"P1": 0, "P2": 6, "P3": 6}}, "P1 took no trick"),
+    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 30, "P4": 0}, "last_trick": "P1",
+              "marriages": {"P4": [20]}, "tricks": {"P1": 4, "P2": 3, "P3": 3, "P4": 0}}, "P4 took no trick"),
+])
+def test_tally_validation(names, move, match):
+    """RULES.md 2.2 (120 card points), 2.5 (one 40, three 20s; 3p: the 40 comes first):
+    a bad tally is refused and nothing changes."""
+    state = T.start(names)
+    before = T.dump(state)
+    with pytest.raises(IllegalMove, match=match):
+        T.apply(state, {"type": "tally", **move})
+    assert T.dump(state) == before
+    assert state.history == [] and set(state.losses) == {0}
+
+
+@pytest.mark.parametrize("move", [
+    {"card_points": {"P1": 120, "P2": 0}, "last_trick": "P1"},
+    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": "0"}, "last_trick": "P1"},
+    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "Zed"},
+    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "marriages": {"P1": [30]}},
+    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "marriages": {"Zed": [20]}},
+    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1",
+     "tricks": {"P1": "10", "P2": 0, "P3": 0, "P4": 0}},
+    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1",
+     "tricks": {"P1": 11, "P2": -1, "P3": 0, "P4": 0}},
+    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "tricks": [10, 0, 0, 0]},
+])
+def test_tally_malformed(move):
+    """DESIGN.md tally: a malformed tally is InvalidMove, and nothing changes."""
+    state = T.start(NAMES4)
+    before = T.dump(state)
+    with pytest.raises(InvalidMove):
+        T.apply(state, {"type": "tally", **move})
+    assert T.dump(state) == before
+
+
+def test_tally_tricks_and_no_trick_loses():
+    """RULES.md 2.8 no_trick_loses with a tally's optional trick counts."""
+    points = {"P1": 60, "P2": 30, "P3": 30, "P4": 0}
+    taken = {"P1": 5, "P2": 3, "P3": 2, "P4": 0}
+    state = tally(T.start(NAMES4), points, "P1", tricks=taken)
+    assert state.history[-1]["losers"] == ["P1"] and state.history[-1]["tricks"] == taken
+    state = tally(T.start(NAMES4, {"no_trick_loses": True}), points, "P1", tricks=taken)
+    assert state.history[-1]["losers"] == ["P1", "P4"] and state.losses == [1, 0, 0, 1]
+
+
+def test_tally_valid_3p_and_only_before_the_first_card():
+    """RULES.md 2.5 (3p: a 40 then 20s), 2.6; a deal is tallied only before its first card."""
+    state = T.start(NAMES3)
+    state = tally(state, {"P1": 60, "P2": 30, "P3": 30}, "P2", {"P1": [40], "P3": [20]})
+    h = state.history[-1]
+    assert h["points"] == {"P1": 100, "P2": 40, "P3": 50} and h["losers"] == ["P3"] and h["tallied"] is True
+    assert T.view(state)["dealer"] == "P2"
+    t = Table(SUITED, dealer="P3")
+    t.play("AH")
+    t.refused({"type": "tally", "card_points": {"P1": 120, "P2": 0, "P3": 0}, "last_trick": "P1"},
+              match="before its first card")
+
+
+# ---------------------------------------------------------------------------
+# The engine contract: apply never mutates; turns; the pack
+# ---------------------------------------------------------------------------
+
+
+def test_apply_never_mutates_its_input():
+    """DESIGN.md: apply returns a new state; its input is unchanged, refused moves included."""
+    t = Table(CANTES, dealer="P4", turned="4D")
+    states = [t.state]
+    t.play("7D", "AD", "2D", "4D")
+    t.declare("D")
+    states.append(t.state)
+    t.play("KH", "QH", "KC", "QC")
+    states.append(t.state)
+    t.finish()
+    states.append(t.state)
+    for s in states:
+        snapshot, deep = T.dump(s), copy.deepcopy(s)
+        for move in ({"type": "play", "card": "3S"}, {"type": "declare", "suit": "H"},
+                     {"type": "tally", "card_points": {p: 30 for p in NAMES4}, "last_trick": "P1"},
+                     {"type": "trump", "card": "2H"}, {"type": "play", "card": "8S"}, {"type": "bogus"}):
+            try:
+                new = T.apply(s, move)
+            except (IllegalMove, InvalidMove):
+                pass
+            else:
+                assert new is not s
+            assert T.dump(s) == snapshot and s == deep
+        assert T.load(T.dump(s)) == s
+
+
+def test_out_of_turn_player_is_refused():
+    """RULES.md 2.3: D+1 leads; a move naming another player is refused."""
+    state = T.start(NAMES4, {"dealer": "P4"})
+    with pytest.raises(IllegalMove, match="P4's turn"):
+        T.apply(state, {"type": "trump", "card": "4D", "player": "P1"})
+    with pytest.raises(IllegalMove, match="turned card"):
+        T.apply(state, {"type": "play", "card": "2C"})
+    state = T.apply(state, {"type": "trump", "card": "4D", "player": "P4"})
+    assert T.view(state)["to_act"] == "P1"
+    before = T.dump(state)
+    with pytest.raises(IllegalMove, match="P1's turn, not P2's"):
+        T.apply(state, {"type": "play", "card": "2C", "player": "P2"})
+    with pytest.raises(InvalidMove):
+        T.apply(state, {"type": "play", "card": "2C", "player": "Zed"})
+    with pytest.raises(IllegalMove, match="already set"):
+        T.apply(state, {"type": "trump", "card": "5D"})
+    assert T.dump(state) == before
+    state = T.apply(state, {"type": "play", "card": "2C", "player": "P1"})
+    assert T.view(state)["to_act"] == "P2"
+
+
+def test_3p_starts_with_no_turned_card():
+    """RULES.md 2.3: with 3 players the last card is not turned; D+1 leads at once."""
+    state = T.start(NAMES3, {"dealer": "P2"})
+    assert T.view(state)["to_act"] == "P3" and state.trump is None
+    with pytest.raises(IllegalMove, match="3 players no card is turned"):
+        T.apply(state, {"type": "trump", "card": "4D"})
+
+
+@pytest.mark.parametrize("card", ["2S", "2H", "2D", "2C"])
+def test_3p_pack_refuses_the_2s(card):
+    """RULES.md 2.2: 36 cards for 3 players, without the 2s."""
+    state = T.start(NAMES3)
+    with pytest.raises(IllegalMove, match="not in the pack"):
+        T.apply(state, {"type": "play", "card": card})
+    assert len(T.pack(3)) == 36 and all(c.rank != "2" for c in T.pack(3))
+
+
+@pytest.mark.parametrize("names", [NAMES3, NAMES4, NAMES5], ids=["3p", "4p", "5p"])
+@pytest.mark.parametrize("card", ["8S", "9H", "10D", "8C"])
+def test_every_pack_refuses_8_9_10(names, card):
+    """RULES.md 2.2: the Tute pack has no 8s, 9s or 10s."""
+    state = T.start(names)
+    if len(names) >= 4:
+        with pytest.raises(IllegalMove, match="not in the pack"):
+            T.apply(state, {"type": "trump", "card": card})
+        state = T.apply(state, {"type": "trump", "card": "4D"})
+    with pytest.raises(IllegalMove, match="not in the pack"):
+        T.apply(state, {"type": "play", "card": card})
+    assert len(T.pack(len(names))) == (36 if len(names) == 3 else 40)
+    assert all(c.rank not in ("8", "9", "10") for c in T.pack(len(names)))
+
+
+@pytest.mark.parametrize("names", [NAMES3, NAMES4, NAMES5], ids=["3p", "4p", "5p"])
+def test_2_2_and_2_3_pack_points_and_hand_sizes(names):
+    """RULES.md 2.2: 120 card points in the pack; 2.3: 12, 10 or 8 cards each."""
+    n = len(names)
+    assert T.card_points(T.pack(n)) == 120
+    assert T.HAND_SIZE[n] * n == len(T.pack(n))
+    assert T.view(T.start(names))["tricks_per_deal"] == T.HAND_SIZE[n]
+
+
+def test_2_3_next_dealer_is_D_plus_1():
+    """RULES.md 2.3: the next dealer is D+1, and the new dealer's D+1 leads."""
+    state = T.start(NAMES5, {"dealer": "P5"})
+    assert T.view(state)["dealer"] == "P5"
+    state = tally(state, {"P1": 60, "P2": 30, "P3": 30, "P4": 0, "P5": 0}, "P1")
+    v = T.view(state)
+    assert v["dealer"] == "P1"
+    state = T.apply(state, {"type": "trump", "card": "4D"})
+    assert T.view(state)["to_act"] == "P2"
