@@ -597,7 +597,7 @@ def test_bad_transcript_ambiguous_move(store):
     ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"], "moves": {}}, "moves"),
     ({"format": TRANSCRIPT_FORMAT, "game": "skat", "players": ["A", "B"], "moves": []}, "skat"),
     ({"format": TRANSCRIPT_FORMAT, "game": ["tablanette"], "players": ["A", "B"], "moves": []}, "game"),
-    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A"], "moves": []}, "2, 3 or 4"),
+    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A"], "moves": []}, "2 to 4 players"),
     ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"], "options": {"x": 1},
       "moves": []}, "Unknown option"),
 ])

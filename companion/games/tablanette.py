@@ -47,6 +47,7 @@ from itertools import combinations, product
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
+from companion.games.common import check_players, copy_state, dump_state, is_int as _is_int, load_state
 
 NAME = "tablanette"
 TITLE = "Tablanette"
@@ -202,9 +203,6 @@ def resolve_options(options: dict | None, players: int | None = None) -> Options
         raise OptionError("hand_size must be 4, 6 or 8")
     return Options(**merged)
 
-
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 # ---------------------------------------------------------------------------
@@ -618,7 +616,7 @@ class State:
 
 def start(players: list[str], options: dict | None = None) -> State:
     """A new game; the player after the dealer (option ``dealer``) plays first."""
-    players = _check_players(players)
+    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
     dealer = (options or {}).get("dealer", players[0])
     if dealer not in players:
@@ -626,17 +624,6 @@ def start(players: list[str], options: dict | None = None) -> State:
     n_sides = 2 if opts.partnership else len(players)
     return State(opts, players, players.index(dealer), piles=[[] for _ in range(n_sides)],
                  sweeps=[[] for _ in range(n_sides)], scores=[0] * n_sides)
-
-
-def _check_players(players) -> list[str]:
-    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
-        raise OptionError("Players must be a list of names")
-    names = [p.strip() for p in players]
-    if not 2 <= len(names) <= 4:
-        raise OptionError("Tablanette is for 2, 3 or 4 players")
-    if any(not p for p in names) or len(set(names)) != len(names):
-        raise OptionError("Every player needs a name, and no two the same")
-    return names
 
 
 def sides(state: State) -> list[list[str]]:
@@ -689,7 +676,7 @@ def apply(state: State, move: dict) -> State:
             raise InvalidMove(f"{who!r} is not playing in this game")
         if state.players.index(who) != to_act(state):
             raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
-    new = copy.deepcopy(state)
+    new = copy_state(state)
     new.last = None
     handler(new, move)
     return new
@@ -941,7 +928,7 @@ def view(state: State) -> dict:
         "deal": s.deal,
         "to_act": None if seat is None else s.players[seat],
         "expects": expects(s),
-        "history": copy.deepcopy(s.history),
+        "history": list(s.history),
         "result": copy.deepcopy(s.result),
         "scores": dict(zip(names, s.scores)),
         "target": s.options.target,
@@ -965,16 +952,12 @@ def view(state: State) -> dict:
 
 def dump(state: State) -> dict:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return asdict(state)  # asdict already copies every nested list and dict
+    return dump_state(state)
 
 
 def load(data: dict) -> State:
     """Rebuild a state from :func:`dump`'s output."""
-    d = copy.deepcopy(data)
-    try:
-        return State(**{**d, "options": Options(**d["options"])})
-    except (TypeError, KeyError) as e:
-        raise ValueError(f"Not a Tablanette state: {e}") from None
+    return load_state(State, Options, data, TITLE)
 
 
 def narrate(state: State, move: dict) -> str:
