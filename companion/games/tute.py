@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass, field
 from companion.cards import PACK_36_NO_2, PACK_40, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
 from companion.games import tricks
+from companion.games.common import check_players, copy_state, dump_state, is_int as _is_int, load_state
 
 NAME = "tute"
 TITLE = "Tute Cabrón"
@@ -97,9 +98,6 @@ class Options:
 
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
 
-
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def resolve_options(options: dict | Options | None, players: int | None = None) -> Options:
@@ -307,7 +305,7 @@ class State:
 
 def start(players: list[str], options: dict | None = None) -> State:
     """A new game; the player after the dealer (option ``dealer``) leads first."""
-    players = _check_players(players)
+    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
     dealer = (options or {}).get("dealer", players[0])
     if dealer not in players:
@@ -315,17 +313,6 @@ def start(players: list[str], options: dict | None = None) -> State:
     s = State(opts, players, players.index(dealer), losses=[0] * len(players))
     _new_deal(s, s.dealer)
     return s
-
-
-def _check_players(players) -> list[str]:
-    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
-        raise OptionError("Players must be a list of names")
-    names = [p.strip() for p in players]
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise OptionError("Tute Cabrón is for 3, 4 or 5 players")
-    if any(not p for p in names) or len(set(names)) != len(names):
-        raise OptionError("Every player needs a name, and no two the same")
-    return names
 
 
 def _new_deal(s: State, dealer: int) -> None:
@@ -404,7 +391,7 @@ def apply(state: State, move: dict) -> State:
             raise InvalidMove(f"{who!r} is not playing in this game")
         if state.players.index(who) != to_act(state):
             raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
-    new = copy.deepcopy(state)
+    new = copy_state(state)
     handler(new, move)
     return new
 
@@ -693,7 +680,7 @@ def view(state: State) -> dict:
     return {
         "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.deal,
         "to_act": None if act is None else names[act], "expects": expects(s),
-        "history": copy.deepcopy(s.history), "result": copy.deepcopy(s.result),
+        "history": list(s.history), "result": copy.deepcopy(s.result),
         "options": asdict(s.options), "trump": s.trump, "turned": s.turned,
         "trick": [[names[p], c] for p, c in s.trick],
         "best": None if best is None else names[s.trick[best][0]],
@@ -718,16 +705,12 @@ def view(state: State) -> dict:
 
 def dump(state: State) -> dict:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return asdict(state)  # asdict copies every nested list and dict
+    return dump_state(state)
 
 
 def load(data: dict) -> State:
     """Rebuild a state from :func:`dump`'s output."""
-    d = copy.deepcopy(data)
-    try:
-        return State(**{**d, "options": Options(**d["options"])})
-    except (TypeError, KeyError) as e:
-        raise ValueError(f"Not a Tute state: {e}") from None
+    return load_state(State, Options, data, "Tute")
 
 
 def narrate(state: State, move: dict) -> str:
