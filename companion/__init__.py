@@ -54,6 +54,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     from companion.store import Store
 
     app.extensions["store"] = Store(app.config["DATABASE"])
+    # Views keep their keys in the engine's order (the seat order), and a move's
+    # answer is a few kB of JSON: don't sort or pretty-print it.
+    app.json.sort_keys = False
+    app.json.compact = True
     csrf.init_app(app)
 
     from companion.views import api, games, play

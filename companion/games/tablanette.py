@@ -41,13 +41,13 @@ referee would expect, and the rules page shows them):
 
 from __future__ import annotations
 
-import copy
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from itertools import combinations, product
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
-from companion.games.common import check_players, copy_state, dump_state, is_int as _is_int, load_state
+from companion.games.common import (check_players, clone, copy_state, dump_state, is_int as _is_int, load_state,
+                                     options_dict)
 
 NAME = "tablanette"
 TITLE = "Tablanette"
@@ -929,7 +929,7 @@ def view(state: State) -> dict:
         "to_act": None if seat is None else s.players[seat],
         "expects": expects(s),
         "history": list(s.history),
-        "result": copy.deepcopy(s.result),
+        "result": clone(s.result),
         "scores": dict(zip(names, s.scores)),
         "target": s.options.target,
         "fixed_deals": s.options.fixed_deals,
@@ -943,10 +943,10 @@ def view(state: State) -> dict:
         "sweeps": dict(zip(names, (list(b) for b in s.sweeps))),
         "seen": sort_cards(s.table + [c for p in s.piles for c in p]),
         "buried": list(s.buried),
-        "last": copy.deepcopy(s.last),
+        "last": clone(s.last),
         "warnings": list(s.warnings),
         "direction": s.options.direction,
-        "options": asdict(s.options),
+        "options": options_dict(s.options),
     }
 
 

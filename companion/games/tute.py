@@ -38,13 +38,13 @@ Decisions where RULES.md leaves the engine a choice (besides those it lists, B1-
 
 from __future__ import annotations
 
-import copy
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from companion.cards import PACK_36_NO_2, PACK_40, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
 from companion.games import tricks
-from companion.games.common import check_players, copy_state, dump_state, is_int as _is_int, load_state
+from companion.games.common import (check_players, clone, copy_state, dump_state, is_int as _is_int, load_state,
+                                     options_dict)
 
 NAME = "tute"
 TITLE = "Tute Cabrón"
@@ -680,8 +680,8 @@ def view(state: State) -> dict:
     return {
         "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.deal,
         "to_act": None if act is None else names[act], "expects": expects(s),
-        "history": list(s.history), "result": copy.deepcopy(s.result),
-        "options": asdict(s.options), "trump": s.trump, "turned": s.turned,
+        "history": list(s.history), "result": clone(s.result),
+        "options": options_dict(s.options), "trump": s.trump, "turned": s.turned,
         "trick": [[names[p], c] for p, c in s.trick],
         "best": None if best is None else names[s.trick[best][0]],
         "points": {p: cards[i] + cantes[i] for i, p in enumerate(names)},
