@@ -30,6 +30,7 @@ test: $(STAMP) chromium
 bench: $(STAMP)
 	$(PY) bench/capture_options.py
 	$(PY) bench/server.py
+	$(PY) bench/page_weight.py
 
 clean:
 	rm -rf $(VENV) .hypothesis

@@ -63,7 +63,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp())
     env = {**os.environ, "COMPANION_DATABASE": str(tmp / "bench.db")}
     gunicorn = Path(sys.executable).with_name("gunicorn")
-    server = subprocess.Popen([str(gunicorn), "-w", "2", "-b", f"127.0.0.1:{port}", "-q",
+    server = subprocess.Popen([str(gunicorn), "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level", "warning",
                                "companion:create_app()"], env=env)
     try:
         conn = None
