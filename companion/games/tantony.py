@@ -176,6 +176,20 @@ def card_value(card, options=None, players: int = 4) -> int:
     return COURTS[scale].get(rank) or int(rank)
 
 
+def gift_refusal(held: dict[str, int], to: str, players: int = 4) -> str | None:
+    """Why a trick may not be given to ``to`` when players hold ``held`` tricks, or None.
+
+    >>> gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "N")    # TT-06
+    'N already holds 3 tricks, the most anyone may (Tantony 3.4, C8). Only S has room.'
+    """
+    most = 4 if players == 3 else 3
+    if held.get(to, 0) < most:
+        return None
+    room = [p for p, n in held.items() if n < most]
+    return (f"{to} already holds {held[to]} tricks, the most anyone may (Tantony 3.4, C8). "
+            + (f"Only {room[0]} has room." if len(room) == 1 else f"Players with room: {', '.join(room)}."))
+
+
 def legal_plays(hand, trick) -> set[str]:
     """Follow suit if able, else anything (RULES.md §3.3)."""
     return set(tricks.legal_plays([_code(c) for c in hand], [_code(c) for c in trick], None, STRENGTH,

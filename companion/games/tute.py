@@ -166,6 +166,22 @@ def legal_plays(hand, trick, trump: str | None, options=None) -> set[str]:
                                   STRENGTH, o.must_head, o.undertrump_required))
 
 
+def why_illegal(hand, trick, trump: str | None, card, options=None) -> str | None:
+    """Why ``card`` may not be added to ``trick`` from ``hand``, in words, or None if it may.
+
+    >>> why_illegal(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S")
+    'must beat the best card of the suit led: 3S does (Tute 2.4)'
+    """
+    o = _options_of(options)
+    hand, trick, card = [_code(c) for c in hand], [_code(c) for c in trick], _code(card)
+    trump = _suit_or_none(trump)
+    duty = tricks.broken_duty(hand, trick, trump, card, STRENGTH, o.must_head, o.undertrump_required)
+    if duty is None:
+        return None
+    better = sorted(tricks.legal_plays(set(hand) | {card}, trick, trump, STRENGTH, o.must_head, o.undertrump_required))
+    return f"must {tricks.DUTY_TEXT[duty]}: {' '.join(better)} {'does' if len(better) == 1 else 'do'} (Tute 2.4)"
+
+
 def trick_winner(trick, trump: str | None) -> int:
     """Index of the card that wins ``trick`` (RULES.md §2.4).
 

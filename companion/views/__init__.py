@@ -1,1 +1,1 @@
-"""Flask blueprints: games (pages), play (moves), api (JSON)."""
+"""Flask blueprints: games (pages), play (moves), rules (rules pages and the dispute lab), api (JSON)."""

@@ -1,0 +1,274 @@
+"""Rules pages and the dispute lab: set up a position in a few taps and read the
+engine's answer, with the rule it rests on. The position lives in the query string, so
+every answer is a link to share. The answers come from the engines' helpers; this
+module only reads the position from the URL and hands it over."""
+
+from __future__ import annotations
+
+import re
+import typing
+from dataclasses import fields
+
+from flask import Blueprint, abort, render_template, request, url_for
+from markupsafe import Markup, escape
+
+from companion import games
+from companion.cards import Card
+from companion.errors import MoveError, OptionError
+
+bp = Blueprint("rules", __name__, url_prefix="/rules")
+
+#: A refusal cites its rule as "<Game> <section>"; the rules page has that anchor.
+CITATION = re.compile(r"\b(Tablanette|Tute|Tantony|100/99/98) (P\d|\d+\.\d+)")
+SLUGS = {"Tablanette": "tablanette", "Tute": "tute", "Tantony": "tantony", "100/99/98": "hundred"}
+#: The options each lab lets you change in place (the ones its answers depend on).
+LAB_OPTIONS = {
+    "tablanette": ("max_group_size", "jack_is_12", "forced_capture"),
+    "tute": ("undertrump_required", "must_head", "win_threshold", "triple_tie", "over_100_loses"),
+    "tantony": ("value_scale", "three_player_values"),
+    "hundred": ("variant", "floor_at_zero", "ace_high_99", "itoya_black_ace"),
+}
+
+
+def anchor(section: str) -> str:
+    return section if section.startswith("P") else "s" + section.replace(".", "-")
+
+
+def rule_links(text: str) -> Markup:
+    """Escape ``text`` and link each cited rule to its section of the rules page."""
+    def link(m: re.Match) -> str:
+        href = url_for("rules.page", game=SLUGS[m.group(1)], _anchor=anchor(m.group(2)))
+        return f'<a href="{escape(href)}">{m.group(0)}</a>'
+    return Markup(CITATION.sub(link, str(escape(text))))
+
+
+def position_url(view: dict) -> str:
+    """The dispute lab set to a game's current position and rules (one tap from the game)."""
+    game, o = view["game"], view.get("options", {})
+    args = {k: ("none" if o[k] is None else str(o[k]).lower() if isinstance(o[k], bool) else o[k])
+            for k in LAB_OPTIONS[game] if k in o}
+    trick = ",".join(c for _, c in view.get("trick", []))
+    if game == "tablanette":
+        args["table"] = ",".join(view["table"])
+    elif game == "tute":
+        args |= {"trump": view["trump"] or "none", "trick": trick, "players": len(view["players"])}
+    elif game == "tantony":
+        seats = ["N", "E", "S", "W"] if len(view["players"]) == 4 else ["P1", "P2", "P3"]
+        args |= {"trick": trick, "players": len(view["players"])}
+        args |= {f"held_{s}": view["held"][p] for s, p in zip(seats, view["players"])}
+    elif game == "hundred":
+        args["total"] = view["total"]
+    return url_for("rules.page", game=game, **{k: v for k, v in args.items() if v not in ("", None)})
+
+
+def register(app) -> None:
+    app.jinja_env.filters["rule_links"] = rule_links
+    app.jinja_env.globals["lab_position_url"] = position_url
+
+
+# -- reading a position from the query string ----------------------------------------
+
+def _cards(name: str, problems: list[str]) -> list[str]:
+    out = []
+    for word in re.split(r"[\s,]+", request.args.get(name, "").strip()):
+        if not word:
+            continue
+        try:
+            code = str(Card.parse(word))
+        except MoveError as e:
+            problems.append(str(e))
+            continue
+        if code not in out:
+            out.append(code)
+    return out
+
+
+def _options(rules, names) -> tuple[dict, dict]:
+    """(options for the engine, the raw values for the form) from the query string."""
+    hints = typing.get_type_hints(rules.Options)
+    chosen, raw = {}, {}
+    for name in names:
+        value = request.args.get(name)
+        if value in (None, ""):
+            continue
+        raw[name] = value
+        kind = hints[name]
+        if value == "none":
+            chosen[name] = None
+        elif kind is bool:
+            chosen[name] = value in ("true", "on", "1", "yes")
+        elif value.lstrip("-").isdigit():
+            chosen[name] = int(value)
+        else:
+            chosen[name] = value
+    return chosen, raw
+
+
+def lab_url(game: str, **changes) -> str:
+    """This lab's URL with some parameters changed (None removes one)."""
+    args = {k: v for k, v in request.args.items()}
+    for k, v in changes.items():
+        if v in (None, "", []):
+            args.pop(k, None)
+        else:
+            args[k] = ",".join(v) if isinstance(v, list) else v
+    return url_for("rules.page", game=game, **args)
+
+
+def toggled(cards: list[str], code: str) -> list[str]:
+    return [c for c in cards if c != code] if code in cards else cards + [code]
+
+
+def option_rows(rules, names, raw: dict) -> list[dict]:
+    """The lab's option controls: name, label, help, choices, current value."""
+    hints = typing.get_type_hints(rules.Options)
+    defaults = {f.name: f.default for f in fields(rules.Options)}
+    rows = []
+    for name in names:
+        kind = hints[name]
+        choices = getattr(rules, "CHOICES", {}).get(name)
+        if kind is bool:
+            choices = (True, False)
+        words = [("none" if c is None else "true" if c is True else "false" if c is False else str(c))
+                 for c in choices] if choices else None
+        default = defaults[name]
+        current = raw.get(name, "none" if default is None else str(default).lower() if isinstance(default, bool)
+                          else str(default))
+        rows.append({"name": name, "label": name.replace("_", " ").capitalize(),
+                     "help": rules.OPTION_HELP.get(name, ""), "choices": words, "value": current})
+    return rows
+
+
+# -- the pages ---------------------------------------------------------------------------
+
+@bp.get("/")
+def index():
+    return render_template("rules/index.html", titles={n: games.get(n).TITLE for n in games.GAMES})
+
+
+@bp.get("/<game>")
+def page(game: str):
+    if game not in games.GAMES:
+        abort(404)
+    rules = games.get(game)
+    problems: list[str] = []
+    chosen, raw = _options(rules, LAB_OPTIONS[game])
+    try:
+        opts = rules.resolve_options(chosen, None)
+    except OptionError as e:
+        problems.append(str(e))
+        opts, raw = rules.resolve_options({}, None), {}
+    lab = LABS[game](rules, opts, problems)
+    context = {"game": game, "title": rules.TITLE, "rules": rules, "lab": lab, "problems": problems,
+               "option_rows": option_rows(rules, LAB_OPTIONS[game], raw),
+               "all_options": option_rows(rules, [f.name for f in fields(rules.Options)], {}),
+               "share": request.url if request.args else None}
+    return render_template("rules/page.html", **context)
+
+
+def _tablanette(rules, opts, problems) -> dict:
+    table, claim = _cards("table", problems), _cards("claim", problems)
+    played = (_cards("card", problems) or [None])[0]
+    if played in table:
+        problems.append(f"{played} can't be both on the table and the card played.")
+        played = None
+    claim = [c for c in claim if c in table]
+    out = {"table": table, "card": played, "claim": claim, "captures": None, "verdict": None,
+           "section": "Tablanette 1.4",
+           "table_links": {c: lab_url("tablanette", table=toggled(table, c), claim=[x for x in claim if x != c])
+                           for c in map(str, rules.PACK)},
+           "card_links": {c: lab_url("tablanette", card=None if c == played else c)
+                          for c in map(str, rules.PACK)},
+           "claim_links": {c: lab_url("tablanette", claim=toggled(claim, c)) for c in table}}
+    if played and not problems:
+        out["captures"] = rules.capture_options(played, table, opts)
+        if claim:
+            judged = rules.judge_capture(played, table, claim, opts)
+            out["verdict"] = {"legal": True, "capture": judged} if judged else \
+                {"legal": False, "reason": rules.explain_refusal(played, table, claim, opts)}
+    return out
+
+
+def _tute(rules, opts, problems) -> dict:
+    trick, hand = _cards("trick", problems), _cards("hand", problems)
+    trump = request.args.get("trump") or None
+    players = request.args.get("players", "4")
+    players = int(players) if players in ("3", "4", "5") else 4
+    pack = [str(c) for c in rules.pack(players)]
+    hand = [c for c in hand if c not in trick]
+    out = {"trick": trick, "hand": hand, "trump": trump, "players": players, "pack": pack, "section": "Tute 2.4",
+           "trick_links": {c: lab_url("tute", trick=toggled(trick, c), hand=[x for x in hand if x != c]) for c in pack},
+           "hand_links": {c: lab_url("tute", hand=toggled(hand, c)) for c in pack if c not in trick},
+           "suits": {s: lab_url("tute", trump=s) for s in ("S", "H", "D", "C", "none")},
+           "player_counts": {n: lab_url("tute", players=str(n)) for n in (3, 4, 5)},
+           "winner": None, "plays": None, "outcome": None}
+    if trump == "none":
+        trump = out["trump"] = None
+    if any(c not in pack for c in trick + hand):
+        problems.append(f"With {players} players the pack has no " +
+                        " ".join(c for c in trick + hand if c not in pack) + " (Tute 2.2).")
+        return out
+    if trick:
+        w = rules.trick_winner(trick, trump)
+        out["winner"] = {"index": w, "card": trick[w], "points": rules.card_points(trick),
+                         "marriages": rules.marriages(trick, trump, players, first_sets_trump=trump is None)}
+    if hand and trick:
+        out["plays"] = [{"card": c, "why": rules.why_illegal(hand, trick, trump, c, opts)}
+                        for c in hand]
+    totals = {f"P{i}": request.args.get(f"P{i}", "") for i in range(1, players + 1)}
+    if all(v.strip().isdigit() for v in totals.values()):
+        last = request.args.get("last", "P1")
+        try:
+            out["outcome"] = rules.deal_outcome({p: int(v) for p, v in totals.items()},
+                                                last if last in totals else "P1", opts)
+        except (MoveError, OptionError) as e:
+            problems.append(str(e))
+    out["totals"] = totals
+    out["last"] = request.args.get("last", "P1")
+    return out
+
+
+def _tantony(rules, opts, problems) -> dict:
+    trick = _cards("trick", problems)
+    players = 3 if request.args.get("players") == "3" else 4
+    pack = [str(c) for c in rules.pack(players)]
+    seats = list(rules.COMPASS[:players]) if players == 4 else ["P1", "P2", "P3"]
+    out = {"trick": trick, "players": players, "pack": pack, "section": "Tantony 3.3", "seats": seats,
+           "trick_links": {c: lab_url("tantony", trick=toggled(trick, c)) for c in pack},
+           "player_counts": {n: lab_url("tantony", players=str(n), trick=None) for n in (3, 4)},
+           "winner": None, "gift": None}
+    if any(c not in pack for c in trick):
+        problems.append("3-player Tantony has no 7s to 10s (Tantony 3.10).")
+        return out
+    if trick:
+        w = rules.trick_winner(trick)
+        low = rules.runt(trick)
+        out["winner"] = {"index": w, "card": trick[w], "runt": low,
+                         "value": rules.card_value(low, opts, players),
+                         "hog": all(c[-1] != trick[0][-1] for c in trick[1:])}
+    held = {s: request.args.get(f"held_{s}", "") for s in seats}
+    out["held"] = held
+    to = request.args.get("to")
+    out["to"] = to
+    if to in seats and all(v.isdigit() for v in held.values()):
+        out["gift"] = rules.gift_refusal({s: int(v) for s, v in held.items()}, to, players)
+        out["gift_asked"] = True
+    return out
+
+
+def _hundred(rules, opts, problems) -> dict:
+    played = (_cards("card", problems) or [None])[0]
+    raw_total = request.args.get("total", "0").strip()
+    total = int(raw_total) if raw_total.lstrip("-").isdigit() else None
+    if total is None:
+        problems.append(f"The total must be a number, not {raw_total!r}.")
+    out = {"card": played, "total": total, "target": rules.target(opts), "section": "100/99/98 4.3",
+           "card_links": {str(c): lab_url("hundred", card=str(c)) for c in rules.PACK_52}, "made": None}
+    if played and total is not None:
+        made, reverse = rules.effect(played, total, opts)
+        out["made"] = [{"total": t, "safe": t <= out["target"]} for t in made]
+        out["reverse"] = reverse
+    return out
+
+
+LABS = {"tablanette": _tablanette, "tute": _tute, "tantony": _tantony, "hundred": _hundred}
