@@ -97,7 +97,7 @@ def _options(rules, names) -> tuple[dict, dict]:
             chosen[name] = None
         elif kind is bool:
             chosen[name] = value in ("true", "on", "1", "yes")
-        elif value.lstrip("-").isdigit():
+        elif int in getattr(kind, "__args__", (kind,)) and value.lstrip("-").isdigit():
             chosen[name] = int(value)
         else:
             chosen[name] = value
@@ -201,7 +201,8 @@ def _tute(rules, opts, problems) -> dict:
            "hand_links": {c: lab_url("tute", hand=toggled(hand, c)) for c in pack if c not in trick},
            "suits": {s: lab_url("tute", trump=s) for s in ("S", "H", "D", "C", "none")},
            "player_counts": {n: lab_url("tute", players=str(n)) for n in (3, 4, 5)},
-           "winner": None, "plays": None, "outcome": None}
+           "winner": None, "plays": None, "outcome": None, "last": request.args.get("last", "P1"),
+           "totals": {f"P{i}": request.args.get(f"P{i}", "") for i in range(1, players + 1)}}
     if trump == "none":
         trump = out["trump"] = None
     if any(c not in pack for c in trick + hand):
@@ -215,16 +216,14 @@ def _tute(rules, opts, problems) -> dict:
     if hand and trick:
         out["plays"] = [{"card": c, "why": rules.why_illegal(hand, trick, trump, c, opts)}
                         for c in hand]
-    totals = {f"P{i}": request.args.get(f"P{i}", "") for i in range(1, players + 1)}
+    totals = out["totals"]
     if all(v.strip().isdigit() for v in totals.values()):
-        last = request.args.get("last", "P1")
+        last = out["last"]
         try:
             out["outcome"] = rules.deal_outcome({p: int(v) for p, v in totals.items()},
                                                 last if last in totals else "P1", opts)
         except (MoveError, OptionError) as e:
             problems.append(str(e))
-    out["totals"] = totals
-    out["last"] = request.args.get("last", "P1")
     return out
 
 

@@ -1,0 +1,150 @@
+"""The dispute lab answers every rules vector of RULES.md as the vector says, through
+HTTP (TB, TU, TT and AD vectors), with the rule it rests on linked."""
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+VECTORS = json.loads((Path(__file__).parents[2] / "shared" / "vectors.json").read_text())
+
+
+def lab(client, game, **args):
+    response = client.get(f"/rules/{game}?{urlencode(args)}")
+    assert response.status_code == 200
+    return response.get_data(as_text=True)
+
+
+def attrs(page, name):
+    return re.findall(rf'{name}="([^"]*)"', page)
+
+
+def option_args(options):
+    return {k: ("none" if v is None else str(v).lower() if isinstance(v, bool) else v) for k, v in options.items()}
+
+
+@pytest.mark.parametrize("v", VECTORS["tablanette_captures"], ids=lambda v: v["id"])
+def test_tablanette_captures(client, v):
+    """RULES.md 1.8: every legal capture, with its sweep bonus."""
+    page = lab(client, "tablanette", table=",".join(v["table"]), card=v["played"], **option_args(v["options"]))
+    expected = {" ".join(sorted(c["cards"])): (str(c["bonus"]) if c["sweep"] else "") for c in v["captures"] if c["cards"]}
+    found = {" ".join(sorted(cards.split())): bonus for cards, bonus in
+             zip(attrs(page, "data-cards"), attrs(page, "data-bonus"))}
+    assert found == expected
+    if not expected:
+        assert "data-trail" in page
+    assert 'href="/rules/tablanette#s1-4"' in page
+
+
+def test_tablanette_claim_is_judged_with_its_reason(client):
+    """RULES.md 1.8 TB-08: claiming all four cards is refused, naming the groups rule."""
+    page = lab(client, "tablanette", table="2S,3H,5D,9C", card="KH", claim="2S,3H,5D,9C")
+    assert "Not legal" in page and 'href="/rules/tablanette#P1"' in page
+    assert "Legal: taking" in lab(client, "tablanette", table="2S,3H,5D,9C", card="KH", claim="5D,9C")
+
+
+@pytest.mark.parametrize("v", VECTORS["tute_legal_plays"], ids=lambda v: v["id"])
+@pytest.mark.parametrize("undertrump", [True, False])
+def test_tute_legal_plays(client, v, undertrump):
+    """RULES.md 2.9 TU-01..TU-11: the legal cards of a hand, and for the others the duty broken."""
+    # TU-10's 3-player hand holds 2H, which the 36-card pack has not: the duties don't
+    # depend on the pack, so such a position is asked with 4 players (and no trump).
+    three = v["trump"] is None and not any(c.startswith("2") for c in v["trick"] + v["hand"])
+    page = lab(client, "tute", trick=",".join(v["trick"]), hand=",".join(v["hand"]), trump=v["trump"] or "none",
+               players=3 if three else 4, undertrump_required=str(undertrump).lower())
+    legal = sorted(c for c, ok in zip(attrs(page, "data-card"), attrs(page, "data-legal")) if ok == "yes")
+    assert legal == sorted(v["legal"] if undertrump else v["legal_if_undertrump_not_required"])
+    if len(legal) < len(v["hand"]):
+        assert 'href="/rules/tute#s2-4"' in page
+
+
+@pytest.mark.parametrize("v", VECTORS["tute_tricks"], ids=lambda v: v["id"])
+def test_tute_tricks(client, v):
+    """RULES.md 2.9 TU-20..TU-25: the winner, card points and cantes of a trick."""
+    page = lab(client, "tute", trick=",".join(v["trick"]), trump=v["trump"] or "none", players=v["players"])
+    assert attrs(page, "data-winner") == [str(v["winner_index"])]
+    assert attrs(page, "data-points") == [str(v["card_points"])]
+    assert attrs(page, "data-cantes") == [str(v["marriage_points"])]
+
+
+@pytest.mark.parametrize("v", VECTORS["tute_deal_losers"], ids=lambda v: v["id"])
+def test_tute_deal_losers(client, v):
+    """RULES.md 2.9 TU-40..TU-49: who loses a deal, and why."""
+    page = lab(client, "tute", players=len(v["players"]), last=v["last_trick"], **v["totals"])
+    assert attrs(page, "data-losers") == [" ".join(v["losers"])]
+    assert 'href="/rules/tute#s2-6"' in page
+
+
+TANTONY_TRICKS = [  # RULES.md 3.12: (id, trick, options, winner index, runt, value)
+    ("TT-01", "6S,10S,QS,2S", {}, 2, "2S", 2),
+    ("TT-02", "6S,2H,3D,4C", {}, 0, "6S", 6),
+    ("TT-03", "AS,2H,3D,4C", {}, 0, "AS", 30),
+    ("TT-03p", "AS,2H,3D,4C", {"value_scale": "penguin2008"}, 0, "AS", 20),
+    ("TT-04", "9D,3D,7D,10D", {}, 3, "3D", 3),
+    ("TT-05", "9S,5S,QS,3H", {}, 2, "5S", 5),
+    ("TT-07", "AS,QH,KS,8H", {}, 0, "KS", 25),
+    ("TT-08", "4C,2H,3D,5S", {}, 0, "4C", 4),
+]
+
+
+@pytest.mark.parametrize(("vid", "trick", "options", "winner", "runt", "value"), TANTONY_TRICKS,
+                         ids=[t[0] for t in TANTONY_TRICKS])
+def test_tantony_tricks(client, vid, trick, options, winner, runt, value):
+    """RULES.md 3.12: winner (sow or hog), runt and value of a trick."""
+    page = lab(client, "tantony", trick=trick, **options)
+    assert attrs(page, "data-winner") == [str(winner)]
+    assert attrs(page, "data-runt") == [runt] and attrs(page, "data-value") == [str(value)]
+
+
+@pytest.mark.parametrize(("held", "to", "players", "allowed"), [
+    ({"N": 3, "E": 3, "S": 2, "W": 3}, "S", 4, "yes"),  # TT-06
+    ({"N": 3, "E": 3, "S": 2, "W": 3}, "N", 4, "no"),
+    ({"N": 3, "E": 3, "S": 2, "W": 3}, "E", 4, "no"),
+    ({"P1": 4, "P2": 4, "P3": 3}, "P3", 3, "yes"),  # TT-14
+    ({"P1": 4, "P2": 4, "P3": 3}, "P1", 3, "no"),
+])
+def test_tantony_gifts(client, held, to, players, allowed):
+    """RULES.md 3.12 TT-06 and TT-14: a gift only to a player with room under the quota."""
+    page = lab(client, "tantony", players=players, to=to, **{f"held_{k}": v for k, v in held.items()})
+    assert attrs(page, "data-allowed") == [allowed]
+
+
+@pytest.mark.parametrize("v", VECTORS["adding_totals"], ids=lambda v: v["id"])
+def test_adding_totals(client, v):
+    """RULES.md 4.6: every total a card can make, safe or bust."""
+    page = lab(client, "hundred", variant=v["variant"], total=v["total"], card=v["card"])
+    made = {int(t): s for t, s in zip(attrs(page, "data-total"), attrs(page, "data-safe"))}
+    assert sorted(made) == sorted(v["totals"])
+    assert sorted(t for t, s in made.items() if s == "yes") == sorted(v["safe"])
+    assert 'href="/rules/hundred#s4-3"' in page
+
+
+@pytest.mark.parametrize(("vid", "args", "expected"), [
+    ("AD-04", {"variant": "100", "total": 99, "card": "AC"}, range(0, 101)),
+    ("AD-12", {"variant": "99itoya", "total": 95, "card": "AS"}, range(95, 100)),
+])
+def test_adding_black_aces(client, vid, args, expected):
+    """RULES.md 4.6 AD-04 and AD-12: a black ace gives a whole range, all safe."""
+    page = lab(client, "hundred", **args)
+    spans = [tuple(map(int, r.split("-"))) for r in attrs(page, "data-range")]
+    made = [t for lo, hi in spans for t in range(lo, hi + 1)] + [int(t) for t in attrs(page, "data-total")]
+    assert sorted(made) == list(expected) and "data-safe=\"no\"" not in page
+
+
+def test_a_game_links_to_the_lab_at_its_position(client):
+    """The game page's 'Rules question?' opens the lab on the game's table."""
+    created = client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"]}).get_json()
+    client.post(f"/api/games/{created['id']}/moves", headers={"X-Edit-Key": created["edit_key"]},
+                json={"version": 0, "move": {"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}})
+    page = client.get(f"/games/{created['id']}").get_data(as_text=True)
+    href = re.search(r'href="(/rules/tablanette\?[^"]+)"', page).group(1).replace("&amp;", "&")
+    assert "table=2S,3H,5D,9C" in href
+    assert "Table:" in client.get(href).get_data(as_text=True)
+
+
+def test_bad_positions_get_a_message_not_a_500(client):
+    for url in ("/rules/tablanette?table=ZZ&card=KH", "/rules/tute?trick=8S", "/rules/hundred?total=x&card=AS",
+                "/rules/tablanette?max_group_size=banana", "/rules/nope"):
+        assert client.get(url).status_code in (200, 404)
