@@ -125,6 +125,17 @@ def tally_ab(state, a_count, a_counters, sweeps=None, names=("Ann", "Ben")):
 A10 = ["AS", "AH", "AD", "AC", "KS", "KH", "KD", "KC", "2C", "QS"]
 
 
+def sweeps_worth(total: int) -> list[int]:
+    """Sweep bonuses a deal can really hold (Tablanette P8) adding up to ``total``."""
+    valid = [b for b in range(1, 43) if T.sweep_bonus_refusal(b) is None]
+    best: dict[int, list[int]] = {0: []}
+    for t in range(1, total + 1):
+        options = [best[t - b] + [b] for b in valid if b <= t and t - b in best]
+        if options:
+            best[t] = min(options, key=len)
+    return best[total]
+
+
 def scores_after(a_before, b_before):
     """A 2-player game whose scores are (a_before, b_before), in the layout of deal 2.
 
@@ -132,7 +143,7 @@ def scores_after(a_before, b_before):
     comes from sweep bonuses (neither side's sweeps reach 251 alone).
     """
     s = new()
-    s = tally_ab(s, 30, COUNTERS, {"Ann": [a_before - 25], "Ben": [b_before]})
+    s = tally_ab(s, 30, COUNTERS, {"Ann": sweeps_worth(a_before - 25), "Ben": sweeps_worth(b_before)})
     assert T.view(s)["scores"] == {"Ann": a_before, "Ben": b_before}
     assert s.phase == "layout" and s.deal == 2
     return s
@@ -465,7 +476,9 @@ def test_TB_F1_leftovers_go_to_the_last_capturer_without_a_sweep():
 def test_TB_F2_sweep_to_the_target_wins_at_once():
     """RULES.md 1.8 TB-F2 / 1.6 "During a deal": A has 240, sweeps 42 with KC on KS 10H 4D, wins at once."""
     s = new()  # Ann deals deal 1, Ben deals deal 2, so Ann plays first in deal 2
-    s = tally_ab(s, 30, COUNTERS, {"Ben": [215], "Ann": [200]}, names=("Ben", "Ann"))
+    # Sweeps a deal can really hold (a sweep scores value x (groups + 1), Tablanette P8).
+    s = tally_ab(s, 30, COUNTERS, {"Ben": [39, 39, 39, 39, 39, 20], "Ann": [42, 42, 42, 42, 32]},
+                 names=("Ben", "Ann"))
     assert T.view(s)["scores"] == {"Ann": 200, "Ben": 240}
     s = lay(s, ["KS", "10H", "4D", "5C"])
     s = play(s, "5S")  # Ann takes the 5C: only the 5 makes 5
@@ -669,7 +682,7 @@ def test_A8_three_players_level_on_top_draw():
     """RULES.md 1.10 A8 / 1.6: with 3 players the sides level on top draw; the others lose."""
     players = ["Ann", "Ben", "Cat"]
     s = T.start(players, None)  # target 151
-    s = T.apply(s, tally({"Ann": 11, "Ben": 11, "Cat": 30}, {"Cat": COUNTERS}, {"Ann": [140], "Ben": [140]}))
+    s = T.apply(s, tally({"Ann": 11, "Ben": 11, "Cat": 30}, {"Cat": COUNTERS}, {"Ann": sweeps_worth(140), "Ben": sweeps_worth(140)}))
     assert T.view(s)["scores"] == {"Ann": 140, "Ben": 140, "Cat": 25}
     ann = ["AS", "AH", "AD", "AC", "KS", "KH", "KD", "KC", "QS", "QH", "2C"]  # 11 points
     ben = [c for c in COUNTERS if c not in ann]  # 11 points
@@ -682,7 +695,7 @@ def test_A8_three_players_level_on_top_draw():
 def test_A8_on_tie_play_on():
     """RULES.md 1.9 (Tablić: a tie means another hand), option on_tie."""
     s = T.start(["Ann", "Ben"], {"on_tie": "play_on"})
-    s = tally_ab(s, 30, COUNTERS, {"Ann": [222], "Ben": [248]})
+    s = tally_ab(s, 30, COUNTERS, {"Ann": sweeps_worth(222), "Ben": sweeps_worth(248)})
     s = tally_ab(s, 27, A10)  # 260 - 260
     v = T.view(s)
     assert v["scores"] == {"Ann": 260, "Ben": 260} and v["result"] is None and v["deal"] == 3
@@ -990,7 +1003,7 @@ def test_1_6_fixed_deals(deals):
     for k in range(deals):
         assert T.view(s)["result"] is None and T.view(s)["deal"] == k + 1
         # Ann's sweeps alone go way past the target: the game still goes on.
-        s = tally_ab(s, 30, COUNTERS, {"Ann": [300]})
+        s = tally_ab(s, 30, COUNTERS, {"Ann": sweeps_worth(300)})
     v = T.view(s)
     assert v["scores"] == {"Ann": 325 * deals, "Ben": 0}
     assert v["result"] == {"winners": ["Ann"], "losers": ["Ben"], "draw": False}
@@ -1011,10 +1024,10 @@ def test_1_6_fixed_deals_no_mid_deal_end():
 def test_1_6_fixed_deals_tie_is_a_draw():
     """RULES.md 1.6 / A8: in fixed_deals mode an equal total is a draw."""
     s = T.start(["Ann", "Ben"], {"fixed_deals": 2})
-    s = tally_ab(s, 26, A10, {"Ben": [5]})  # 10 - 17
-    s = tally_ab(s, 26, [c for c in COUNTERS if c not in A10], {"Ann": [5]})  # 17 - 10
+    s = tally_ab(s, 26, A10, {"Ben": [4]})  # 10 - 16
+    s = tally_ab(s, 26, [c for c in COUNTERS if c not in A10], {"Ann": [4]})  # 16 - 10
     v = T.view(s)
-    assert v["scores"] == {"Ann": 27, "Ben": 27}
+    assert v["scores"] == {"Ann": 26, "Ben": 26}
     assert v["result"] == {"winners": ["Ann", "Ben"], "losers": [], "draw": True}
 
 
@@ -1136,7 +1149,7 @@ def test_tally_sweeps_alone_reaching_the_target_end_the_game():
     """RULES.md 1.6 "During a deal" / module docstring: a tally whose sweeps alone reach the target wins at once."""
     s = scores_after(230, 200)
     # Ben's sweeps (+30) take him to 230 only; Ann's 21 take her to 251: she won then.
-    s = tally_ab(s, 27, A10, {"Ann": [21], "Ben": [30]})
+    s = tally_ab(s, 27, A10, {"Ann": sweeps_worth(21), "Ben": sweeps_worth(30)})
     v = T.view(s)
     assert v["result"] == {"winners": ["Ann"], "losers": ["Ben"], "draw": False}
     record = v["history"][-1]
@@ -1151,7 +1164,7 @@ def test_tally_sweeps_alone_reaching_the_target_end_the_game():
 def test_tally_sweeps_of_both_sides_reaching_the_target_score_in_full():
     """Module docstring: if not exactly one side's sweeps reach the target, the deal is scored in full."""
     s = scores_after(230, 230)
-    s = tally_ab(s, 27, A10, {"Ann": [21], "Ben": [25]})
+    s = tally_ab(s, 27, A10, {"Ann": sweeps_worth(21), "Ben": sweeps_worth(25)})
     v = T.view(s)
     assert v["history"][-1]["abandoned"] is False
     assert v["scores"] == {"Ann": 230 + 21 + 13, "Ben": 230 + 25 + 12}  # 264 - 267
@@ -1214,7 +1227,7 @@ def test_apply_never_mutates_its_input():
         {"type": "play", "card": "JC"},
         {"type": "play", "card": "KD", "capture": []},
         tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}),
-        tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}, {"Ann": [300]}),
+        tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}, {"Ann": sweeps_worth(300)}),
         tally({"Ann": 31, "Ben": 22}, {"Ann": COUNTERS}),
     ]
     for state in states_along_a_game():
@@ -1264,3 +1277,33 @@ def test_registry():
     assert games.get("tablanette") is T
     with pytest.raises(OptionError):
         games.get("chess")
+
+
+@pytest.mark.parametrize(("bonus", "options", "ok"), [
+    (26, {}, True), (42, {}, True), (4, {}, True), (22, {}, True), (33, {}, True),
+    (23, {}, False), (7, {}, False), (5, {}, False), (0, {}, False), (1, {}, False),
+    (1, {"sweep_scoring": "flat1"}, True), (26, {"sweep_scoring": "flat1"}, False),
+])
+def test_1_4_P8_which_sweep_bonuses_can_exist(bonus, options, ok):
+    """RULES.md 1.4 P8: a sweep scores value x (groups + 1); a tally refuses any other bonus."""
+    assert (T.sweep_bonus_refusal(bonus, options) is None) is ok
+    move = tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}, {"Ann": [bonus]} if bonus else None)
+    if ok or not bonus:
+        T.apply(new(**options), move)
+    else:
+        with pytest.raises(MoveError):
+            T.apply(new(**options), move)
+
+
+@pytest.mark.parametrize(("card", "taken", "bonus"), [("QC", ["QD"], 26), ("KC", ["KS", "10H", "4D"], 42),
+                                                      ("AH", ["AS", "5C", "6D"], 33)])
+def test_1_4_P8_a_sweep_judged_from_its_cards(card, taken, bonus):
+    """RULES.md 1.8 TB-01, TB-09, TB-13: the tally's sweep builder computes the bonus."""
+    assert T.sweep_of(card, taken).bonus == bonus
+
+
+@pytest.mark.parametrize(("card", "taken"), [("KH", ["2S", "3H", "5D", "9C"]), ("JC", ["5S", "9H"])])
+def test_1_4_a_sweep_that_cannot_be(card, taken):
+    """TB-08 (the 9 can't count twice) and TB-17 (a jack's capture is no sweep)."""
+    with pytest.raises(IllegalMove):
+        T.sweep_of(card, taken)

@@ -581,6 +581,48 @@ def explain_refusal(card, table, taken, options: dict | Options | None = None) -
             f"adding up, no card counted twice (Tablanette P1-P2).{listing}")
 
 
+def sweep_bonus_refusal(bonus, options: dict | Options | None = None) -> str | None:
+    """Why no sweep can score ``bonus`` (for a tally), or None if one can.
+
+    RULES.md 1.4 P8: a sweep scores the capture value ``v`` once for the played card and
+    once for each group taken, so ``v * k`` with ``k >= 2``; ``k - 1`` groups need at
+    least that many other cards worth ``v`` or less. With ``sweep_scoring = "flat1"``
+    every sweep is worth 1.
+
+    >>> sweep_bonus_refusal(26), sweep_bonus_refusal(23) is None
+    (None, False)
+    """
+    opts = options if isinstance(options, Options) else resolve_options(options)
+    if not _is_int(bonus) or bonus < 1:
+        return f"A sweep bonus is a whole number above 0, not {bonus!r}."
+    if opts.sweep_scoring == "flat1":
+        return None if bonus == 1 else "With one point a tabla, every sweep is worth 1 (Tablanette 1.5)."
+    values = {max(v) for r in RANKS if r != "J" or opts.jack_is_12 for v in [_values(Card(r, "S"), opts)]}
+    for v in sorted(values):
+        usable = sum(4 for r in RANKS if (r != "J" or opts.jack_is_12) and min(_values(Card(r, "S"), opts)) <= v) - 1
+        if bonus % v == 0 and 2 <= bonus // v <= usable + 1:
+            return None
+    return (f"No sweep scores {bonus}: a sweep scores its capture value (2 to 14) once for the played card "
+            f"and once for each group taken (Tablanette P8).")
+
+
+def sweep_of(card, taken, options: dict | Options | None = None) -> Capture:
+    """The sweep made by playing ``card`` on a table of exactly ``taken`` (for a tally).
+
+    Raises ``IllegalMove`` with the reason when taking all of them is not a legal sweep.
+
+    >>> sweep_of("QC", ["QD"]).bonus
+    26
+    """
+    opts = options if isinstance(options, Options) else resolve_options(options)
+    judged = judge_capture(card, taken, taken, opts)
+    if judged is None:
+        raise IllegalMove(explain_refusal(card, taken, taken, opts))
+    if not judged.sweep:
+        raise IllegalMove(f"{Card.parse(card)} takes them all, but a jack's capture is never a sweep (Tablanette P7).")
+    return judged
+
+
 def _describe(c: Capture) -> str:
     return " ".join(c.sorted_cards()) if c.cards else "lay it down"
 
@@ -886,8 +928,9 @@ def _tally(s: State, move: dict) -> None:
         b = sweeps.get(n, [])
         if not isinstance(b, (list, tuple)) or not all(_is_int(x) and x > 0 for x in b):
             raise InvalidMove(f"Sweeps for {n} must be a list of bonuses, each a whole number above 0")
-        if s.options.sweep_scoring == "flat1" and any(x != 1 for x in b):
-            raise IllegalMove("With one point a tabla, every sweep is worth 1.")
+        refusal = next((r for r in map(lambda x: sweep_bonus_refusal(x, s.options), b) if r), None)
+        if refusal:
+            raise IllegalMove(refusal)
         bonuses.append(list(b))
     s.table, s.piles, s.sweeps = [], piles, bonuses
     before = list(s.scores)
