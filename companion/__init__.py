@@ -60,12 +60,13 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.json.compact = True
     csrf.init_app(app)
 
-    from companion.views import api, games, play, rules
+    from companion.views import api, games, play, rules, tally
 
     app.register_blueprint(games.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(rules.bp)
+    app.register_blueprint(tally.bp)
     rules.register(app)
     csrf.exempt(api.bp)  # the JSON API authenticates with X-Edit-Key, not cookies
 

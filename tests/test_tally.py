@@ -1,0 +1,194 @@
+"""Tally a deal in one screen, through the view layer: a tally gives the same deal score
+as the same deal played card by card, and an impossible tally is refused with its reason
+and stores nothing (issue: tally a deal; RULES.md 1.5, 2.6, 3.6, 4.4)."""
+
+import random
+
+import pytest
+
+from companion.games import hundred as H
+from companion.games import tablanette as TB
+from companion.games import tantony as TT
+from companion.games import tute as TU
+
+
+def create(client, game, players, options=None):
+    created = client.post("/api/games", json={"game": game, "players": players, "options": options or {}}).get_json()
+    client.get(f"/games/{created['id']}?key={created['edit_key']}")  # this client is the referee
+    return created["id"]
+
+
+def view(client, game_id):
+    return client.get(f"/api/games/{game_id}").get_json()
+
+
+def tally(client, game_id, **fields):
+    data = {"version": view(client, game_id)["version"], **fields}
+    return client.post(f"/games/{game_id}/tally", data=data, headers={"HX-Request": "true"})
+
+
+def played_tablanette_deal(seed):
+    """A whole 2-player deal played card by card by the engine."""
+    rng = random.Random(seed)
+    s = TB.start(["Ann", "Ben"])
+    deck = [str(c) for c in TB.PACK]
+    rng.shuffle(deck)
+    layout = [c for c in deck if not c.startswith("J")][:4]
+    s = TB.apply(s, {"type": "layout", "cards": layout})
+    for card in [c for c in deck if c not in layout]:
+        s = TB.apply(s, {"type": "play", "card": card,
+                         "capture": rng.choice(TB.capture_options(card, s.table, s.options)).sorted_cards()})
+    return s
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_tablanette_tally_scores_like_the_played_deal(client, seed):
+    """RULES.md 1.5: cards taken, counting cards and sweeps give the same deal total."""
+    record = played_tablanette_deal(seed).history[-1]
+    game_id = create(client, "tablanette", ["Ann", "Ben"])
+    counters = [c for c in map(str, TB.PACK) if TB.card_points([c])]
+    # Which side took each counting card is not in the record, so rebuild a split with the
+    # same card points: give Ann counting cards until her points match.
+    ann, need = [], record["card_points"]["Ann"]
+    for c in sorted(counters, key=lambda c: -TB.card_points([c])):
+        if TB.card_points(ann + [c]) <= need:
+            ann.append(c)
+    fields = {"cards.0": record["cards"]["Ann"], "act": "record",
+              "sw.0": ",".join(map(str, record["sweeps"]["Ann"])), "sw.1": ",".join(map(str, record["sweeps"]["Ben"]))}
+    fields |= {f"ctr.{c}": 0 if c in ann else 1 for c in counters}
+    answer = tally(client, game_id, **fields)
+    assert answer.status_code == 204 and answer.headers["HX-Redirect"].endswith(game_id)
+    stored = view(client, game_id)["view"]["history"][-1]
+    assert stored["points"] == record["points"] and stored["tallied"] is True
+    log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
+    assert "tallied" in log
+
+
+def test_tablanette_tally_builds_a_sweep_from_its_cards(client):
+    """The sweep builder: tap the played card and what it swept; the bonus is computed."""
+    game_id = create(client, "tablanette", ["Ann", "Ben"])
+    page = tally(client, game_id, **{"sb.card": "KC", "sb.taken": "KS,10H,4D", "act": "sbadd:0"}).get_data(as_text=True)
+    assert 'name="sw.0" value="42"' in page
+    page = tally(client, game_id, **{"sb.card": "KH", "sb.taken": "2S,3H,5D,9C", "act": "sbadd:1"}).get_data(as_text=True)
+    assert "Tablanette P1" in page and 'name="sw.1" value=""' in page
+
+
+@pytest.mark.parametrize(("fields", "reason"), [
+    ({"cards.0": "60"}, "whole numbers of 0 or more"),
+    ({"cards.0": "30", "sw.0": "23"}, "No sweep scores 23"),
+    ({"cards.0": "2", "ctr.AS": "0", "ctr.AH": "0", "ctr.AD": "0"}, "can't hold"),
+])
+def test_an_impossible_tablanette_tally_is_refused_and_stores_nothing(client, fields, reason):
+    game_id = create(client, "tablanette", ["Ann", "Ben"])
+    answer = tally(client, game_id, act="record", **fields)
+    assert reason in answer.get_data(as_text=True).replace("&#39;", "'")
+    assert view(client, game_id)["version"] == 0
+
+
+def test_a_typed_bonus_no_sweep_can_make_is_refused(client):
+    game_id = create(client, "tablanette", ["Ann", "Ben"])
+    page = tally(client, game_id, **{"add.0": "23", "act": "addsweep:0"}).get_data(as_text=True)
+    assert "No sweep scores 23" in page and 'name="sw.0" value=""' in page
+
+
+def played_tute_deal(seed):
+    rng = random.Random(seed)
+    s = TU.start(["Ann", "Ben", "Cat", "Dan"])
+    deck = [str(c) for c in TU.pack(4)]
+    rng.shuffle(deck)
+    hands = {(1 + i) % 4: deck[i * 10:(i + 1) * 10] for i in range(4)}
+    s = TU.apply(s, {"type": "trump", "card": hands[0][-1]})
+    while s.deal == 1:
+        seat = TU.to_act(s)
+        suits = [x for x in TU.declarable(s) if {f"K{x}", f"Q{x}"} <= set(hands[seat])]
+        if suits:
+            s = TU.apply(s, {"type": "declare", "suit": suits[0]})
+            continue
+        card = rng.choice(sorted(TU.legal_plays(hands[seat], [c for _, c in s.trick], s.trump)))
+        hands[seat].remove(card)
+        s = TU.apply(s, {"type": "play", "card": card})
+    return s.history[-1]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_tute_tally_scores_like_the_played_deal(client, seed):
+    """RULES.md 2.6: card points, the last trick and cantes give the same totals and loser."""
+    record = played_tute_deal(seed)
+    names = ["Ann", "Ben", "Cat", "Dan"]
+    game_id = create(client, "tute", names)
+    cantes = {p: [] for p in names}
+    # The cantes of each player, from the totals: total - card points - last trick.
+    for p in names:
+        extra = record["points"][p] - record["card_points"][p] - (10 if p == record["last_trick"] else 0)
+        while extra >= 40 and 40 not in sum(cantes.values(), []):
+            cantes[p].append(40)
+            extra -= 40
+        cantes[p] += [20] * (extra // 20)
+    fields = {f"pts.{i}": record["card_points"][p] for i, p in enumerate(names[:-1])}
+    fields |= {f"ct.{i}": ",".join(map(str, cantes[p])) for i, p in enumerate(names)}
+    answer = tally(client, game_id, last=record["last_trick"], act="record", **fields)
+    assert answer.status_code == 204, answer.get_data(as_text=True)
+    stored = view(client, game_id)["view"]["history"][-1]
+    assert stored["points"] == record["points"] and stored["losers"] == record["losers"]
+
+
+def test_tute_tally_refuses_points_that_do_not_add_up(client):
+    game_id = create(client, "tute", ["Ann", "Ben", "Cat", "Dan"])
+    answer = tally(client, game_id, **{"pts.0": "100", "pts.1": "30", "pts.2": "0", "last": "Ann", "act": "record"})
+    assert answer.status_code == 422 and "0 to 120" in answer.get_data(as_text=True)
+    assert view(client, game_id)["version"] == 0
+
+
+def test_tantony_tally_scores_like_the_played_deal(client):
+    """RULES.md 3.6: each player's scoring cards give the same team totals."""
+    rng = random.Random(5)
+    names = ["Nan", "Eve", "Sam", "Wes"]
+    s = TT.start(names)
+    deck = [str(c) for c in TT.pack(4)]
+    rng.shuffle(deck)
+    hands = {(1 + i) % 4: deck[i * 13:(i + 1) * 13] for i in range(4)}
+    while s.deal == 1:
+        v = TT.view(s)
+        if v["expects"] == ["give"]:
+            s = TT.apply(s, {"type": "give", "to": rng.choice(v["room"])})
+            continue
+        seat = TT.to_act(s)
+        card = rng.choice(sorted(TT.legal_plays(hands[seat], [c for _, c in s.trick])))
+        hands[seat].remove(card)
+        s = TT.apply(s, {"type": "play", "card": card})
+    record = s.history[-1]
+    game_id = create(client, "tantony", names)
+    fields = {f"sc.{c}": i for i, p in enumerate(names) for c in record["scoring"][p]}
+    answer = tally(client, game_id, act="record", **fields)
+    assert answer.status_code == 204, answer.get_data(as_text=True)
+    stored = view(client, game_id)["view"]
+    assert stored["history"][-1]["points"] == record["points"] and stored["hands"] is None
+
+
+def test_tantony_tally_refuses_the_wrong_number_of_runts(client):
+    game_id = create(client, "tantony", ["Nan", "Eve", "Sam", "Wes"])
+    answer = tally(client, game_id, act="record", **{"sc.2S": 0, "sc.3S": 1})
+    assert answer.status_code == 422 and "3 runts" in answer.get_data(as_text=True)
+    assert view(client, game_id)["version"] == 0
+
+
+def test_hundred_tally_is_one_tap(client):
+    """RULES.md 4.4: who lost the hand; the loser loses a token."""
+    game_id = create(client, "hundred", ["Ann", "Ben", "Cat"])
+    answer = tally(client, game_id, act="lost:Ben")
+    assert answer.status_code == 204
+    assert view(client, game_id)["view"]["tokens"]["Ben"] == 2
+
+
+def test_the_game_page_offers_the_tally_at_a_deal_boundary(client):
+    game_id = create(client, "tute", ["Ann", "Ben", "Cat", "Dan"])
+    assert "Tally this deal instead" in client.get(f"/games/{game_id}").get_data(as_text=True)
+    client.post(f"/games/{game_id}/moves", data={"version": 0, "type": "trump", "card": "5D"})
+    assert "Tally this deal instead" not in client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert client.get(f"/games/{game_id}/tally").status_code == 303  # not at a boundary: back to the game
+
+
+def test_watchers_cannot_tally(client, app):
+    created = client.post("/api/games", json={"game": "hundred", "players": ["Ann", "Ben"]}).get_json()
+    other = app.test_client()
+    assert other.get(f"/games/{created['id']}/tally").status_code == 403
