@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict, fields, is_dataclass
 
-from companion.errors import OptionError
+from companion.errors import IllegalMove, InvalidMove, OptionError
 
 #: State fields shared between a state and its successors (never changed in place).
 SHARED = ("history",)
@@ -86,3 +86,28 @@ def load_state(state_class, options_class, data: dict, title: str):
         return state_class(**{**d, "options": options_class(**d["options"])})
     except (TypeError, KeyError, AttributeError) as e:
         raise ValueError(f"Not a {title} state: {e}") from None
+
+
+def apply_move(state, move, handlers: dict, expects, to_act, wrong_time, title: str, free=("tally",)):
+    """What every game's ``apply`` does around its move handlers (DESIGN.md engine contract):
+    the move is a mapping of a known type, expected now, by the player to act if it names
+    one (moves in ``free`` name someone else, or nobody); the handler changes a copy."""
+    if not isinstance(move, dict):
+        raise InvalidMove("A move must be a mapping with a 'type'")
+    kind = move.get("type")
+    handler = handlers.get(kind)
+    if handler is None:
+        raise InvalidMove(f"Unknown move type {kind!r}; {title} moves are: {', '.join(handlers)}")
+    if state.result is not None:
+        raise IllegalMove("The game is over.")
+    if kind not in expects(state):
+        raise IllegalMove(wrong_time(state, kind))
+    who = move.get("player")
+    if who is not None and kind not in free:
+        if who not in state.players:
+            raise InvalidMove(f"{who!r} is not playing in this game")
+        if state.players.index(who) != to_act(state):
+            raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
+    new = copy_state(state)
+    handler(new, move)
+    return new

@@ -46,7 +46,7 @@ from itertools import combinations, product
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
-from companion.games.common import (check_players, clone, copy_state, dump_state, is_int as _is_int, load_state,
+from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
                                      options_dict)
 
 NAME = "tablanette"
@@ -702,26 +702,8 @@ def to_act(state: State) -> int | None:
 
 def apply(state: State, move: dict) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    if not isinstance(move, dict):
-        raise InvalidMove("A move must be a mapping with a 'type'")
-    kind = move.get("type")
-    handler = _MOVES.get(kind)
-    if handler is None:
-        raise InvalidMove(f"Unknown move type {kind!r}; Tablanette moves are: {', '.join(_MOVES)}")
-    if state.phase == "over":
-        raise IllegalMove("The game is over.")
-    if kind not in expects(state):
-        raise IllegalMove(_WRONG_TIME[state.phase].format(kind=kind))
-    who = move.get("player")
-    if who is not None and kind != "tally":
-        if who not in state.players:
-            raise InvalidMove(f"{who!r} is not playing in this game")
-        if state.players.index(who) != to_act(state):
-            raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
-    new = copy_state(state)
-    new.last = None
-    handler(new, move)
-    return new
+    return apply_move(state, move, _MOVES, expects, to_act,
+                      lambda s, kind: _WRONG_TIME[s.phase].format(kind=kind), TITLE)
 
 
 _WRONG_TIME = {
@@ -945,7 +927,15 @@ def _tally(s: State, move: dict) -> None:
     _score_deal(s, counts, piles, tallied=True)
 
 
-_MOVES = {"layout": _layout, "play": _play, "tally": _tally}
+def _fresh(handler):
+    """Each move's announcement replaces the last one's."""
+    def run(s: State, move: dict) -> None:
+        s.last = None
+        handler(s, move)
+    return run
+
+
+_MOVES = {kind: _fresh(h) for kind, h in {"layout": _layout, "play": _play, "tally": _tally}.items()}
 
 
 # ---------------------------------------------------------------------------

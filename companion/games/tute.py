@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from companion.cards import PACK_36_NO_2, PACK_40, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
 from companion.games import tricks
-from companion.games.common import (check_players, clone, copy_state, dump_state, is_int as _is_int, load_state,
+from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
                                      options_dict)
 
 NAME = "tute"
@@ -391,25 +391,7 @@ def expects(state: State) -> list[str]:
 
 def apply(state: State, move: dict) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    if not isinstance(move, dict):
-        raise InvalidMove("A move must be a mapping with a 'type'")
-    kind = move.get("type")
-    handler = _MOVES.get(kind)
-    if handler is None:
-        raise InvalidMove(f"Unknown move type {kind!r}; Tute moves are: {', '.join(_MOVES)}")
-    if state.result is not None:
-        raise IllegalMove("The game is over.")
-    if kind not in expects(state):
-        raise IllegalMove(_wrong_time(state, kind))
-    who = move.get("player")
-    if who is not None and kind != "tally":
-        if who not in state.players:
-            raise InvalidMove(f"{who!r} is not playing in this game")
-        if state.players.index(who) != to_act(state):
-            raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
-    new = copy_state(state)
-    handler(new, move)
-    return new
+    return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, "Tute")
 
 
 def _wrong_time(s: State, kind: str) -> str:
