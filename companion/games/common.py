@@ -52,6 +52,39 @@ def options_dict(options) -> dict:
     return dict(vars(options))
 
 
+def read_options(options, players: int | None, rules, title: str) -> tuple[dict, int | None]:
+    """The checks every game's ``resolve_options`` starts with; returns ``(given, count)``.
+
+    ``options`` must be a mapping (``dealer`` is left to ``start``); its ``players``, if
+    any, agrees with the list and the game's range; every name is one of ``rules.Options``;
+    a bool option is a bool and a choice is one of ``rules.CHOICES`` (compared with its
+    type too: ``2.0 == 2`` and ``True == 1`` are not choices).
+    """
+    if not isinstance(options, (dict, type(None))):
+        raise OptionError("Options must be a mapping of option names to values")
+    given = dict(options or {})
+    given.pop("dealer", None)  # a player's name: checked by start()
+    count = given.pop("players", players)
+    low, high = rules.MIN_PLAYERS, rules.MAX_PLAYERS
+    if count is not None and (not is_int(count) or not low <= count <= high):
+        raise OptionError(f"{title} is for {low} to {high} players")
+    if players is not None and count != players:
+        raise OptionError(f"Option players is {count} but {players} players are listed")
+    names = [f.name for f in fields(rules.Options)]
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise OptionError(f"Unknown option {unknown[0]!r}; {title} options are: {', '.join(names)}")
+    defaults = {f.name: f.default for f in fields(rules.Options)}
+    for name, value in given.items():
+        allowed = getattr(rules, "CHOICES", {}).get(name)
+        if isinstance(defaults[name], bool) and not isinstance(value, bool):
+            raise OptionError(f"{name} must be true or false, not {value!r}")
+        if allowed and not any(type(value) is type(a) and value == a for a in allowed):
+            words = ", ".join("none" if a is None else str(a) for a in allowed)
+            raise OptionError(f"{name} must be one of: {words} (not {value!r})")
+    return given, count
+
+
 def copy_state(state):
     """A copy ``apply`` may change freely; the finished-deal records are shared."""
     new = copy.copy(state)

@@ -35,11 +35,13 @@ Decisions where RULES.md leaves the engine a choice (besides D1-D10):
 
 from __future__ import annotations
 
-import copy
-from dataclasses import asdict, dataclass, field
+import sys
+from dataclasses import dataclass, field
 
 from companion.cards import PACK_52, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
+from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
+                                     options_dict, read_options)
 
 NAME = "hundred"
 TITLE = "100 / 99 / 98"
@@ -94,9 +96,6 @@ class Options:
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
 
 def resolve_options(options: dict | Options | None, players: int | None = None) -> Options:
     """Validate an options dict (RULES.md §4.5) into :class:`Options`.
@@ -106,23 +105,7 @@ def resolve_options(options: dict | Options | None, players: int | None = None) 
     """
     if isinstance(options, Options):
         return options
-    if not isinstance(options, (dict, type(None))):
-        raise OptionError("Options must be a mapping of option names to values")
-    given = dict(options or {})
-    given.pop("dealer", None)
-    count = given.pop("players", players)
-    if count is not None and (not _is_int(count) or not MIN_PLAYERS <= count <= MAX_PLAYERS):
-        raise OptionError("The adding games are for 2 to 8 players")
-    if players is not None and count != players:
-        raise OptionError(f"Option players is {count} but {players} players are listed")
-    unknown = sorted(set(given) - set(OPTION_NAMES))
-    if unknown:
-        raise OptionError(f"Unknown option {unknown[0]!r}; options are: {', '.join(OPTION_NAMES)}")
-    for name, allowed in CHOICES.items():
-        if name in given and not any(type(given[name]) is type(a) and given[name] == a for a in allowed):
-            raise OptionError(f"{name} must be one of: {', '.join(map(str, allowed))} (not {given[name]!r})")
-    if "floor_at_zero" in given and not isinstance(given["floor_at_zero"], bool):
-        raise OptionError(f"floor_at_zero must be true or false (not {given['floor_at_zero']!r})")
+    given, count = read_options(options, players, sys.modules[__name__], "The adding games")
     for name in ("tokens", "hands"):
         if name in given and (not _is_int(given[name]) or not 1 <= given[name] <= 99):
             raise OptionError(f"{name} must be a whole number from 1 to 99 (not {given[name]!r})")
@@ -229,7 +212,7 @@ class State:
 
 def start(players: list[str], options: dict | None = None) -> State:
     """A new match; the player after the dealer plays first (RULES.md §4.2, D1)."""
-    players = _check_players(players)
+    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
     dealer = (options or {}).get("dealer", players[0])
     if dealer not in players:
@@ -239,17 +222,6 @@ def start(players: list[str], options: dict | None = None) -> State:
               tokens=[opts.tokens] * n if opts.match_format == "tokens" else [])
     _new_hand(s, s.dealer)
     return s
-
-
-def _check_players(players) -> list[str]:
-    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
-        raise OptionError("Players must be a list of names")
-    names = [p.strip() for p in players]
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise OptionError("The adding games are for 2 to 8 players")
-    if any(not p for p in names) or len(set(names)) != len(names):
-        raise OptionError("Every player needs a name, and no two the same")
-    return names
 
 
 def active(state: State) -> list[int]:
@@ -290,27 +262,12 @@ def expects(state: State) -> list[str]:
 
 
 def apply(state: State, move: dict) -> State:
-    """Apply one move and return the new state; ``state`` itself is never changed."""
-    if not isinstance(move, dict):
-        raise InvalidMove("A move must be a mapping with a 'type'")
-    kind = move.get("type")
-    handler = _MOVES.get(kind)
-    if handler is None:
-        raise InvalidMove(f"Unknown move type {kind!r}; moves are: {', '.join(_MOVES)}")
-    if state.result is not None:
-        raise IllegalMove("The match is over.")
-    if kind not in expects(state):
-        raise IllegalMove("A hand can be tallied only before its first card.")
-    who = move.get("player")
-    if who is not None and kind == "play":
-        if who not in state.players:
-            raise InvalidMove(f"{who!r} is not playing in this game")
-        if state.players.index(who) != state.turn:
-            raise IllegalMove(f"It is {state.players[state.turn]}'s turn, not {who}'s.")
-    new = copy.deepcopy(state)
-    handler(new, move)
-    return new
+    """Apply one move and return the new state; ``state`` itself is never changed.
 
+    ``lose`` names its player itself (the one to act) and ``tally`` its loser."""
+    return apply_move(state, move, _MOVES, expects, to_act,
+                      lambda s, kind: "A hand can be tallied only before its first card.", TITLE,
+                      free=("lose", "tally"))
 
 def _in_pile(s: State, card: str) -> bool:
     """RULES.md §4.8: with one pack a card can't be seen twice (two with two packs)."""
@@ -497,9 +454,9 @@ def view(state: State) -> dict:
     return {
         "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.hand,
         "hand": s.hand, "to_act": None if s.result else names[s.turn], "expects": expects(s),
-        "history": copy.deepcopy(s.history), "result": copy.deepcopy(s.result), "options": asdict(o),
+        "history": list(s.history), "result": clone(s.result), "options": options_dict(o),
         "variant": o.variant, "title": VARIANT_TITLES[o.variant], "target": target(o),
-        "total": s.total, "direction": s.direction, "last": copy.deepcopy(s.last),
+        "total": s.total, "direction": s.direction, "last": clone(s.last),
         "losses": dict(zip(names, s.losses)),
         "tokens": dict(zip(names, s.tokens)) if s.tokens else None,
         "eliminated": [p for i, p in enumerate(names) if i not in active(s)],
@@ -524,16 +481,12 @@ def _order(s: State) -> list[int]:
 
 def dump(state: State) -> dict:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return asdict(state)
+    return dump_state(state)
 
 
 def load(data: dict) -> State:
     """Rebuild a state from :func:`dump`'s output."""
-    d = copy.deepcopy(data)
-    try:
-        return State(**{**d, "options": Options(**d["options"])})
-    except (TypeError, KeyError) as e:
-        raise ValueError(f"Not an adding-game state: {e}") from None
+    return load_state(State, Options, data, "100/99/98")
 
 
 def narrate(state: State, move: dict) -> str:

@@ -41,13 +41,14 @@ referee would expect, and the rules page shows them):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from itertools import combinations, product
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
 from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
-                                     options_dict)
+                                     options_dict, read_options)
 
 NAME = "tablanette"
 TITLE = "Tablanette"
@@ -148,33 +149,11 @@ def resolve_options(options: dict | None, players: int | None = None) -> Options
     ...
     companion.errors.OptionError: hand_size 8 is only for 2 players; 3 players get 4 cards a round
     """
-    # Check the type before copying: dict() of a list or a number fails with a bare
-    # ValueError/TypeError, and DESIGN.md wants an OptionError for every bad option.
-    if not isinstance(options, (dict, type(None))):
-        raise OptionError("Options must be a mapping of option names to values")
-    given = dict(options or {})
-    given.pop("dealer", None)  # a player's name: checked by start()
-    count = given.pop("players", players)
-    if count is not None and (not _is_int(count) or not 2 <= count <= 4):
-        raise OptionError("Tablanette is for 2, 3 or 4 players")
-    if players is not None and count != players:
-        raise OptionError(f"Option players is {count} but {players} players are listed")
+    given, count = read_options(options, players, sys.modules[__name__], TITLE)
     preset = given.get("preset", "tablanette")
     if preset not in PRESETS:
         raise OptionError(f"Unknown preset {preset!r}; presets are: {', '.join(PRESETS)}")
-    unknown = sorted(set(given) - set(OPTION_NAMES))
-    if unknown:
-        raise OptionError(f"Unknown option {unknown[0]!r}; Tablanette options are: {', '.join(OPTION_NAMES)}")
     merged = {**PRESETS[preset], **given}
-
-    for name in ("partnership", "jack_is_12", "forced_capture", "jack_sweep_is_tablanette"):
-        if name in merged and not isinstance(merged[name], bool):
-            raise OptionError(f"{name} must be true or false, not {merged[name]!r}")
-    for name, allowed in CHOICES.items():
-        # Compare types too: 2.0 == 2 and True == 1, but neither is a choice.
-        if name in merged and not any(type(merged[name]) is type(a) and merged[name] == a for a in allowed):
-            words = ", ".join("none" if a is None else str(a) for a in allowed)
-            raise OptionError(f"{name} must be one of: {words} (not {merged[name]!r})")
     size = merged.get("max_group_size", 3)
     if size is not None and (not _is_int(size) or size < 2):
         raise OptionError(f"max_group_size must be a whole number of 2 or more, or none (not {size!r})")

@@ -35,12 +35,14 @@ Decisions where RULES.md leaves the engine a choice (besides C1-C8):
 
 from __future__ import annotations
 
-import copy
-from dataclasses import asdict, dataclass, field
+import sys
+from dataclasses import dataclass, field
 
 from companion.cards import PACK_36_NO_7, PACK_52, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
 from companion.games import tricks
+from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
+                                     options_dict, read_options)
 
 NAME = "tantony"
 TITLE = "Tantony"
@@ -92,9 +94,6 @@ class Options:
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
 
 def resolve_options(options: dict | Options | None, players: int | None = None) -> Options:
     """Validate an options dict (RULES.md §3.11) into :class:`Options`, usual values filled in.
@@ -107,26 +106,12 @@ def resolve_options(options: dict | Options | None, players: int | None = None) 
     """
     if isinstance(options, Options):
         return options
-    if not isinstance(options, (dict, type(None))):
-        raise OptionError("Options must be a mapping of option names to values")
-    given = dict(options or {})
-    given.pop("dealer", None)
-    count = given.pop("players", players)
-    if count is not None and (not _is_int(count) or not MIN_PLAYERS <= count <= MAX_PLAYERS):
-        raise OptionError("Tantony is for 4 players (or 3, reconstructed rules)")
-    if players is not None and count != players:
-        raise OptionError(f"Option players is {count} but {players} players are listed")
-    unknown = sorted(set(given) - set(OPTION_NAMES))
-    if unknown:
-        raise OptionError(f"Unknown option {unknown[0]!r}; Tantony options are: {', '.join(OPTION_NAMES)}")
-    for name, allowed in CHOICES.items():
-        if name in given and given[name] not in allowed:
-            raise OptionError(f"{name} must be one of: {', '.join(allowed)} (not {given[name]!r})")
+    given, count = read_options(options, players, sys.modules[__name__], TITLE)
     deals = given.get("deals")
     if deals is not None and (not _is_int(deals) or not 1 <= deals <= 12):
         raise OptionError(f"deals must be a whole number from 1 to 12 (not {deals!r})")
     sudden = given.get("sudden_death")
-    if sudden is not None and not isinstance(sudden, bool):
+    if sudden is not None and not isinstance(sudden, bool):  # bool or None: read_options checks bools only
         raise OptionError(f"sudden_death must be true or false (not {sudden!r})")
     if count is not None:
         if deals is None:
@@ -219,7 +204,7 @@ class State:
 
 def start(players: list[str], options: dict | None = None) -> State:
     """A new game; the player after the dealer leads (RULES.md §3.2)."""
-    players = _check_players(players)
+    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
     dealer = (options or {}).get("dealer", players[0])
     if dealer not in players:
@@ -228,17 +213,6 @@ def start(players: list[str], options: dict | None = None) -> State:
     s.scores = [0] * len(sides(s))
     s.leader = (s.dealer + 1) % len(players)
     return s
-
-
-def _check_players(players) -> list[str]:
-    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
-        raise OptionError("Players must be a list of names")
-    names = [p.strip() for p in players]
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise OptionError("Tantony is for 4 players (or 3, reconstructed rules)")
-    if any(not p for p in names) or len(set(names)) != len(names):
-        raise OptionError("Every player needs a name, and no two the same")
-    return names
 
 
 def pack(players: int) -> tuple[Card, ...]:
@@ -312,26 +286,7 @@ def expects(state: State) -> list[str]:
 
 def apply(state: State, move: dict) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    if not isinstance(move, dict):
-        raise InvalidMove("A move must be a mapping with a 'type'")
-    kind = move.get("type")
-    handler = _MOVES.get(kind)
-    if handler is None:
-        raise InvalidMove(f"Unknown move type {kind!r}; Tantony moves are: {', '.join(_MOVES)}")
-    if state.result is not None:
-        raise IllegalMove("The game is over.")
-    if kind not in expects(state):
-        raise IllegalMove(_wrong_time(state, kind))
-    who = move.get("player")
-    if who is not None and kind != "tally":
-        if who not in state.players:
-            raise InvalidMove(f"{who!r} is not playing in this game")
-        if state.players.index(who) != to_act(state):
-            raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
-    new = copy.deepcopy(state)
-    handler(new, move)
-    return new
-
+    return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
 
 def _wrong_time(s: State, kind: str) -> str:
     if _awaiting_gift(s):
@@ -598,7 +553,7 @@ def view(state: State) -> dict:
     return {
         "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.deal,
         "deals": s.options.deals, "to_act": None if act is None else names[act], "expects": expects(s),
-        "history": copy.deepcopy(s.history), "result": copy.deepcopy(s.result), "options": asdict(s.options),
+        "history": list(s.history), "result": clone(s.result), "options": options_dict(s.options),
         "scores": dict(zip(labels(s), s.scores)), "deal_points": dict(zip(labels(s), _side_points(s, individual))),
         "points": dict(zip(names, individual)), "scoring": {p: sort_cards(c) for p, c in zip(names, scoring)},
         "trick": [[names[p], c] for p, c in s.trick],
@@ -624,16 +579,12 @@ def view(state: State) -> dict:
 
 def dump(state: State) -> dict:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return asdict(state)
+    return dump_state(state)
 
 
 def load(data: dict) -> State:
     """Rebuild a state from :func:`dump`'s output."""
-    d = copy.deepcopy(data)
-    try:
-        return State(**{**d, "options": Options(**d["options"])})
-    except (TypeError, KeyError) as e:
-        raise ValueError(f"Not a Tantony state: {e}") from None
+    return load_state(State, Options, data, TITLE)
 
 
 def narrate(state: State, move: dict) -> str:

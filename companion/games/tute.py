@@ -38,13 +38,14 @@ Decisions where RULES.md leaves the engine a choice (besides those it lists, B1-
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 from companion.cards import PACK_36_NO_2, PACK_40, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
 from companion.games import tricks
 from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
-                                     options_dict)
+                                     options_dict, read_options)
 
 NAME = "tute"
 TITLE = "Tute Cabrón"
@@ -112,25 +113,8 @@ def resolve_options(options: dict | Options | None, players: int | None = None) 
     """
     if isinstance(options, Options):
         return options
-    if not isinstance(options, (dict, type(None))):
-        raise OptionError("Options must be a mapping of option names to values")
-    given = dict(options or {})
-    given.pop("dealer", None)  # a player's name: checked by start()
-    count = given.pop("players", players)
-    if count is not None and (not _is_int(count) or not MIN_PLAYERS <= count <= MAX_PLAYERS):
-        raise OptionError("Tute Cabrón is for 3, 4 or 5 players")
-    if players is not None and count != players:
-        raise OptionError(f"Option players is {count} but {players} players are listed")
-    unknown = sorted(set(given) - set(OPTION_NAMES))
-    if unknown:
-        raise OptionError(f"Unknown option {unknown[0]!r}; Tute options are: {', '.join(OPTION_NAMES)}")
+    given, count = read_options(options, players, sys.modules[__name__], "Tute Cabrón")
     defaults = Options()
-    for name, value in given.items():
-        default = getattr(defaults, name)
-        if isinstance(default, bool) and not isinstance(value, bool):
-            raise OptionError(f"{name} must be true or false, not {value!r}")
-        if name in CHOICES and value not in CHOICES[name]:
-            raise OptionError(f"{name} must be one of: {', '.join(CHOICES[name])} (not {value!r})")
     for name, least in (("loss_limit", 1), ("win_threshold", 1)):
         value = given.get(name, getattr(defaults, name))
         if not _is_int(value) or value < least:
