@@ -1,0 +1,424 @@
+"""Tantony (RULES.md §3): every TT vector, C1-C8, and random legal games with hypothesis."""
+
+import itertools
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.games import IllegalMove, InvalidMove, OptionError
+from companion.games import tantony as T
+
+NESW = ["N", "E", "S", "W"]
+
+
+def new(options=None, players=NESW):
+    return T.start(list(players), {"dealer": players[-1], **(options or {})})  # N (first) leads
+
+
+def play(s, *cards):
+    for c in cards:
+        s = T.apply(s, {"type": "play", "card": c})
+    return s
+
+
+def give(s, to):
+    return T.apply(s, {"type": "give", "to": to})
+
+
+def spare_tricks(n, avoid=()):
+    """n tricks of four unused cards, each of one suit, led by the highest (so the leader wins)."""
+    pool = [str(c) for c in T.pack(4) if str(c) not in avoid]
+    out = []
+    for suit in "SHDC":
+        cards = sorted((c for c in pool if c[-1] == suit), key=lambda c: -T.STRENGTH[c[:-1]])
+        out += [cards[i:i + 4] for i in range(0, len(cards) - 3, 4)]
+    return out[:n]
+
+
+def placed(s, recipients, avoid=()):
+    """Play len(recipients) tricks; the leader wins each and gives it to the next recipient."""
+    for to, cards in zip(recipients, spare_tricks(len(recipients), avoid)):
+        s = play(s, *cards)
+        if T.view(s)["expects"] == ["give"]:
+            s = give(s, to)
+        else:
+            assert T.view(s)["last_trick"]["to"] == to  # forced: the only one with room
+    return s
+
+
+# -- TT-01..TT-05: one trick -------------------------------------------------------------
+
+@pytest.mark.parametrize(("vid", "trick", "options", "winner", "runt", "value"), [
+    ("TT-01", ["6S", "10S", "QS", "2S"], {}, 2, "2S", 2),
+    ("TT-02", ["6S", "2H", "3D", "4C"], {}, 0, "6S", 6),
+    ("TT-03", ["AS", "2H", "3D", "4C"], {}, 0, "AS", 30),
+    ("TT-03", ["AS", "2H", "3D", "4C"], {"value_scale": "penguin2008"}, 0, "AS", 20),
+    ("TT-04", ["9D", "3D", "7D", "10D"], {}, 3, "3D", 3),
+    ("TT-05", ["9S", "5S", "QS", "3H"], {}, 2, "5S", 5),
+])
+def test_3_12_trick_vectors(vid, trick, options, winner, runt, value):
+    """RULES.md 3.3 / 3.12 TT-01..TT-05: winner (sow or hog), runt, value."""
+    assert T.trick_winner(trick) == winner
+    assert T.runt(trick) == runt
+    assert T.card_value(runt, options) == value
+
+
+def test_3_12_TT04_winner_gives_to_an_opponent_who_leads():
+    """RULES.md 3.4 TT-04: W wins and may give the trick to S, who leads next."""
+    s = play(new(), "9D", "3D", "7D", "10D")
+    v = T.view(s)
+    assert v["to_act"] == "W" and v["expects"] == ["give"] and set(v["room"]) == set(NESW)
+    s = give(s, "S")
+    v = T.view(s)
+    assert v["to_act"] == "S" and v["held"]["S"] == 1 and v["scoring"]["S"] == ["3D"]
+
+
+def test_3_12_TT06_the_12th_trick_goes_where_there_is_room():
+    """RULES.md 3.4 TT-06: N 3, E 3, S 2, W 3 before trick 12: it goes to S, and N or E is refused."""
+    s = placed(new(), ["N", "N", "N", "E", "E", "E", "S", "S", "W", "W", "W"])
+    v = T.view(s)
+    assert v["held"] == {"N": 3, "E": 3, "S": 2, "W": 3} and v["room"] == ["S"]
+    leader = v["to_act"]
+    cards = spare_tricks(12)[11]
+    s = play(s, *cards)
+    v = T.view(s)
+    assert v["last_trick"]["to"] == "S" and v["last_trick"]["forced"] and v["expects"] == ["play"]
+    assert v["to_act"] == "S" and leader
+    for to in ("N", "E"):
+        with pytest.raises(IllegalMove, match="by itself"):
+            give(s, to)
+
+
+def test_quota_refuses_a_full_player_while_others_have_room():
+    """RULES.md 3.4 / C8: a player with 3 tricks can't receive another."""
+    s = placed(new(), ["N", "N", "N"])
+    s = play(s, *spare_tricks(4)[3])
+    with pytest.raises(IllegalMove, match="already holds 3 tricks"):
+        give(s, "N")
+
+
+def thirteenth(last_cards, last_leader="N"):
+    """A deal whose 12 placed tricks leave ``last_cards`` for trick 13, led by ``last_leader``."""
+    rest = [c for c in map(str, T.pack(4)) if c not in last_cards]
+    tricks = []
+    for suit in "SHDC":
+        cards = sorted((c for c in rest if c[-1] == suit), key=lambda c: -T.STRENGTH[c[:-1]])
+        tricks += [cards[i:i + 4] for i in range(0, len(cards) - len(cards) % 4, 4)]
+    left = [c for c in rest if not any(c in t for t in tricks)]
+    tricks += [left[i:i + 4] for i in range(0, len(left), 4)]
+    assert len(tricks) == 12
+    order = [p for p in NESW if p != last_leader] * 3 + [last_leader] * 3
+    s = new()
+    for to, cards in zip(order, tricks):
+        s = play(s, *cards)
+        if T.view(s)["expects"] == ["give"]:
+            s = give(s, to)
+    assert T.view(s)["to_act"] == last_leader
+    return s
+
+
+def test_3_12_TT07_the_13th_trick_exchange():
+    """RULES.md 3.5 TT-07: N wins; N scores KS (25) as a 4th card; S gets AS; E and W keep theirs."""
+    s = thirteenth(["AS", "QH", "KS", "8H"])
+    before = T.view(s)["points"]["N"]
+    s = play(s, "AS", "QH", "KS", "8H")
+    h = s.history[-1]
+    assert "KS" in h["scoring"]["N"] and len(h["scoring"]["N"]) == 4
+    assert h["individual"]["N"] == before + 25
+    hands = dict(zip(NESW, s.hands))
+    assert "KS" in hands["N"] and "AS" in hands["S"] and "QH" in hands["E"] and "8H" in hands["W"]
+    assert "AS" not in hands["N"]
+
+
+def test_3_12_TT08_no_exchange_when_the_winner_is_the_runt():
+    """RULES.md 3.5 TT-08: N leads 4C, nobody follows: 4C is N's 4th scoring card, worth 4."""
+    s = thirteenth(["4C", "2H", "3D", "5S"])
+    before = T.view(s)["points"]["N"]
+    s = play(s, "4C", "2H", "3D", "5S")
+    h = s.history[-1]
+    assert h["individual"]["N"] == before + 4 and "4C" in h["scoring"]["N"]
+    assert "4C" in dict(zip(NESW, s.hands))["N"]
+
+
+def test_3_12_TT09_and_C7_next_hands():
+    """RULES.md 3.7 TT-09 / C7: 13 cards each; N's hand = its 3 tricks (runts included) + kept card."""
+    s = thirteenth(["AS", "QH", "KS", "8H"])
+    n_tricks = [c for t in s.tricks if t["to"] == 0 and t["n"] <= 12 for _, c in t["cards"]]
+    s = play(s, "AS", "QH", "KS", "8H")
+    assert all(len(h) == 13 for h in s.hands)
+    assert sorted(dict(zip(NESW, s.hands))["N"]) == sorted(n_tricks + ["KS"])
+    assert sorted(c for h in s.hands for c in h) == sorted(map(str, T.pack(4)))
+
+
+def cards_worth(total, count, pool, options=None, players=4):
+    """``count`` cards of ``pool`` whose values add to ``total``."""
+    for combo in itertools.combinations(pool, count):
+        if sum(T.card_value(c, options, players) for c in combo) == total:
+            return list(combo)
+    raise AssertionError(f"no {count} cards worth {total}")
+
+
+def tally_deal(s, ns, ew):
+    """A tallied deal worth ns to N & S and ew to E & W (W scores the 13th runt)."""
+    pool = [str(c) for c in T.pack(4)]
+    fixed = {"S": ["2D", "3D", "4D"], "W": ["2C", "3C", "4C", "2H"]}  # 9 and 11
+    used = sum(fixed.values(), [])
+    n = cards_worth(ns - 9, 3, [c for c in pool if c[-1] in "SH" and c not in used])
+    e = cards_worth(ew - 11, 3, [c for c in pool if c[-1] in "DC" and c not in used])
+    return T.apply(s, {"type": "tally", "scoring": {"N": n, "E": e, **fixed}})
+
+
+@pytest.mark.parametrize(("vid", "deals", "result"), [
+    ("TT-10", [(59, 30)], None),
+    ("TT-11", [(59, 30), (66, 40)], {"winners": ["N & S"], "double": True}),
+    ("TT-12", [(64, 61)], {"winners": ["N & S"], "double": True}),
+    ("TT-13", [(55, 50), (55, 45), (60, 50), (60, 45)], {"winners": ["N & S"], "double": False}),
+])
+def test_3_12_sudden_death(vid, deals, result):
+    """RULES.md 3.8 TT-10..TT-13: 60 x deal wins at once (double); else the higher after deal 4."""
+    s = new()
+    for ns, ew in deals:
+        s = tally_deal(s, ns, ew)
+    v = T.view(s)
+    assert v["scores"] == {"N & S": sum(d[0] for d in deals), "E & W": sum(d[1] for d in deals)}
+    if result is None:
+        assert v["result"] is None and v["deal"] == len(deals) + 1
+    else:
+        assert {k: v["result"][k] for k in result} == result
+
+
+def test_C5_level_past_the_line_plays_on():
+    """RULES.md 3.13 C5: both past 60 and exactly level: no sudden death; play continues."""
+    s = tally_deal(new(), 64, 64)
+    assert T.view(s)["result"] is None
+
+
+def test_3_12_TT14_three_players_trick_12_is_forced():
+    """RULES.md 3.10 TT-14 [RECON]: quotas (4, 4, 3) before trick 12: it goes to the one with 3."""
+    names = ["Ann", "Ben", "Cat"]
+    s = T.start(names, {"dealer": "Cat"})
+    pool = [str(c) for c in T.pack(3)]
+    tricks = [pool[i:i + 3] for i in range(0, 36, 3)]
+    for k, (to, cards) in enumerate(zip(["Ann"] * 4 + ["Ben"] * 4 + ["Cat"] * 3, tricks)):
+        s = play(s, *cards)
+        if T.view(s)["expects"] == ["give"]:
+            s = give(s, to)
+    s = play(s, *tricks[11])
+    h = s.history[-1]
+    assert sorted(len(v) for v in h["scoring"].values()) == [4, 4, 4]
+    assert all(len(x) == 12 for x in s.hands)
+
+
+def test_C1_three_players_use_36_cards_and_quota_4():
+    """RULES.md 3.10 / C1 [RECON]: 36 cards without 7-10; each player holds 4 tricks."""
+    s = T.start(["Ann", "Ben", "Cat"])
+    assert len(T.pack(3)) == 36 and not any(str(c)[:-1] in ("7", "8", "9", "10") for c in T.pack(3))
+    assert T.quota(s) == 4 and T.view(s)["tricks_per_deal"] == 12
+    with pytest.raises(IllegalMove, match="not in the pack"):
+        play(s, "7S")
+
+
+def test_C1_shifted_three_player_values():
+    """RULES.md 3.10: three_player_values shifted: J 10, Q 15, K 20, A 25."""
+    o = {"three_player_values": "shifted"}
+    assert [T.card_value(c, o, 3) for c in ("JS", "QS", "KS", "AS", "6S")] == [10, 15, 20, 25, 6]
+    assert T.card_value("AS", o, 4) == 30
+
+
+def test_C2_penguin_last_cards():
+    """RULES.md 3.11 / C2: after 12 tricks the last cards are turned up; the lowest scores
+    for its holder (ties all score); each keeps their own card."""
+    s = T.start(NESW, {"dealer": "W", "last_card_rule": "penguin2008"})
+    last = ["2S", "2H", "9D", "KC"]
+    rest = [c for c in map(str, T.pack(4)) if c not in last]
+    tricks = []
+    for suit in "SHDC":
+        cards = sorted((c for c in rest if c[-1] == suit), key=lambda c: -T.STRENGTH[c[:-1]])
+        tricks += [cards[i:i + 4] for i in range(0, len(cards) - len(cards) % 4, 4)]
+    left = [c for c in rest if not any(c in t for t in tricks)]
+    tricks += [left[i:i + 4] for i in range(0, len(left), 4)]
+    for to, cards in zip(["E", "S", "W"] * 3 + ["N"] * 3, tricks):
+        s = play(s, *cards)
+        if T.view(s)["expects"] == ["give"]:
+            s = give(s, to)
+    assert T.view(s)["revealing"] and T.view(s)["to_act"] == "N"
+    s = play(s, "2S", "2H", "9D", "KC")
+    h = s.history[-1]
+    assert "2S" in h["scoring"]["N"] and "2H" in h["scoring"]["E"] and "9D" not in h["scoring"]["S"]
+    assert "2S" in s.hands[0] and "KC" in s.hands[3]
+
+
+def test_C3_any_first_dealer_and_C4_d_plus_1_leads_every_deal():
+    """RULES.md 3.13 C3 / C4: the first dealer is the players' choice; D+1 leads every deal."""
+    s = T.start(NESW, {"dealer": "E"})
+    assert T.view(s)["to_act"] == "S"
+    s = tally_deal(s, 30, 30)
+    assert T.view(s)["dealer"] == "S" and T.view(s)["to_act"] == "W"
+
+
+def test_C6_split_partnership_scores_own_plus_left_neighbour():
+    """RULES.md 3.9 / C6: each scores own + left-hand neighbour's points; 4 deals, no sudden death."""
+    s = T.start(NESW, {"dealer": "W", "partnership_mode": "split"})
+    assert T.view(s)["options"]["sudden_death"] is False and T.view(s)["deals"] == 4
+    s = tally_deal(s, 64, 40)
+    h = s.history[-1]
+    ind = h["individual"]
+    assert h["points"] == {p: ind[p] + ind[NESW[(i + 1) % 4]] for i, p in enumerate(NESW)}
+    assert T.view(s)["result"] is None
+
+
+def test_C8_a_winner_may_keep_the_trick():
+    """RULES.md 3.13 C8: giving to oneself is allowed while there is room."""
+    s = play(new(), "9D", "3D", "7D", "10D")
+    s = give(s, "W")
+    assert T.view(s)["held"]["W"] == 1 and T.view(s)["to_act"] == "W"
+
+
+def test_deal_1_flags_a_failure_to_follow_in_hindsight():
+    """RULES.md 3.14: E shows out of spades in trick 1, then plays a spade: trick 1 is flagged."""
+    s = play(new(), "AS", "2H", "3S", "4S")
+    s = give(s, "N")
+    assert T.view(s)["revokes"] == []
+    s = play(s, "KS", "5S")  # N leads KS; E follows with 5S: E had a spade in trick 1
+    r = T.view(s)["revokes"]
+    assert [(x["player"], x["trick"], x["card"], x["proof"]) for x in r] == [("E", 1, "2H", "5S")]
+
+
+def full_deal(s, rng):
+    """Play the current deal to its end with legal random cards (deal 1: a random deal)."""
+    n = len(s.players)
+    if s.hands is None:
+        deck = [str(c) for c in T.pack(n)]
+        rng.shuffle(deck)
+        size = len(deck) // n
+        hands = {(s.dealer + 1 + i) % n: deck[i * size:(i + 1) * size] for i in range(n)}
+    else:
+        hands = {i: list(h) for i, h in enumerate(s.hands)}
+    deal = s.deal
+    while s.deal == deal and s.result is None:
+        v = T.view(s)
+        if v["expects"] == ["give"]:
+            s = give(s, rng.choice(v["room"]))
+            continue
+        seat = T.to_act(s)
+        legal = set(hands[seat]) if v["revealing"] else T.legal_plays(hands[seat], [c for _, c in s.trick])
+        card = rng.choice(sorted(legal))
+        hands[seat].remove(card)
+        s = T.apply(s, {"type": "play", "card": card})
+    return s
+
+
+def test_from_deal_2_hands_are_known_and_a_wrong_card_is_refused():
+    """RULES.md 3.14: from deal 2 an illegal card is refused at once, listing the legal ones."""
+    s = full_deal(new(), random.Random(4))
+    v = T.view(s)
+    actor = v["to_act"]
+    assert v["hands"][actor] and v["legal"] == sorted(v["legal"], key=lambda c: ("SHDC".index(c[-1]), -T.STRENGTH[c[:-1]]))
+    other = next(c for p, h in v["hands"].items() if p != actor for c in h)
+    with pytest.raises(IllegalMove, match="hand"):
+        play(s, other)
+    s = play(s, v["legal"][0])
+    v = T.view(s)
+    wrong = [c for c in v["hands"][v["to_act"]] if c not in v["legal"]]
+    if wrong:
+        with pytest.raises(IllegalMove, match="must follow suit"):
+            play(s, wrong[0])
+
+
+@pytest.mark.parametrize("options", [
+    {"partnership_mode": "loose"}, {"value_scale": "x"}, {"deals": 0}, {"deals": 2.0}, {"sudden_death": "yes"},
+    {"colour": 1}, {"last_card_rule": None}, {"three_player_values": True}, ["deals"],
+])
+def test_3_11_bad_options(options):
+    with pytest.raises(OptionError):
+        T.start(NESW, options)
+
+
+@pytest.mark.parametrize("players", [["A", "B"], ["A", "B", "C", "D", "E"], ["A", "A", "B"]])
+def test_player_count(players):
+    with pytest.raises(OptionError):
+        T.start(players)
+
+
+def test_usual_options():
+    """RULES.md 3.11: deals 4 (3 with 3 players); sudden death with fixed partners only."""
+    assert (T.view(T.start(NESW))["deals"], T.view(T.start(NESW))["options"]["sudden_death"]) == (4, True)
+    three = T.view(T.start(["A", "B", "C"]))
+    assert (three["deals"], three["options"]["sudden_death"]) == (3, False)
+
+
+@pytest.mark.parametrize(("scoring", "error"), [
+    ({"N": ["2S", "3S", "4S"], "E": ["2S", "6S", "7S"], "S": ["8S", "9S", "10S"], "W": ["2H", "3H", "4H", "5H"]}, IllegalMove),
+    ({"N": ["2S", "3S"], "E": ["5S", "6S", "7S"], "S": ["8S", "9S", "10S"], "W": ["2H", "3H", "4H", "5H"]}, IllegalMove),
+    ({"N": ["2S", "3S", "4S"]}, InvalidMove),
+])
+def test_tally_refusals_change_nothing(scoring, error):
+    s = new()
+    before = T.dump(s)
+    with pytest.raises(error):
+        T.apply(s, {"type": "tally", "scoring": scoring})
+    assert T.dump(s) == before
+
+
+def test_a_tallied_deal_leaves_hands_unknown():
+    """DESIGN.md: deals after a tallied Tantony deal have unknown hands."""
+    assert T.view(tally_deal(new(), 30, 30))["hands"] is None
+
+
+MODES = [
+    (NESW, {}), (NESW, {"partnership_mode": "split"}), (NESW, {"last_card_rule": "penguin2008"}),
+    (["A", "B", "C"], {}), (["A", "B", "C"], {"partnership_mode": "split", "three_player_values": "shifted"}),
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(mode=st.sampled_from(MODES), seed=st.integers(0, 10**6))
+def test_random_legal_games(mode, seed):
+    """Hypothesis: whole games in every mode keep the invariants of RULES.md 3.6, 3.7, 3.14."""
+    players, options = mode
+    rng = random.Random(seed)
+    s = T.start(players, {"sudden_death": False} if len(players) == 4 else options) if not options else \
+        T.start(players, options)
+    while s.result is None:
+        before = T.dump(s)
+        deal = s.deal
+        s2 = full_deal(s, rng)
+        assert T.dump(s) == before  # apply never changed its input
+        assert T.load(T.dump(s2)) == s2
+        h = s2.history[-1]
+        assert h["deal"] == deal and not h["revokes"]
+        assert sum(len(c) for c in h["scoring"].values()) >= (12 if len(players) == 3 else 13)
+        runts = sum(T.card_value(c, s2.options, len(players)) for cards in h["scoring"].values() for c in cards)
+        assert sum(h["individual"].values()) == runts
+        if T.sides(s2)[0] != [players[0]] and s2.options.partnership_mode == "fixed":
+            assert sum(h["points"].values()) == runts
+        if s2.result is None:
+            assert all(len(x) == (12 if len(players) == 3 else 13) for x in s2.hands)
+            v = T.view(s2)
+            hand = v["hands"][v["to_act"]]
+            bad = [c for c in map(str, T.pack(len(players))) if c not in hand]
+            with pytest.raises(IllegalMove):
+                play(s2, rng.choice(bad))
+        s = s2
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_giving_to_a_full_player_is_always_refused(seed):
+    rng = random.Random(seed)
+    s = new()
+    deck = [str(c) for c in T.pack(4)]
+    rng.shuffle(deck)
+    while len(s.tricks) < 12:
+        v = T.view(s)
+        if v["expects"] == ["give"]:
+            full = [p for p in NESW if p not in v["room"]]
+            for p in full:
+                with pytest.raises(IllegalMove):
+                    give(s, p)
+            s = give(s, rng.choice(v["room"]))
+            continue
+        card = next(c for c in deck if c not in v["seen"])
+        s = play(s, card)
