@@ -12,7 +12,7 @@ VECTORS = json.loads((Path(__file__).parents[2] / "shared" / "vectors.json").rea
 
 
 def lab(client, game, **args):
-    response = client.get(f"/rules/{game}?{urlencode(args)}")
+    response = client.get(f"/rules/{game}?{urlencode(args, doseq=True)}")
     assert response.status_code == 200
     return response.get_data(as_text=True)
 
@@ -148,3 +148,47 @@ def test_bad_positions_get_a_message_not_a_500(client):
     for url in ("/rules/tablanette?table=ZZ&card=KH", "/rules/tute?trick=8S", "/rules/hundred?total=x&card=AS",
                 "/rules/tablanette?max_group_size=banana", "/rules/nope"):
         assert client.get(url).status_code in (200, 404)
+
+
+def test_tute_TU50_game_end(client):
+    """RULES.md 2.9 TU-50: marks [5, 3, 5, 2], P1 and P3 lose the deal: joint losers at 6."""
+    page = lab(client, "tute", m_P1=5, m_P2=3, m_P3=5, m_P4=2, lost=["P1", "P3"])
+    assert attrs(page, "data-game-losers") == ["P1 P3"]
+    assert attrs(lab(client, "tute", m_P1=4, m_P2=3, m_P3=5, m_P4=2, lost="P1"), "data-game-losers") == [""]
+
+
+@pytest.mark.parametrize(("vid", "trick", "exchange"), [
+    ("TT-07", "AS,QH,KS,8H", "2 0"),  # N scores KS; S takes AS
+    ("TT-08", "4C,2H,3D,5S", "none"),
+])
+def test_tantony_13th_trick(client, vid, trick, exchange):
+    """RULES.md 3.5 TT-07 / TT-08: the 13th trick's exchange."""
+    assert attrs(lab(client, "tantony", trick=trick), "data-exchange") == [exchange]
+
+
+@pytest.mark.parametrize(("vid", "ns", "ew", "after", "verdict"), [
+    ("TT-10", 59, 30, 1, "play on"),
+    ("TT-11", 125, 70, 2, "N & S double"),
+    ("TT-12", 64, 61, 1, "N & S double"),
+    ("TT-13", 230, 190, 4, "N & S"),
+    ("C5", 64, 64, 1, "play on"),
+])
+def test_tantony_sudden_death(client, vid, ns, ew, after, verdict):
+    """RULES.md 3.8 TT-10..TT-13 and C5."""
+    page = lab(client, "tantony", ns=ns, ew=ew, after=after).replace("&amp;", "&")
+    assert attrs(page, "data-verdict") == [verdict]
+
+
+@pytest.mark.parametrize(("vid", "args", "next_seat", "direction"), [
+    ("AD-01c", {"total": 100, "card": "4C", "players": 3, "seat": 3}, 2, -1),  # C plays a 4: B next
+    ("AD-01d", {"total": 100, "card": "5H", "players": 3, "seat": 2, "direction": "anticlockwise"}, 1, -1),
+    ("AD-08", {"total": 10, "card": "4S", "players": 4, "seat": 2}, 1, -1),  # P1 (2nd seat) reverses
+    ("AD-08b", {"total": 10, "card": "4H", "players": 4, "seat": 1, "direction": "anticlockwise"}, 2, 1),
+    ("AD-13", {"variant": "99itoya", "total": 60, "card": "JH", "players": 4, "seat": 1}, 4, -1),
+    ("AD-17", {"total": 10, "card": "4S", "players": 2, "seat": 1}, 2, -1),
+    ("AD-17i", {"variant": "99itoya", "total": 10, "card": "JS", "players": 2, "seat": 1}, 2, -1),
+])
+def test_adding_who_plays_next(client, vid, args, next_seat, direction):
+    """RULES.md 4.6: whose turn it is after reversals (AD-01c, AD-01d, AD-08, AD-13, AD-17)."""
+    page = lab(client, "hundred", **args)
+    assert attrs(page, "data-next") == [str(next_seat)] and attrs(page, "data-direction") == [str(direction)]

@@ -233,11 +233,35 @@ def active(state: State) -> list[int]:
 
 def _step(s: State, seat: int, direction: int) -> int:
     """The next seat still in the match, going ``direction`` from ``seat``."""
-    n, live = len(s.players), set(active(s))
-    nxt = (seat + direction) % n
+    return _next_seat(seat, direction, len(s.players), active(s))
+
+
+def _next_seat(seat: int, direction: int, players: int, live) -> int:
+    live = set(live)
+    nxt = (seat + direction) % players
     while nxt not in live:
-        nxt = (nxt + direction) % n
+        nxt = (nxt + direction) % players
     return nxt
+
+
+def turn_after(card, seat: int, players: int, direction: int = 1, options=None, live=None) -> tuple[int, int]:
+    """``(next seat, new direction)`` after ``seat`` plays ``card`` (RULES.md 4.2, D3).
+
+    Seats are in clockwise order; ``live`` are the seats still in (all by default).
+
+    >>> turn_after("4S", 1, 4)            # AD-08: P1 reverses, P0 is next
+    (0, -1)
+    >>> turn_after("4S", 0, 2)            # AD-17: with two players the other still plays
+    (1, -1)
+    """
+    o = _options_of(options)
+    live = list(range(players)) if live is None else list(live)
+    reverse = effect(card, 0, o)[1]
+    if reverse:
+        direction = -direction
+        if len(live) == 2 and o.reverse_with_two_players == "same_player_again":
+            return seat, direction  # D3 option: the same player plays again
+    return _next_seat(seat, direction, players, live), direction
 
 
 def _new_hand(s: State, dealer: int) -> None:
@@ -314,9 +338,7 @@ def _play(s: State, move: dict) -> None:
         _lose(s, s.turn, f"{name} played {card}: {before} → {said}, over {m}", verified=True, bust=card)
         return
     _draw(s)
-    if reverse:
-        s.direction = -s.direction
-    s.turn = _next_turn(s, reverse)
+    s.turn, s.direction = turn_after(card, s.turn, len(s.players), s.direction, s.options, active(s))
 
 
 def confirm_needed(state: State, move: dict) -> str | None:
@@ -345,12 +367,6 @@ def _range_words(values: list[int]) -> str:
     if len(values) > 3 and values == list(range(values[0], values[-1] + 1)):
         return f"any total from {values[0]} to {values[-1]}"
     return " or ".join(map(str, values))
-
-
-def _next_turn(s: State, reversed_now: bool) -> int:
-    if len(active(s)) == 2 and reversed_now and s.options.reverse_with_two_players == "same_player_again":
-        return s.turn  # D3 option: the same player plays again
-    return _step(s, s.turn, s.direction)
 
 
 def _draw(s: State) -> None:

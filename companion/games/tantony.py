@@ -149,6 +149,18 @@ def runt(trick) -> str:
     return min(led, key=lambda c: STRENGTH[c[:-1]])
 
 
+def exchange(trick) -> tuple[int, int] | None:
+    """The 13th trick's exchange (RULES.md §3.5): ``(runt index, winner index)`` when the
+    winner swaps their card for the runt, or None when the winner's card is the runt.
+
+    >>> exchange(["AS", "QH", "KS", "8H"])      # TT-07: N takes KS, S gets AS
+    (2, 0)
+    """
+    w, low = trick_winner(trick), runt(trick)
+    i = [_code(c) for c in trick].index(low)
+    return None if i == w else (i, w)
+
+
 def card_value(card, options=None, players: int = 4) -> int:
     """What a runt scores (RULES.md §3.3, §3.10).
 
@@ -375,8 +387,8 @@ def _close_trick(s: State) -> None:
             s.leader = open_seats[0]
     else:  # RULES.md §3.5: the 13th trick; its winner leads nothing more
         record["to"] = win_seat
-        runt_seat = next(p for p, c in record["cards"] if c == low)
-        record["exchange"] = None if runt_seat == win_seat else [runt_seat, cards[w]]
+        swap = exchange(cards)
+        record["exchange"] = None if swap is None else [record["cards"][swap[0]][0], cards[w]]
         s.leader = win_seat
 
 
@@ -483,22 +495,35 @@ def _score_deal(s: State, scoring: list[list[str]], tallied: bool) -> None:
     s.trick, s.tricks, s.revokes = [], [], []
 
 
-def _game_end(s: State) -> None:
-    """RULES.md §3.8 (C5): sudden death at 60 x deal; else the higher total after the last deal."""
-    names = labels(s)
-    line = THRESHOLD * s.deal
-    top = max(s.scores)
-    leaders = [names[i] for i, x in enumerate(s.scores) if x == top]
-    if s.options.sudden_death and top >= line and len(leaders) == 1:
-        s.result = {"winners": leaders, "losers": [x for x in names if x not in leaders], "draw": False,
-                    "double": True, "reason": f"{leaders[0]} reached {top}, at least {line} after deal {s.deal}: "
-                                              f"sudden death, a double win (Tantony 3.8)"}
-    elif s.deal >= s.options.deals:
+def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: bool = True) -> dict | None:
+    """The game's result after ``deal`` with these cumulative ``scores``, or None to play on
+    (RULES.md §3.8, C5): a side alone at 60 x deal or more wins at once, as two games;
+    level leaders past the line play on; after the last deal the higher total wins.
+
+    >>> verdict({"N & S": 125, "E & W": 70}, 2)["double"]      # TT-11
+    True
+    >>> verdict({"N & S": 59, "E & W": 30}, 1) is None          # TT-10
+    True
+    """
+    names = list(scores)
+    line = THRESHOLD * deal
+    top = max(scores.values())
+    leaders = [n for n in names if scores[n] == top]
+    if sudden_death and top >= line and len(leaders) == 1:
+        return {"winners": leaders, "losers": [x for x in names if x not in leaders], "draw": False,
+                "double": True, "reason": f"{leaders[0]} reached {top}, at least {line} after deal {deal}: "
+                                          f"sudden death, a double win (Tantony 3.8)"}
+    if deal >= deals:
         draw = len(leaders) > 1
-        s.result = {"winners": leaders, "losers": [x for x in names if x not in leaders], "draw": draw,
-                    "double": False, "reason": (f"level on {top} after {s.deal} deals: a draw" if draw else
-                                                f"{leaders[0]} has the most after {s.deal} deals")}
-    s.history[-1]["line"] = line if s.options.sudden_death else None
+        return {"winners": leaders, "losers": [x for x in names if x not in leaders], "draw": draw,
+                "double": False, "reason": (f"level on {top} after {deal} deals: a draw (Tantony 3.8)" if draw
+                                            else f"{leaders[0]} has the most after {deal} deals (Tantony 3.8)")}
+    return None
+
+
+def _game_end(s: State) -> None:
+    s.result = verdict(dict(zip(labels(s), s.scores)), s.deal, s.options.deals, s.options.sudden_death)
+    s.history[-1]["line"] = THRESHOLD * s.deal if s.options.sudden_death else None
 
 
 def _tally(s: State, move: dict) -> None:

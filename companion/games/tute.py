@@ -207,6 +207,20 @@ def marriages(trick, trump: str | None, players: int, first_sets_trump: bool = F
     return out
 
 
+def game_end(marks: dict[str, int], loss_limit: int = 6) -> dict | None:
+    """The game's result once someone has ``loss_limit`` marks, else None (RULES.md §2.7):
+    every player at the limit loses (jointly, B10); the fewest marks are listed best.
+
+    >>> game_end({"P1": 6, "P2": 3, "P3": 6, "P4": 2})["losers"]      # TU-50
+    ['P1', 'P3']
+    """
+    if max(marks.values()) < loss_limit:
+        return None
+    fewest = min(marks.values())
+    return {"winners": [p for p, m in marks.items() if m == fewest],
+            "losers": [p for p, m in marks.items() if m >= loss_limit], "draw": False}
+
+
 def deal_outcome(totals: dict[str, int], last_trick: str, options=None,
                  tricks_taken: dict[str, int] | None = None) -> dict:
     """Who loses a deal (RULES.md §2.6), and why, in words.
@@ -595,10 +609,8 @@ def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | 
         "losses": dict(zip(names, s.losses)), "tallied": tallied, "replayed": replay,
     })
     s.deal += 1
-    if max(s.losses) >= s.options.loss_limit:
-        fewest = min(s.losses)
-        s.result = {"winners": [p for p, m in zip(names, s.losses) if m == fewest],
-                    "losers": [p for p, m in zip(names, s.losses) if m >= s.options.loss_limit], "draw": False}
+    s.result = game_end(dict(zip(names, s.losses)), s.options.loss_limit)
+    if s.result is not None:
         return
     _new_deal(s, s.dealer if replay else (s.dealer + 1) % len(names))  # RULES.md §2.3: next dealer D+1
 

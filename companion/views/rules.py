@@ -24,9 +24,9 @@ SLUGS = {"Tablanette": "tablanette", "Tute": "tute", "Tantony": "tantony", "100/
 #: The options each lab lets you change in place (the ones its answers depend on).
 LAB_OPTIONS = {
     "tablanette": ("max_group_size", "jack_is_12", "forced_capture"),
-    "tute": ("undertrump_required", "must_head", "win_threshold", "triple_tie", "over_100_loses"),
+    "tute": ("undertrump_required", "must_head", "win_threshold", "triple_tie", "over_100_loses", "loss_limit"),
     "tantony": ("value_scale", "three_player_values"),
-    "hundred": ("variant", "floor_at_zero", "ace_high_99", "itoya_black_ace"),
+    "hundred": ("variant", "floor_at_zero", "ace_high_99", "itoya_black_ace", "reverse_with_two_players"),
 }
 
 
@@ -203,6 +203,13 @@ def _tute(rules, opts, problems) -> dict:
            "player_counts": {n: lab_url("tute", players=str(n)) for n in (3, 4, 5)},
            "winner": None, "plays": None, "outcome": None, "last": request.args.get("last", "P1"),
            "totals": {f"P{i}": request.args.get(f"P{i}", "") for i in range(1, players + 1)}}
+    marks = {p: request.args.get(f"m_{p}", "") for p in out["totals"]}
+    lost = [p for p in request.args.getlist("lost") if p in marks]
+    out |= {"marks": marks, "lost": lost, "game_end": None}
+    if all(v.strip().isdigit() for v in marks.values()):
+        after = {p: int(v) + (p in lost) for p, v in marks.items()}
+        out["marks_after"] = after
+        out["game_end"] = rules.game_end(after, opts.loss_limit) or {"losers": [], "winners": []}
     if trump == "none":
         trump = out["trump"] = None
     if any(c not in pack for c in trick + hand):
@@ -245,6 +252,8 @@ def _tantony(rules, opts, problems) -> dict:
         out["winner"] = {"index": w, "card": trick[w], "runt": low,
                          "value": rules.card_value(low, opts, players),
                          "hog": all(c[-1] != trick[0][-1] for c in trick[1:])}
+        if players == 4 and len(trick) == 4:
+            out["exchange"] = rules.exchange(trick)
     held = {s: request.args.get(f"held_{s}", "") for s in seats}
     out["held"] = held
     to = request.args.get("to")
@@ -252,6 +261,10 @@ def _tantony(rules, opts, problems) -> dict:
     if to in seats and all(v.isdigit() for v in held.values()):
         out["gift"] = rules.gift_refusal({s: int(v) for s, v in held.items()}, to, players)
         out["gift_asked"] = True
+    ns, ew, after = (request.args.get(k, "") for k in ("ns", "ew", "after"))
+    out |= {"ns": ns, "ew": ew, "after": after, "verdict": None}
+    if ns.isdigit() and ew.isdigit() and after.isdigit() and int(after) >= 1:
+        out["verdict"] = rules.verdict({"N & S": int(ns), "E & W": int(ew)}, int(after)) or "play on"
     return out
 
 
@@ -263,11 +276,22 @@ def _hundred(rules, opts, problems) -> dict:
         problems.append(f"The total must be a number, not {raw_total!r}.")
     out = {"card": played, "total": total, "target": rules.target(opts), "section": "100/99/98 4.3",
            "card_links": {str(c): lab_url("hundred", card=str(c)) for c in rules.PACK_52}, "made": None}
+    players = _int_arg("players", 3, 2, 8)
+    seat = _int_arg("seat", 1, 1, players)
+    direction = -1 if request.args.get("direction") == "anticlockwise" else 1
+    out |= {"players": players, "seat": seat, "direction": direction, "next": None}
     if played and total is not None:
         made, reverse = rules.effect(played, total, opts)
         out["made"] = [{"total": t, "safe": t <= out["target"]} for t in made]
         out["reverse"] = reverse
+        nxt, turned = rules.turn_after(played, seat - 1, players, direction, opts)
+        out["next"] = {"seat": nxt + 1, "direction": turned}
     return out
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    value = request.args.get(name, "")
+    return int(value) if value.isdigit() and low <= int(value) <= high else default
 
 
 LABS = {"tablanette": _tablanette, "tute": _tute, "tantony": _tantony, "hundred": _hundred}
