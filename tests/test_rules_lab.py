@@ -192,3 +192,25 @@ def test_adding_who_plays_next(client, vid, args, next_seat, direction):
     """RULES.md 4.6: whose turn it is after reversals (AD-01c, AD-01d, AD-08, AD-13, AD-17)."""
     page = lab(client, "hundred", **args)
     assert attrs(page, "data-next") == [str(next_seat)] and attrs(page, "data-direction") == [str(direction)]
+
+
+def test_every_cited_rule_has_its_section_on_the_rules_page(client):
+    """Every refusal links the rule it cites: each "<Game> <section>" in the engines' messages
+    is an anchor of that game's rules page."""
+    from companion.views.rules import CITATION, SLUGS, anchor
+
+    cited = set()
+    for path in Path(__file__).parents[1].joinpath("companion", "games").glob("*.py"):
+        cited |= {(SLUGS[m.group(1)], anchor(m.group(2))) for m in CITATION.finditer(path.read_text())}
+    assert len(cited) >= 20
+    pages = {game: lab(client, game) for game in SLUGS.values()}
+    missing = sorted((game, a) for game, a in cited if f'id="{a}"' not in pages[game])
+    assert missing == []
+
+
+@pytest.mark.parametrize("game", ["tablanette", "tute", "tantony", "hundred"])
+def test_rules_pages_mark_what_was_assumed_or_decided(client, game):
+    page = lab(client, game)
+    assert "our decision" in page and 'id="options"' in page
+    if game in ("tute", "tantony"):
+        assert "badge assumed" in page

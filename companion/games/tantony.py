@@ -550,7 +550,7 @@ def _tally(s: State, move: dict) -> None:
         if counts != [3, 3, 3, 4]:
             raise IllegalMove("Each player scores 3 runts and the 13th trick's winner a 4th (Tantony 3.5).")
     elif counts[0] < 3 or sum(counts) < 13:
-        raise IllegalMove("Each player scores 3 runts, and the lowest last card scores too (Tantony 3.11).")
+        raise IllegalMove("Each player scores 3 runts, and the lowest last card scores too (Tantony 3.5).")
     _score_deal(s, [cards[p] for p in s.players], tallied=True)
     s.hands = None  # DESIGN.md: after a tallied deal the hands are not known
 
