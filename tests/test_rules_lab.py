@@ -214,3 +214,62 @@ def test_rules_pages_mark_what_was_assumed_or_decided(client, game):
     assert "our decision" in page and 'id="options"' in page
     if game in ("tute", "tantony"):
         assert "badge assumed" in page
+
+
+@pytest.mark.parametrize(("vid", "args", "verdict"), [
+    ("TB-F2", {"score_a": 282, "score_b": 200, "sweeper": "A"}, "A"),
+    ("TB-F3a", {"score_a": 255, "score_b": 258}, "B"),
+    ("TB-F3b", {"score_a": 251, "score_b": 251}, "draw"),
+    ("TB-F3c", {"score_a": 250, "score_b": 249}, "play on"),
+])
+def test_tablanette_who_wins(client, vid, args, verdict):
+    """RULES.md 1.8 TB-F2 (a sweep to the target wins at once) and TB-F3 (after a deal)."""
+    assert attrs(lab(client, "tablanette", **args), "data-verdict") == [verdict]
+
+
+@pytest.mark.parametrize(("vid", "args", "points"), [
+    ("TB-S1", {"a_cards": 27, "a_counters": "AS AH KC 10D 10C 2C JS"}, "11 14"),
+    ("TB-S2", {"a_cards": 26, "a_counters": "AS AH KC 10D 10C 2C JS"}, "8 14"),
+    ("sweeps", {"a_cards": 27, "a_counters": "AS AH KC 10D 10C 2C JS", "a_sweeps": "26, 42"}, "79 14"),
+])
+def test_tablanette_deal_scoring(client, vid, args, points):
+    """RULES.md 1.8 TB-S1 / TB-S2: card points, the 3 for most cards (none when tied), sweeps."""
+    assert attrs(lab(client, "tablanette", **args), "data-deal") == [points]
+
+
+def test_tablanette_deal_scoring_refuses_what_cannot_be(client):
+    page = lab(client, "tablanette", a_cards=27, a_counters="AS", a_sweeps="23")
+    assert "No sweep scores 23" in page
+
+
+@pytest.mark.parametrize(("vid", "args", "allowed"), [
+    ("TU-30a", {"hand": "KS,QS,KD,QD"}, {"S": "yes", "D": "yes"}),
+    ("TU-30b", {"hand": "KS,QS,KD,QD", "sung": "S20"}, {"S": "no", "D": "no"}),  # the lock rule
+    ("TU-30c", {"hand": "KS,QS,KD,QD", "sung": "D40"}, {"S": "yes", "D": "no"}),
+    ("TU-31", {"hand": "KH,2H,3C"}, {"H": "no"}),
+    ("TU-32", {"hand": "KS,QS,KD,QD", "sang_now": 1}, {"S": "no", "D": "no"}),
+])
+def test_tute_declarations(client, vid, args, allowed):
+    """RULES.md 2.9 TU-30..TU-32: both cards in hand, the lock rule, one cante per trick."""
+    page = lab(client, "tute", trump="D", players=4, **args)
+    assert dict(zip(attrs(page, "data-cante"), attrs(page, "data-allowed"))) == allowed
+
+
+@pytest.mark.parametrize(("vid", "layout", "answer", "words"), [
+    ("TB-L1", "JH,5C,JS,9D", "no", "bottom of the stock"),
+    ("layout", "2H,5C,7S,9D", "ok", "good layout"),
+])
+def test_tablanette_layout(client, vid, layout, answer, words):
+    """RULES.md 1.8 TB-L1: layout jacks go under the stock and are replaced."""
+    page = lab(client, "tablanette", layout=layout)
+    assert attrs(page, "data-layout") == [answer] and words in page
+
+
+@pytest.mark.parametrize(("args", "left", "to"), [
+    ({"table": "5C,9H", "card": "5S"}, "9H", "player"),  # TB-F1: A captures with the 2nd-to-last card...
+    ({"table": "9H,KD", "card": "2S"}, "2S 9H KD", "last"),  # ...then a trail: all to the last capturer
+])
+def test_tablanette_TB_F1_leftovers(client, args, left, to):
+    """RULES.md 1.8 TB-F1: the table left at the end goes to the last capturer, not as a sweep."""
+    page = lab(client, "tablanette", last=1, **args)
+    assert attrs(page, "data-leftovers") == [left] and attrs(page, "data-to") == [to]

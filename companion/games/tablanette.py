@@ -560,6 +560,20 @@ def explain_refusal(card, table, taken, options: dict | Options | None = None) -
             f"adding up, no card counted twice (Tablanette P1-P2).{listing}")
 
 
+def leftovers(card, table, capture: Capture) -> tuple[list[str], bool]:
+    """With the deal's last card: ``(table cards left, whether they go to this player)``
+    (RULES.md 1.5 end of deal, TB-F1). They go to whoever captured last: this player if
+    this card captured, else an earlier capturer; either way it is not a sweep.
+
+    >>> leftovers("5S", ["5C", "9H"], capture_options("5S", ["5C", "9H"])[0])
+    (['9H'], True)
+    """
+    left = [str(Card.parse(c)) for c in table if str(Card.parse(c)) not in capture.cards]
+    if not capture.cards:
+        left.append(str(Card.parse(card)))
+    return sort_cards(left), bool(capture.cards)
+
+
 def sweep_bonus_refusal(bonus, options: dict | Options | None = None) -> str | None:
     """Why no sweep can score ``bonus`` (for a tally), or None if one can.
 
@@ -827,7 +841,7 @@ def _after_deal(s: State) -> None:
         if s.deal >= o.fixed_deals:
             _finish(s, leaders, draw=len(leaders) > 1)
             return
-    elif top >= o.target and (len(leaders) == 1 or o.on_tie == "draw"):
+    elif verdict(dict(zip(labels(s), scores)), o.target, o.on_tie) is not None:
         _finish(s, leaders, draw=len(leaders) > 1)
         return
     s.deal += 1
@@ -836,6 +850,30 @@ def _after_deal(s: State) -> None:
     s.table, s.buried, s.last_capturer = [], [], None
     s.piles = [[] for _ in s.piles]
     s.sweeps = [[] for _ in s.sweeps]
+
+
+def verdict(scores: dict[str, int], target: int = 251, on_tie: str = "draw", sweeper: str | None = None) -> dict | None:
+    """Who wins with these scores, or None to play on (RULES.md 1.6).
+
+    After a deal: the highest at or above the target wins; level there is a draw (or, with
+    ``on_tie = "play_on"``, another deal). A ``sweeper`` whose sweep reached the target in
+    the middle of a deal wins at once.
+
+    >>> verdict({"A": 255, "B": 258})["winners"], verdict({"A": 250, "B": 249})      # TB-F3
+    (['B'], None)
+    >>> verdict({"A": 282, "B": 200}, sweeper="A")["winners"]                        # TB-F2
+    ['A']
+    """
+    names = list(scores)
+    if sweeper is not None:
+        if scores[sweeper] < target:
+            return None
+        return {"winners": [sweeper], "losers": [n for n in names if n != sweeper], "draw": False}
+    top = max(scores.values())
+    leaders = [n for n in names if scores[n] == top]
+    if top < target or (len(leaders) > 1 and on_tie != "draw"):
+        return None
+    return {"winners": leaders, "losers": [n for n in names if n not in leaders], "draw": len(leaders) > 1}
 
 
 def _finish(s: State, winners: list[int], draw: bool) -> None:

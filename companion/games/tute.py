@@ -557,6 +557,28 @@ def _cante_refusal(s: State, suit: str) -> str | None:
     return None
 
 
+def cante_check(hand, suit, trump: str | None, sung=(), sang_after_this_trick: bool = False) -> str | None:
+    """Why a player holding ``hand`` may not sing ``suit`` now, or None (RULES.md 2.5):
+    both cards in hand, one cante per trick won, each suit once, and the lock rule (a 20
+    sung while holding the trump pair forbids that 40 for the deal). ``sung`` lists the
+    player's earlier cantes this deal as ``(suit, points)``.
+
+    >>> cante_check(["KS", "QS", "KD", "QD"], "D", "D", sung=[("S", 20)])       # TU-30
+    "Can't sing the 40: a 20 was sung earlier while holding the trump king and queen (Tute 2.5, lock rule)."
+    """
+    hand, suit, trump = {_code(c) for c in hand}, _suit_or_none(suit), _suit_or_none(trump)
+    missing = [c for c in (f"K{suit}", f"Q{suit}") if c not in hand]
+    if missing:
+        return f"Needs both K{suit} and Q{suit} in hand; {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not there (Tute 2.5)."
+    if sang_after_this_trick:
+        return "One cante per trick won: this trick's cante is already sung (Tute 2.5)."
+    if any(_suit_or_none(x) == suit for x, _ in sung):
+        return f"{suit} was already sung this deal (Tute 2.5)."
+    if suit == trump and any(points == CANTE for _, points in sung):
+        return "Can't sing the 40: a 20 was sung earlier while holding the trump king and queen (Tute 2.5, lock rule)."
+    return None
+
+
 def declarable(state: State) -> list[str]:
     """The suits the player to act could sing now (the app offers only these)."""
     if "declare" not in expects(state):

@@ -179,14 +179,54 @@ def _tablanette(rules, opts, problems) -> dict:
                            for c in map(str, rules.PACK)},
            "card_links": {c: lab_url("tablanette", card=None if c == played else c)
                           for c in map(str, rules.PACK)},
-           "claim_links": {c: lab_url("tablanette", claim=toggled(claim, c)) for c in table}}
+           "claim_links": {c: lab_url("tablanette", claim=toggled(claim, c)) for c in table},
+           "last_link": lab_url("tablanette", last=None if request.args.get("last") == "1" else "1")}
+    out["deal"] = _tablanette_deal(rules, opts, problems)
+    layout = _cards("layout", problems)
+    out["layout"] = ", ".join(layout)
+    if layout:
+        try:
+            rules.apply(rules.start(["A", "B"], {"jack_is_12": opts.jack_is_12}), {"type": "layout", "cards": layout})
+            out["layout_answer"] = {"ok": True}
+        except MoveError as e:
+            out["layout_answer"] = {"ok": False, "reason": str(e)}
+    sa, sb, target = (request.args.get(k, "") for k in ("score_a", "score_b", "target"))
+    out |= {"score_a": sa, "score_b": sb, "target": target or "251", "sweeper": request.args.get("sweeper", "")}
+    if sa.isdigit() and sb.isdigit() and out["target"].isdigit():
+        sweeper = out["sweeper"] if out["sweeper"] in ("A", "B") else None
+        out["result"] = rules.verdict({"A": int(sa), "B": int(sb)}, int(out["target"]), opts.on_tie, sweeper) \
+            or "play on"
+    out["last"] = request.args.get("last") == "1"
     if played and not problems:
         out["captures"] = rules.capture_options(played, table, opts)
+        if out["last"]:
+            out["leftovers"] = [rules.leftovers(played, table, c) for c in out["captures"]]
         if claim:
             judged = rules.judge_capture(played, table, claim, opts)
             out["verdict"] = {"legal": True, "capture": judged} if judged else \
                 {"legal": False, "reason": rules.explain_refusal(played, table, claim, opts)}
     return out
+
+
+def _tablanette_deal(rules, opts, problems) -> dict:
+    """A two-player deal scored from A's cards taken and counting cards (B has the rest)."""
+    a_cards = request.args.get("a_cards", "")
+    args = {k: request.args.get(k, "") for k in ("a_cards", "a_counters", "a_sweeps", "b_sweeps")}
+    if not a_cards.isdigit():
+        return {"args": args, "points": None}
+    counters = [str(c) for c in rules.PACK if rules.card_points([str(c)], opts.point_scale)]
+    mine = _cards("a_counters", problems)
+    sweeps = {side: [int(x) for x in re.split(r"[\s,+]+", args[f"{side.lower()}_sweeps"]) if x.isdigit()]
+              for side in ("A", "B")}
+    move = {"type": "tally", "cards": {"A": int(a_cards), "B": len(rules.PACK) - int(a_cards)},
+            "counters": {"A": mine, "B": [c for c in counters if c not in mine]},
+            "sweeps": {k: v for k, v in sweeps.items() if v}}
+    try:
+        state = rules.apply(rules.start(["A", "B"], {"target": 10**6}), move)
+    except MoveError as e:
+        return {"args": args, "points": None, "error": str(e)}
+    record = state.history[-1]
+    return {"args": args, "points": record["points"], "record": record}
 
 
 def _tute(rules, opts, problems) -> dict:
@@ -216,6 +256,13 @@ def _tute(rules, opts, problems) -> dict:
         problems.append(f"With {players} players the pack has no " +
                         " ".join(c for c in trick + hand if c not in pack) + " (Tute 2.2).")
         return out
+    sung = [(x[0], int(x[1:])) for x in re.split(r"[\s,]+", request.args.get("sung", "").upper())
+            if len(x) >= 3 and x[0] in "SHDC" and x[1:] in ("20", "40")]
+    out["sung"] = request.args.get("sung", "")
+    out["sang_now"] = request.args.get("sang_now") == "1"
+    if hand and len(trick) in (0, players) and players > 3:
+        out["cantes"] = [{"suit": x, "why": rules.cante_check(hand, x, trump, sung, out["sang_now"])}
+                         for x in "SHDC" if f"K{x}" in hand or f"Q{x}" in hand]
     if trick:
         w = rules.trick_winner(trick, trump)
         out["winner"] = {"index": w, "card": trick[w], "points": rules.card_points(trick),

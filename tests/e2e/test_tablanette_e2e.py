@@ -29,7 +29,7 @@ def tap(page, code: str) -> None:
     settle(page, before)
     if page.locator("#live .choice").count():
         page.locator("#live .choice .option").first.click()
-        settle(page, before)
+        page.wait_for_selector("#live .choice", state="detached")  # settle() would see the old choice
     assert page.locator("#live .error").count() == 0, page.inner_text("#live .error")
 
 
@@ -92,7 +92,7 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
     assert page.locator("#live .choice .option").count() == 2
     shot("04-choice")
     page.locator("#live .choice .option", has_text="5").click()
-    settle(page, before)
+    page.wait_for_selector("#live .choice", state="detached")
     assert page.locator("#live .table-cards .chip").all_inner_texts() == ["2♠", "3♥"]
 
     # Ann's 5C takes 2+3 and empties the table: a sweep of 5 x 2 = 10.
