@@ -42,3 +42,9 @@ def new_game(client, players=("Ann", "Ben"), **options):
 
 def version_of(client, game_id):
     return client.get(f"/api/games/{game_id}").get_json()["version"]
+
+
+def post_move(client, game_id, **move):
+    """Post a move as the game page does (htmx), at the game's current version."""
+    return client.post(f"/games/{game_id}/moves", data={"version": version_of(client, game_id), **move},
+                       headers={"HX-Request": "true"})

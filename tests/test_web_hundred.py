@@ -3,6 +3,8 @@ a checked "can't go", tokens (RULES.md §4)."""
 
 import re
 
+from tests.conftest import post_move as post
+
 PLAYERS = ("Ann", "Ben", "Cat")
 
 
@@ -14,11 +16,6 @@ def new_hundred(client, players=PLAYERS, **options):
     response = client.post("/games/new", data=form)
     assert response.status_code == 303, response.get_data(as_text=True)
     return re.search(r"/games/([\w-]+)", response.headers["Location"]).group(1)
-
-
-def post(client, game_id, **move):
-    version = client.get(f"/api/games/{game_id}").get_json()["version"]
-    return client.post(f"/games/{game_id}/moves", data={"version": version, **move}, headers={"HX-Request": "true"})
 
 
 def api_view(client, game_id):

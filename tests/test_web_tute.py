@@ -6,6 +6,8 @@ import re
 
 from companion.games import tute as T
 
+from tests.conftest import post_move as post
+
 PLAYERS = ("Ann", "Ben", "Cat", "Dan")
 
 
@@ -16,11 +18,6 @@ def new_tute(client, players=PLAYERS, **options):
     response = client.post("/games/new", data=form)
     assert response.status_code == 303, response.get_data(as_text=True)
     return re.search(r"/games/([\w-]+)", response.headers["Location"]).group(1)
-
-
-def post(client, game_id, **move):
-    version = client.get(f"/api/games/{game_id}").get_json()["version"]
-    return client.post(f"/games/{game_id}/moves", data={"version": version, **move}, headers={"HX-Request": "true"})
 
 
 def deal_hands(seed, n=4, dealer=0):

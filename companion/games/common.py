@@ -52,6 +52,14 @@ def options_dict(options) -> dict:
     return dict(vars(options))
 
 
+def dealer_seat(options, players: list[str]) -> int:
+    """The first dealer's seat: option ``dealer`` (a player's name), by default the first listed."""
+    dealer = (options or {}).get("dealer", players[0])
+    if dealer not in players:
+        raise OptionError(f"The dealer must be one of the players, not {dealer!r}")
+    return players.index(dealer)
+
+
 def read_options(options, players: int | None, rules, title: str) -> tuple[dict, int | None]:
     """The checks every game's ``resolve_options`` starts with; returns ``(given, count)``.
 

@@ -40,8 +40,17 @@ from dataclasses import dataclass, field
 
 from companion.cards import PACK_52, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
-from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
-                                     options_dict, read_options)
+from companion.games.common import (
+    apply_move,
+    check_players,
+    clone,
+    dealer_seat,
+    dump_state,
+    is_int as _is_int,
+    load_state,
+    options_dict,
+    read_options,
+)
 
 NAME = "hundred"
 TITLE = "100 / 99 / 98"
@@ -214,11 +223,9 @@ def start(players: list[str], options: dict | None = None) -> State:
     """A new match; the player after the dealer plays first (RULES.md §4.2, D1)."""
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
-    dealer = (options or {}).get("dealer", players[0])
-    if dealer not in players:
-        raise OptionError(f"The dealer must be one of the players, not {dealer!r}")
+    seat = dealer_seat(options, players)
     n = len(players)
-    s = State(opts, players, players.index(dealer), losses=[0] * n,
+    s = State(opts, players, seat, losses=[0] * n,
               tokens=[opts.tokens] * n if opts.match_format == "tokens" else [])
     _new_hand(s, s.dealer)
     return s

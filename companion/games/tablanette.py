@@ -47,8 +47,17 @@ from itertools import combinations, product
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
-from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
-                                     options_dict, read_options)
+from companion.games.common import (
+    apply_move,
+    check_players,
+    clone,
+    dealer_seat,
+    dump_state,
+    is_int as _is_int,
+    load_state,
+    options_dict,
+    read_options,
+)
 
 NAME = "tablanette"
 TITLE = "Tablanette"
@@ -653,11 +662,9 @@ def start(players: list[str], options: dict | None = None) -> State:
     """A new game; the player after the dealer (option ``dealer``) plays first."""
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
-    dealer = (options or {}).get("dealer", players[0])
-    if dealer not in players:
-        raise OptionError(f"The dealer must be one of the players, not {dealer!r}")
+    seat = dealer_seat(options, players)
     n_sides = 2 if opts.partnership else len(players)
-    return State(opts, players, players.index(dealer), piles=[[] for _ in range(n_sides)],
+    return State(opts, players, seat, piles=[[] for _ in range(n_sides)],
                  sweeps=[[] for _ in range(n_sides)], scores=[0] * n_sides)
 
 

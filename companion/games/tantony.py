@@ -41,8 +41,17 @@ from dataclasses import dataclass, field
 from companion.cards import PACK_36_NO_7, PACK_52, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
 from companion.games import tricks
-from companion.games.common import (apply_move, check_players, clone, dump_state, is_int as _is_int, load_state,
-                                     options_dict, read_options)
+from companion.games.common import (
+    apply_move,
+    check_players,
+    clone,
+    dealer_seat,
+    dump_state,
+    is_int as _is_int,
+    load_state,
+    options_dict,
+    read_options,
+)
 
 NAME = "tantony"
 TITLE = "Tantony"
@@ -218,10 +227,8 @@ def start(players: list[str], options: dict | None = None) -> State:
     """A new game; the player after the dealer leads (RULES.md §3.2)."""
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
-    dealer = (options or {}).get("dealer", players[0])
-    if dealer not in players:
-        raise OptionError(f"The dealer must be one of the players, not {dealer!r}")
-    s = State(opts, players, players.index(dealer))
+    seat = dealer_seat(options, players)
+    s = State(opts, players, seat)
     s.scores = [0] * len(sides(s))
     s.leader = (s.dealer + 1) % len(players)
     return s
