@@ -273,3 +273,20 @@ def test_tablanette_TB_F1_leftovers(client, args, left, to):
     """RULES.md 1.8 TB-F1: the table left at the end goes to the last capturer, not as a sweep."""
     page = lab(client, "tablanette", last=1, **args)
     assert attrs(page, "data-leftovers") == [left] and attrs(page, "data-to") == [to]
+
+
+def test_tantony_TT09_next_hands(client):
+    """RULES.md 3.12 TT-09: after trick 13 each keeps a card for the next hand (N KS, S AS)."""
+    assert attrs(lab(client, "tantony", trick="AS,QH,KS,8H"), "data-kept") == ["KS QH AS 8H"]
+
+
+@pytest.mark.parametrize(("vid", "args", "answer"), [
+    ("AD-01e", {"total": 95, "hand": "6S,8S,9S"}, "loses"),
+    ("AD-04", {"total": 99, "hand": "AC,7H,8H"}, "can go"),
+    ("AD-14", {"variant": "98", "total": 97, "hand": "2H,3H,5H,6H"}, "loses"),
+    ("AD-15", {"variant": "98", "total": 97, "hand": "2H,3H,5H,JH"}, "can go"),
+    ("AD-09", {"variant": "99", "total": 95, "hand": "KH,5H,9H"}, "can go"),
+])
+def test_adding_cant_go(client, vid, args, answer):
+    """RULES.md 4.6: a "can't go" hand: a loss only when every card goes over the target."""
+    assert attrs(lab(client, "hundred", **args), "data-lose") == [answer]

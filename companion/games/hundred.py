@@ -348,6 +348,21 @@ def _play(s: State, move: dict) -> None:
     s.turn, s.direction = turn_after(card, s.turn, len(s.players), s.direction, s.options, active(s))
 
 
+def lose_refusal(hand, total: int, options=None) -> str | None:
+    """Why a player holding ``hand`` on ``total`` has not lost (a safe card, named), or None
+    when every card goes over the target (RULES.md 4.2).
+
+    >>> lose_refusal(["6S", "8S", "9S"], 95) is None, lose_refusal(["2H", "JH"], 97, {"variant": "98"})
+    (True, 'JH on 97 makes 97 (not over 98). Not a loss (100/99/98 4.2).')
+    """
+    for c in hand:
+        ok = safe_totals(c, total, options)
+        if ok:
+            return (f"{Card.parse(c)} on {total} makes {_range_words(sorted(ok))} "
+                    f"(not over {target(options)}). Not a loss (100/99/98 4.2).")
+    return None
+
+
 def confirm_needed(state: State, move: dict) -> str | None:
     """What to ask before a play that goes over the target (the app confirms it), or None.
 
@@ -404,11 +419,9 @@ def _lose_move(s: State, move: dict) -> None:
     for c in cards:
         if _in_pile(s, c) or cards.count(c) > s.options.decks:
             raise IllegalMove(f"{c} can't be in {who}'s hand: it is already on the pile.")
-    for c in cards:
-        ok = safe_totals(c, s.total, s.options)
-        if ok:
-            raise IllegalMove(f"{who} can go: {c} on {s.total} makes {_range_words(sorted(ok))} "
-                              f"(not over {target(s.options)}). Not a loss (100/99/98 4.2).")
+    refusal = lose_refusal(cards, s.total, s.options)
+    if refusal:
+        raise IllegalMove(f"{who} can go: {refusal}")
     _lose(s, seat, f"{who} could not go: every card shown goes over {target(s.options)} "
                    f"({' '.join(cards)} on {s.total})", verified=True, shown=cards)
 

@@ -170,6 +170,21 @@ def exchange(trick) -> tuple[int, int] | None:
     return None if i == w else (i, w)
 
 
+def kept(trick) -> list[str]:
+    """The card each player of the 13th trick keeps for the next hand (RULES.md §3.5, §3.7):
+    their own, except that the winner and the runt's player swap.
+
+    >>> kept(["AS", "QH", "KS", "8H"])      # TT-07/TT-09: N keeps KS, S keeps AS
+    ['KS', 'QH', 'AS', '8H']
+    """
+    cards = [_code(c) for c in trick]
+    swap = exchange(cards)
+    if swap:
+        i, w = swap
+        cards[i], cards[w] = cards[w], cards[i]
+    return cards
+
+
 def card_value(card, options=None, players: int = 4) -> int:
     """What a runt scores (RULES.md §3.3, §3.10).
 
@@ -456,14 +471,8 @@ def _next_hands(s: State) -> list[list[str]]:
         elif t["n"] <= _placed(s):
             hands[t["to"]] += [c for _, c in t["cards"]]
         else:
-            for p, c in t["cards"]:
-                swap = t["exchange"]
-                if swap and p == t["winner"]:
-                    hands[p].append(t["runt"])
-                elif swap and p == swap[0]:
-                    hands[p].append(swap[1])
-                else:
-                    hands[p].append(c)
+            for (p, _), card in zip(t["cards"], kept([c for _, c in t["cards"]])):
+                hands[p].append(card)
     return [sort_cards(h) for h in hands]
 
 

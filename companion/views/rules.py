@@ -301,6 +301,7 @@ def _tantony(rules, opts, problems) -> dict:
                          "hog": all(c[-1] != trick[0][-1] for c in trick[1:])}
         if players == 4 and len(trick) == 4:
             out["exchange"] = rules.exchange(trick)
+            out["kept"] = rules.kept(trick)
     held = {s: request.args.get(f"held_{s}", "") for s in seats}
     out["held"] = held
     to = request.args.get("to")
@@ -323,6 +324,10 @@ def _hundred(rules, opts, problems) -> dict:
         problems.append(f"The total must be a number, not {raw_total!r}.")
     out = {"card": played, "total": total, "target": rules.target(opts), "section": "100/99/98 4.3",
            "card_links": {str(c): lab_url("hundred", card=str(c)) for c in rules.PACK_52}, "made": None}
+    hand = _cards("hand", problems)
+    out["hand"] = " ".join(hand)
+    if hand and total is not None:
+        out["lose"] = rules.lose_refusal(hand, total, opts) or "loses"
     players = _int_arg("players", 3, 2, 8)
     seat = _int_arg("seat", 1, 1, players)
     direction = -1 if request.args.get("direction") == "anticlockwise" else 1
