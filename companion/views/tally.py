@@ -92,16 +92,18 @@ def _tute(rules, state, view, form, act, problems) -> dict:
     elif kind == "delcante" and _int(arg) is not None:
         cantes[_int(arg)] = cantes[_int(arg)][:-1]
     known = [p for p in points if p is not None]
-    rest = 120 - sum(known) if len(known) == len(points) else None
+    pack_points = rules.card_points([str(c) for c in rules.pack(len(names))])  # 120 (Tute 2.2)
+    rest = pack_points - sum(known) if len(known) == len(points) else None
     move = None
     if rest is None:
-        problems.append("Enter each player's card points (the last player's are the rest of 120).")
+        problems.append(f"Enter each player's card points (the last player's are the rest of {pack_points}).")
     elif last not in names:
         problems.append("Who took the last trick?")
     else:
         move = {"type": "tally", "card_points": dict(zip(names, points + [rest])), "last_trick": last,
                 "marriages": {p: cantes[i] for i, p in enumerate(names) if cantes[i]}}
-    return {"names": names, "points": points, "rest": rest, "cantes": cantes, "last": last, "move": move}
+    return {"names": names, "points": points, "rest": rest, "pack_points": pack_points, "cantes": cantes,
+            "last": last, "move": move}
 
 
 # -- Tantony: each player's scoring cards -----------------------------------------------
