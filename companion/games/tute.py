@@ -564,7 +564,8 @@ def _cante_refusal(s: State, suit: str) -> str | None:
     return None
 
 
-def cante_check(hand, suit, trump: str | None, sung=(), sang_after_this_trick: bool = False) -> str | None:
+def cante_check(hand, suit, trump: str | None, sung=(), sang_after_this_trick: bool = False,
+                players: int = 4) -> str | None:
     """Why a player holding ``hand`` may not sing ``suit`` now, or None (RULES.md 2.5):
     both cards in hand, one cante per trick won, each suit once, and the lock rule (a 20
     sung while holding the trump pair forbids that 40 for the deal). ``sung`` lists the
@@ -573,6 +574,8 @@ def cante_check(hand, suit, trump: str | None, sung=(), sang_after_this_trick: b
     >>> cante_check(["KS", "QS", "KD", "QD"], "D", "D", sung=[("S", 20)])       # TU-30
     "Can't sing the 40: a 20 was sung earlier while holding the trump king and queen (Tute 2.5, lock rule)."
     """
+    if players == 3:
+        return "With 3 players cantes are only scored in tricks, never declared (Tute 2.5)."
     hand, suit, trump = {_code(c) for c in hand}, _suit_or_none(suit), _suit_or_none(trump)
     missing = [c for c in (f"K{suit}", f"Q{suit}") if c not in hand]
     if missing:

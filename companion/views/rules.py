@@ -260,8 +260,8 @@ def _tute(rules, opts, problems) -> dict:
             if len(x) >= 3 and x[0] in "SHDC" and x[1:] in ("20", "40")]
     out["sung"] = request.args.get("sung", "")
     out["sang_now"] = request.args.get("sang_now") == "1"
-    if hand and len(trick) in (0, players) and players > 3:
-        out["cantes"] = [{"suit": x, "why": rules.cante_check(hand, x, trump, sung, out["sang_now"])}
+    if hand and len(trick) in (0, players):  # a cante is sung between tricks
+        out["cantes"] = [{"suit": x, "why": rules.cante_check(hand, x, trump, sung, out["sang_now"], players)}
                          for x in "SHDC" if f"K{x}" in hand or f"Q{x}" in hand]
     if trick:
         w = rules.trick_winner(trick, trump)
