@@ -197,13 +197,18 @@ def card_value(card, options=None, players: int = 4) -> int:
     return COURTS[scale].get(rank) or int(rank)
 
 
+def trick_quota(players: int) -> int:
+    """RULES.md §3.4 / §3.10: each player receives 3 tricks (4 with 3 players)."""
+    return 4 if players == 3 else 3
+
+
 def gift_refusal(held: dict[str, int], to: str, players: int = 4) -> str | None:
     """Why a trick may not be given to ``to`` when players hold ``held`` tricks, or None.
 
     >>> gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "N")    # TT-06
     'N already holds 3 tricks, the most anyone may (Tantony 3.4, C8). Only S has room.'
     """
-    most = 4 if players == 3 else 3
+    most = trick_quota(players)
     if held.get(to, 0) < most:
         return None
     room = [p for p, n in held.items() if n < most]
@@ -270,7 +275,7 @@ def labels(state: State) -> list[str]:
 
 def quota(state: State) -> int:
     """RULES.md §3.4 / §3.10: 3 tricks each (4 with 3 players)."""
-    return 4 if len(state.players) == 3 else 3
+    return trick_quota(len(state.players))
 
 
 def _placed(s: State) -> int:

@@ -287,6 +287,7 @@ def _tantony(rules, opts, problems) -> dict:
     pack = [str(c) for c in rules.pack(players)]
     seats = list(rules.COMPASS[:players]) if players == 4 else ["P1", "P2", "P3"]
     out = {"trick": trick, "players": players, "pack": pack, "section": "Tantony 3.3", "seats": seats,
+           "quota": rules.trick_quota(players),
            "trick_links": {c: lab_url("tantony", trick=toggled(trick, c)) for c in pack},
            "player_counts": {n: lab_url("tantony", players=str(n), trick=None) for n in (3, 4)},
            "winner": None, "gift": None}
