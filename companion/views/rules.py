@@ -314,6 +314,7 @@ def _tantony(rules, opts, problems) -> dict:
     out |= {"ns": ns, "ew": ew, "after": after, "verdict": None}
     if ns.isdigit() and ew.isdigit() and after.isdigit() and int(after) >= 1:
         out["verdict"] = rules.verdict({"N & S": int(ns), "E & W": int(ew)}, int(after)) or "play on"
+        out["line"] = rules.THRESHOLD * int(after)
     return out
 
 
