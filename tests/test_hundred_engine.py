@@ -3,7 +3,6 @@ D1-D10, and random legal hands with hypothesis."""
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -12,8 +11,9 @@ from hypothesis import strategies as st
 from companion.cards import PACK_52
 from companion.games import AmbiguousMove, IllegalMove, InvalidMove, OptionError
 from companion.games import hundred as H
+from tests import VECTORS_FILE
 
-VECTORS = json.loads((Path(__file__).parents[2] / "shared" / "vectors.json").read_text())["adding_totals"]
+VECTORS = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))["adding_totals"]
 
 
 def new(players=("A", "B", "C"), **options):

@@ -7,8 +7,9 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from tests import VECTORS_FILE
 
-VECTORS = json.loads((Path(__file__).parents[2] / "shared" / "vectors.json").read_text())
+VECTORS = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
 
 
 def lab(client, game, **args):

@@ -7,15 +7,15 @@ game accepts it through ``apply`` on a table laid out the same way.
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from companion.cards import PACK_52, Card
 from companion.games import AmbiguousMove, IllegalMove, tablanette
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-VECTORS = json.loads((SHARED / "vectors.json").read_text(encoding="utf-8"))["tablanette_captures"]
+from tests import DOCS, VECTORS_FILE
+
+VECTORS = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))["tablanette_captures"]
 BY_ID = {v["id"]: v for v in VECTORS}
 
 
@@ -59,7 +59,7 @@ def test_vectors_file_is_the_engine_spelling():
 
 def test_every_vector_of_the_rules_table_is_in_the_json():
     """RULES.md 1.8: every TB-xx row of the table has its machine-readable copy."""
-    rules = (SHARED / "RULES.md").read_text(encoding="utf-8")
+    rules = (DOCS / "RULES.md").read_text(encoding="utf-8")
     ids = set(re.findall(r"^\| (TB-\d+u?) \|", rules, flags=re.M))
     assert len(ids) >= 32
     assert ids <= set(BY_ID), sorted(ids - set(BY_ID))

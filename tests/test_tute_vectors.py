@@ -9,15 +9,15 @@ true hand before it goes through ``apply``.
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from companion.cards import Card
 from companion.games import IllegalMove, tute as T
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-ALL_VECTORS = json.loads((SHARED / "vectors.json").read_text(encoding="utf-8"))
+from tests import DOCS, VECTORS_FILE
+
+ALL_VECTORS = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
 LEGAL = ALL_VECTORS["tute_legal_plays"]
 TRICKS = ALL_VECTORS["tute_tricks"]
 LOSERS = ALL_VECTORS["tute_deal_losers"]
@@ -81,7 +81,7 @@ class Table:
 
 def test_every_vector_of_the_rules_tables_is_in_the_json():
     """RULES.md 2.9: every TU-xx row of the three tables has its machine-readable copy."""
-    rules = (SHARED / "RULES.md").read_text(encoding="utf-8")
+    rules = (DOCS / "RULES.md").read_text(encoding="utf-8")
     ids = set(re.findall(r"^\| (TU-\d+)\b", rules, flags=re.M))
     in_json = {v["id"] for v in LEGAL + TRICKS + LOSERS}
     assert len(ids) == 11 + 6 + 10
