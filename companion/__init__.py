@@ -6,27 +6,35 @@ generated secret key live in the instance folder, so nothing needs configuring b
 
 from __future__ import annotations
 
-import gzip
+import hashlib
+import os
 import secrets
+from functools import lru_cache
 from pathlib import Path
 
 import orjson
 from flask import Flask, render_template, request
 from flask.json.provider import DefaultJSONProvider
+from flask_compress import Compress
+from flask_htmx import HTMX
+from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 __version__ = "0.1.0"
 
 csrf = CSRFProtect()
+htmx = HTMX()
+compress = Compress()
 
 _PACKAGE = Path(__file__).resolve().parent
 
-# DESIGN.md: no inline script anywhere, so the policy can forbid it.
+# No inline script anywhere, so the policy can forbid it (htmx's indicator styles are off).
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
        "object-src 'none'")
 
-_COMPRESSIBLE = ("text/", "application/json", "application/javascript", "application/manifest+json")
+#: A year: static URLs carry a hash of the file (``?v=``), so a changed file is a new URL.
+STATIC_MAX_AGE = 365 * 24 * 3600
 
 
 def _shipped(name: str) -> str:
@@ -50,43 +58,93 @@ class OrjsonProvider(DefaultJSONProvider):
         return orjson.loads(s)
 
 
-def create_app(test_config: dict | None = None) -> Flask:
-    app = Flask(__name__, instance_relative_config=True,
+def create_app(test_config: dict | None = None, instance_path: str | None = None) -> Flask:
+    """The app. ``instance_path`` (or ``COMPANION_INSTANCE_PATH``) is where the database
+    and the generated secret key live; by default ``instance/`` beside the package."""
+    instance_path = instance_path or os.environ.get("COMPANION_INSTANCE_PATH") or None
+    app = Flask(__name__, instance_relative_config=True, instance_path=instance_path,
                 template_folder=_shipped("templates"), static_folder=_shipped("static"))
-    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     app.config.from_mapping(
-        SECRET_KEY=_secret_key(Path(app.instance_path) / "secret_key"),
         DATABASE=str(Path(app.instance_path) / "companion.db"),
+        PUBLIC_URL=None,  # e.g. https://cards.example.org behind a proxy; else the phone's own address
         WTF_CSRF_TIME_LIMIT=None,  # a game at the table lasts hours; the token must not expire
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
-        SEND_FILE_MAX_AGE_DEFAULT=3600,
         MAX_CONTENT_LENGTH=1024 * 1024,
         POLL_SECONDS=3,
+        HANDOVER_MINUTES=10,  # how long an "add a referee" or "hand over" link stays good
+        COMPRESS_MIN_SIZE=500,
+        # Static files are sent as streams; gzip them too (Flask-Compress leaves gzip out of
+        # its streaming list by default, and some phones' browsers ask for gzip only).
+        COMPRESS_ALGORITHM_STREAMING=["zstd", "br", "gzip", "deflate"],
     )
     app.config.from_prefixed_env("COMPANION")  # e.g. COMPANION_DATABASE=/srv/club.db
     if test_config:
         app.config.update(test_config)
+    if not app.config.get("SECRET_KEY"):  # only now: a configured key writes no file
+        Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+        app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path) / "secret_key")
+    Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
 
     from companion.store import Store
 
     app.extensions["store"] = Store(app.config["DATABASE"])
     app.json = OrjsonProvider(app)
     csrf.init_app(app)
+    htmx.init_app(app)
+    compress.init_app(app)
+    # Security headers: flask-talisman with our CSP. No HTTPS forcing (phones reach a
+    # laptop on the room's Wi-Fi over plain HTTP); HSTS is sent only on HTTPS requests.
+    Talisman(app, force_https=False, session_cookie_secure=False, content_security_policy=CSP,
+             frame_options="DENY", referrer_policy="no-referrer", strict_transport_security=True)
 
-    from companion.views import api, games, play, rules, tally
+    from companion.views import api, games, play, rules, share, tally
 
-    app.register_blueprint(games.bp)
-    app.register_blueprint(play.bp)
-    app.register_blueprint(api.bp)
-    app.register_blueprint(rules.bp)
-    app.register_blueprint(tally.bp)
+    for blueprint in (games.bp, play.bp, share.bp, api.bp, rules.bp, tally.bp):
+        app.register_blueprint(blueprint)
     rules.register(app)
     csrf.exempt(api.bp)  # the JSON API authenticates with X-Edit-Key, not cookies
 
     from companion.views.common import register_template_helpers
 
     register_template_helpers(app)
+    _register_errors(app)
+
+    @app.url_defaults
+    def static_version(endpoint, values):
+        """Cache busting: ``/static/app.css?v=<hash of the file>``."""
+        if endpoint == "static" and "filename" in values and "v" not in values:
+            values["v"] = _file_hash(Path(app.static_folder) / values["filename"])
+
+    @app.after_request
+    def caching(response):
+        # One place says that answers differ for htmx (a fragment) and for a page load.
+        response.vary.add("HX-Request")
+        if request.endpoint == "static" and request.args.get("v") and response.status_code == 200:
+            response.cache_control.public = True
+            response.cache_control.max_age = STATIC_MAX_AGE
+            response.cache_control.immutable = True
+        return response
+
+    return app
+
+
+def _register_errors(app: Flask) -> None:
+    pages = {
+        400: ("Bad request", "That request can't be read. Nothing was changed."),
+        403: ("Not the referee", "Only a referee's phone can do this. Ask the referee for a link."),
+        404: ("Not found", "There is no such page or game here."),
+        405: ("Not allowed", "That address can't be used like this."),
+        410: ("Link used up", "This link has expired or was already used. Ask the referee for a new one."),
+        413: ("Too large", "That upload is too large."),
+    }
+
+    def handler(code):
+        title, message = pages[code]
+        return lambda e: (render_template("error.html", title=title, message=message), code)
+
+    for code in pages:
+        app.register_error_handler(code, handler(code))
 
     @app.errorhandler(CSRFError)
     def csrf_error(e):
@@ -94,31 +152,17 @@ def create_app(test_config: dict | None = None) -> Flask:
                                message="This page is out of date or did not come from this app. "
                                        "Reload it and try again; nothing was changed."), 400
 
-    @app.errorhandler(404)
-    def not_found(e):
-        return render_template("error.html", title="Not found",
-                               message="There is no such page or game here."), 404
 
-    @app.errorhandler(405)
-    def bad_method(e):
-        return render_template("error.html", title="Not allowed",
-                               message="That address can't be used like this."), 405
+@lru_cache(maxsize=64)
+def _file_hash_at(path: str, mtime: float) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:10]
 
-    @app.errorhandler(413)
-    def too_large(e):
-        return render_template("error.html", title="Too large",
-                               message="That upload is too large."), 413
 
-    @app.after_request
-    def security_headers(response):
-        h = response.headers
-        h.setdefault("Content-Security-Policy", CSP)
-        h.setdefault("X-Content-Type-Options", "nosniff")
-        h.setdefault("Referrer-Policy", "no-referrer")  # a referee link carries its key
-        h.setdefault("X-Frame-Options", "DENY")
-        return _compress(response)
-
-    return app
+def _file_hash(path: Path) -> str:
+    try:
+        return _file_hash_at(str(path), path.stat().st_mtime)
+    except OSError:
+        return "0"
 
 
 def _secret_key(path: Path) -> str:
@@ -127,19 +171,3 @@ def _secret_key(path: Path) -> str:
         path.write_text(secrets.token_hex(32))
         path.chmod(0o600)
     return path.read_text().strip()
-
-
-def _compress(response):
-    """gzip text answers for clients that accept it (phones on a club's Wi-Fi)."""
-    if (response.status_code not in (200, 201, 409, 422) or "Content-Encoding" in response.headers
-            or "gzip" not in request.headers.get("Accept-Encoding", "")
-            or not response.mimetype.startswith(_COMPRESSIBLE)):
-        return response
-    response.direct_passthrough = False  # static files too: htmx is 52 KB raw, 17 KB gzipped
-    data = response.get_data()
-    if len(data) < 500:
-        return response
-    response.set_data(gzip.compress(data, compresslevel=6))
-    response.headers["Content-Encoding"] = "gzip"
-    response.vary.add("Accept-Encoding")
-    return response

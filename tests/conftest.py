@@ -3,16 +3,21 @@
 import re
 
 import pytest
+from hypothesis import settings
 
 from companion import create_app
+
+# Tests write only to temporary folders: no example database in the checkout (a failing
+# example is printed with the seed that reproduces it).
+settings.register_profile("companion", database=None)
+settings.load_profile("companion")
 
 
 @pytest.fixture
 def app(tmp_path):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.db"), "WTF_CSRF_ENABLED": False,
-                      "SECRET_KEY": "test"})
-    app.instance_path = str(tmp_path)
-    yield app
+    """The app on a temporary instance folder: nothing is written into the checkout."""
+    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.db"), "WTF_CSRF_ENABLED": False,
+                       "SECRET_KEY": "test"}, instance_path=str(tmp_path))
 
 
 @pytest.fixture
@@ -23,7 +28,8 @@ def client(app):
 @pytest.fixture
 def csrf_client(tmp_path):
     """A client of an app with CSRF checks on, as in production."""
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "csrf.db"), "SECRET_KEY": "test"})
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "csrf.db"), "SECRET_KEY": "test"},
+                     instance_path=str(tmp_path))
     return app.test_client()
 
 
@@ -38,6 +44,18 @@ def new_game(client, players=("Ann", "Ben"), **options):
     response = client.post("/games/new", data=form)
     assert response.status_code == 303, response.get_data(as_text=True)
     return re.search(r"/games/([\w-]+)", response.headers["Location"]).group(1)
+
+
+def become_referee(client, game_id, edit_key, kind="add"):
+    """Make ``client`` a referee phone as a real one becomes one: the API makes a one-use
+    link from the edit key, and the phone opens it and taps the button."""
+    made = client.post(f"/api/games/{game_id}/links", json={"kind": kind}, headers={"X-Edit-Key": edit_key})
+    assert made.status_code == 201, made.get_json()
+    token = made.get_json()["url"].rsplit("/", 1)[1]
+    assert client.get(f"/games/{game_id}/join/{token}").status_code == 200
+    answer = client.post(f"/games/{game_id}/join", data={"token": token})
+    assert answer.status_code == 303, answer.status_code
+    return token
 
 
 def version_of(client, game_id):

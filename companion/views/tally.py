@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
-from companion import games
+from flask_htmx import make_response as htmx_response
+
+from companion import games, htmx
 from companion.errors import MoveError
 from companion.store import Conflict
 from companion.views.common import is_referee, load_game, store
@@ -35,6 +37,7 @@ def _tablanette(rules, state, view, form, act, problems) -> dict:
     sweeps = [[int(b) for b in _split(form.get(f"sw.{i}", "")) if b.isdigit()] for i in range(len(sides))]
     taken = [_int(form.get(f"cards.{i}")) for i in range(len(sides) - 1)]
     played, swept = form.get("sb.card", ""), _split(form.get("sb.taken", ""))
+    typed = [form.get(f"add.{i}", "")[:6] for i in range(len(sides))]  # kept until "Add" uses it
     kind, _, arg = act.partition(":")
     if kind == "cycle" and arg in owner:
         owner[arg] = (owner[arg] + 1) % len(sides)
@@ -60,6 +63,7 @@ def _tablanette(rules, state, view, form, act, problems) -> dict:
             problems.append(refusal)
         else:
             sweeps[_int(arg)].append(bonus)
+            typed[_int(arg)] = ""
     elif kind == "delsweep":
         i, _, k = arg.partition(".")
         if _int(i) is not None and _int(k) is not None and _int(k) < len(sweeps[_int(i)]):
@@ -74,7 +78,7 @@ def _tablanette(rules, state, view, form, act, problems) -> dict:
     else:
         problems.append("Enter the cards each side took.")
     return {"sides": sides, "counters": counters, "owner": owner, "sweeps": sweeps, "taken": taken,
-            "last": last, "played": played, "swept": swept, "move": move}
+            "last": last, "played": played, "swept": swept, "typed": typed, "move": move}
 
 
 # -- Tute: card points, the last trick, cantes --------------------------------------------
@@ -162,8 +166,8 @@ def screen(game_id: str):
                 error = str(e)
             else:
                 target = url_for("games.show", game_id=game_id)
-                if request.headers.get("HX-Request") == "true":
-                    return "", 204, {"HX-Redirect": target}
+                if htmx:
+                    return htmx_response("", 204, redirect=target)
                 return redirect(target, code=303)
             status = 422
     else:
@@ -173,5 +177,5 @@ def screen(game_id: str):
     context = {"row": row, "view": view, "game": row["game"], "title": rules.TITLE, "t": tally,
                "preview": preview, "after": preview_view, "error": error, "problems": problems,
                "version": row["version"]}
-    template = "play/tally_form.html" if request.headers.get("HX-Request") == "true" else "play/tally.html"
-    return render_template(template, **context), status, {"Vary": "HX-Request"}
+    template = "play/tally_form.html" if htmx else "play/tally.html"
+    return render_template(template, **context), status

@@ -1,0 +1,141 @@
+"""The app factory and what every answer carries (issue 11): an instance folder of the
+caller's choosing, nothing written into the checkout, flask-htmx's fragment-or-page with
+one ``Vary``, Flask-Compress, cache-busting static URLs, and flask-talisman's headers."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from companion import create_app
+from tests.conftest import new_game
+
+ROOT = Path(__file__).resolve().parents[1]
+SKIP = {".git", ".venv", "__pycache__", ".hypothesis", ".pytest_cache"}
+
+
+def checkout_files() -> dict[str, float]:
+    """Every file of the checkout with its modification time (set-up folders aside)."""
+    found = {}
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIP and not d.endswith(".egg-info")]
+        for name in files:
+            path = Path(folder) / name
+            found[str(path.relative_to(ROOT))] = path.stat().st_mtime
+    return found
+
+
+def test_an_app_in_a_temporary_folder_writes_nothing_into_the_checkout(tmp_path):
+    before = checkout_files()
+    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False},  # no key, no database given
+                     instance_path=str(tmp_path / "instance"))
+    client = app.test_client()
+    game_id = new_game(client)
+    for url in ("/", "/games/new", f"/games/{game_id}", f"/games/{game_id}/log", "/rules/tablanette",
+                "/static/app.css"):
+        assert client.get(url).status_code == 200, url
+    assert checkout_files() == before
+    assert "companion.db" in {p.name for p in (tmp_path / "instance").iterdir()}
+    assert (tmp_path / "instance" / "secret_key").exists()
+
+
+def test_the_secret_key_is_made_once_and_kept(tmp_path):
+    first = create_app({"TESTING": True}, instance_path=str(tmp_path)).config["SECRET_KEY"]
+    assert len(first) == 64 and oct((tmp_path / "secret_key").stat().st_mode)[-3:] == "600"
+    assert create_app({"TESTING": True}, instance_path=str(tmp_path)).config["SECRET_KEY"] == first
+
+
+def test_a_configured_secret_key_writes_no_file(tmp_path):
+    create_app({"SECRET_KEY": "given", "DATABASE": str(tmp_path / "db" / "x.db")}, instance_path=str(tmp_path / "i"))
+    assert not (tmp_path / "i").exists() and (tmp_path / "db" / "x.db").exists()
+
+
+def test_the_instance_folder_comes_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    app = create_app({"TESTING": True})
+    assert app.instance_path == str(tmp_path) and app.config["DATABASE"] == str(tmp_path / "companion.db")
+
+
+# ---------------------------------------------------------------------------
+# What every answer carries
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["/", "/games/new", "/rules/tablanette", "/api/games/nope", "/healthz", "/nope"])
+def test_every_answer_varies_on_hx_request(client, url):
+    assert "HX-Request" in client.get(url).headers["Vary"]
+
+
+def test_htmx_gets_a_fragment_and_a_page_load_gets_the_page(client):
+    game_id = new_game(client)
+    fragment = client.get(f"/games/{game_id}/share", headers={"HX-Request": "true"}).get_data(as_text=True)
+    page = client.get(f"/games/{game_id}/share").get_data(as_text=True)
+    assert fragment.lstrip().startswith("<details") and "<html" not in fragment
+    assert page.startswith("<!doctype html>")
+
+
+@pytest.mark.parametrize("header,value", [
+    ("Content-Security-Policy", "default-src 'self'; script-src 'self'"),
+    ("X-Frame-Options", "DENY"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+])
+def test_security_headers(client, header, value):
+    for url in ("/", "/games/new", "/api/games/nope", "/static/app.css"):
+        assert client.get(url).headers[header].startswith(value), (url, header)
+
+
+def test_csp_forbids_inline_script_and_framing(client):
+    csp = client.get("/").headers["Content-Security-Policy"]
+    assert "'unsafe-inline'" not in csp and "frame-ancestors 'none'" in csp and "object-src 'none'" in csp
+
+
+def test_hsts_only_over_https_and_no_redirect_on_the_lan(client):
+    plain = client.get("/")
+    assert plain.status_code == 200 and "Strict-Transport-Security" not in plain.headers
+    assert "Secure" not in plain.headers.get("Set-Cookie", "")
+    secure = client.get("/", base_url="https://cards.example.org")
+    assert secure.headers["Strict-Transport-Security"].startswith("max-age=")
+
+
+def test_answers_are_compressed_for_phones_that_accept_it(client):
+    game_id = new_game(client)
+    for encoding in ("gzip", "br"):
+        for url in (f"/games/{game_id}", "/static/htmx.min.js", "/static/app.css"):
+            response = client.get(url, headers={"Accept-Encoding": encoding})
+            assert response.headers.get("Content-Encoding") == encoding, (url, encoding)
+            assert "Accept-Encoding" in response.headers["Vary"]
+    plain = client.get("/static/app.css")
+    assert "Content-Encoding" not in plain.headers
+
+
+def test_compressed_and_plain_static_files_have_different_etags(client):
+    plain = client.get("/static/app.css").headers.get("ETag")
+    gz = client.get("/static/app.css", headers={"Accept-Encoding": "gzip"}).headers.get("ETag")
+    assert plain and gz and plain != gz
+
+
+def test_static_urls_carry_a_hash_and_a_long_cache_lifetime(client):
+    page = client.get("/").get_data(as_text=True)
+    urls = re.findall(r'(?:href|src)="(/static/[^"]+)"', page)
+    assert {u.split("?")[0] for u in urls} >= {"/static/app.css", "/static/htmx.min.js"}
+    for url in urls:
+        assert re.search(r"\?v=[0-9a-f]{10}$", url), url
+        cache = client.get(url).headers["Cache-Control"]
+        assert "max-age=31536000" in cache and "immutable" in cache, (url, cache)
+    assert "max-age=31536000" not in client.get("/static/app.css").headers.get("Cache-Control", "")
+
+
+def test_a_changed_static_file_gets_a_new_url(tmp_path):
+    static = tmp_path / "static"
+    static.mkdir()
+    (static / "a.css").write_text("a{}")
+    app = create_app({"TESTING": True, "SECRET_KEY": "t"}, instance_path=str(tmp_path / "i"))
+    app.static_folder = str(static)
+    with app.test_request_context():
+        from flask import url_for
+        first = url_for("static", filename="a.css")
+        (static / "a.css").write_text("a{color:red}")
+        os.utime(static / "a.css", (1, 1))
+        assert url_for("static", filename="a.css") != first
