@@ -26,7 +26,9 @@ def main() -> None:
     for game, (players, moves) in GAMES.items():
         created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
         game_id = created["id"]
-        client.get(f"/games/{game_id}?key={created['edit_key']}")
+        link = client.post(f"/api/games/{game_id}/links", json={"kind": "add"},
+                           headers={"X-Edit-Key": created["edit_key"]}).get_json()["url"]
+        client.post(f"/games/{game_id}/join", data={"token": link.rsplit("/", 1)[1]})  # this client referees
         page = client.get(f"/games/{game_id}", headers=gz).data
         sizes = []
         for version, move in enumerate(moves):

@@ -43,7 +43,7 @@ import secrets
 import sqlite3
 import threading
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import orjson
 import sqlite_utils
@@ -56,13 +56,17 @@ try:
 except ImportError as e:  # pragma: no cover - sqlite-utils 3.x
     raise ImportError("companion.store needs sqlite-utils 4.0 or later (for Migrations)") from e
 
-__all__ = ["Store", "StoreError", "NotFound", "Conflict", "NothingToUndo", "BadTranscript",
-           "TRANSCRIPT_FORMAT", "BUSY_TIMEOUT", "migrations"]
+__all__ = ["Store", "StoreError", "NotFound", "Conflict", "NothingToUndo", "BadTranscript", "LinkUsedUp",
+           "TRANSCRIPT_FORMAT", "BUSY_TIMEOUT", "LINK_KINDS", "migrations"]
 
 TRANSCRIPT_FORMAT = "companion-transcript/1"
 
 #: Seconds a writer waits for another writer's transaction before giving up.
 BUSY_TIMEOUT = 5.0
+
+#: What a one-use referee link does: "add" makes one more referee phone; "handover"
+#: makes the new phone the only referee (every other key is revoked).
+LINK_KINDS = ("add", "handover")
 
 
 # ---------------------------------------------------------------------------
@@ -88,6 +92,10 @@ class Conflict(StoreError):
         super().__init__(f"Stale version {given!r}: the game is at version {version}")
         self.version = version
         self.given = given
+
+
+class LinkUsedUp(StoreError):
+    """A referee link that is unknown, expired or already used."""
 
 
 class NothingToUndo(IllegalMove):
@@ -134,11 +142,39 @@ def m002_games_by_updated(db: sqlite_utils.Database) -> None:
     db["games"].create_index(["updated"])  # list_games: newest first
 
 
+@migrations()
+def m003_referees_links_archive(db: sqlite_utils.Database) -> None:
+    """Several referee phones per game, each with its own key, and one-use links.
+
+    A game's keys move from ``games.key_hash`` to ``referees`` (one row a phone; a
+    hand-over or "revoke" marks rows ``revoked``, never deletes them). ``links`` holds the
+    hash of each "add a referee" / "hand over" token, its expiry and when it was used.
+    """
+    db["referees"].create(
+        {"id": str, "game_id": str, "key_hash": str, "created": str, "revoked": str},
+        pk="id", not_null={"game_id", "key_hash", "created"},
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db["referees"].create_index(["game_id"])
+    db["links"].create(
+        {"token_hash": str, "game_id": str, "kind": str, "created": str, "expires": str, "used": str},
+        pk="token_hash", not_null={"game_id", "kind", "created", "expires"},
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db["links"].create_index(["game_id"])
+    for row in db.execute("SELECT id, key_hash, created FROM games").fetchall():
+        db.execute("INSERT INTO referees (id, game_id, key_hash, created) VALUES (?, ?, ?, ?)",
+                   (secrets.token_urlsafe(6), row[0], row[1], row[2]))
+    db["games"].transform(drop={"key_hash"})
+    db["games"].add_column("archived", int, not_null_default=0)
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------
 
-_GAME_COLUMNS = "id, game, players, options, created, updated, version, state, finished, status"
+_GAME_COLUMNS = "id, game, players, options, created, updated, version, state, finished, status, archived"
+_LIST_COLUMNS = "id, game, players, created, updated, version, finished, status, archived"
 
 
 class Store:
@@ -250,23 +286,90 @@ class Store:
         return None if row is None else _game_dict(row)
 
     def check_key(self, game_id: str, key) -> bool:
-        """Whether ``key`` is the game's edit key (False for an unknown game)."""
-        if not isinstance(key, str) or not key:
-            return False
-        row = self._conn().execute("SELECT key_hash FROM games WHERE id = ?", (game_id,)).fetchone()
-        return row is not None and _key_matches(row["key_hash"], key)
+        """Whether ``key`` is one of the game's referee keys still in force (False for an unknown game)."""
+        return self._referee(self._conn(), game_id, key) is not None
 
-    def list_games(self, limit: int | None = None) -> list[dict]:
+    def list_games(self, limit: int | None = None, ids=None) -> list[dict]:
         """Games newest first (by last change): id, game, players, created, updated,
-        version, finished, status. No state is loaded."""
-        sql = ("SELECT id, game, players, created, updated, version, finished, status FROM games "
-               "ORDER BY updated DESC, rowid DESC")
-        params: tuple = ()
+        version, finished, status, archived. No state is loaded. ``ids`` limits the list
+        to those games (the ones a phone knows); unknown ids are left out."""
+        sql, params = f"SELECT {_LIST_COLUMNS} FROM games", []
+        if ids is not None:
+            ids = list(ids)
+            sql += f" WHERE id IN ({', '.join('?' * len(ids))})"
+            params += ids
+        sql += " ORDER BY updated DESC, rowid DESC"
         if limit is not None:
             sql += " LIMIT ?"
-            params = (limit,)
-        return [{**dict(r), "players": json.loads(r["players"]), "finished": bool(r["finished"])}
+            params.append(limit)
+        return [{**dict(r), "players": json.loads(r["players"]), "finished": bool(r["finished"]),
+                 "archived": bool(r["archived"])}
                 for r in self._conn().execute(sql, params)]
+
+    # -- referees -----------------------------------------------------------------
+    def make_link(self, game_id: str, kind: str, minutes: float = 10) -> str:
+        """A one-use token for an "add a referee" or "hand over" link, good for ``minutes``.
+
+        Only its hash is kept; the token goes in the link (it is single-use and expires,
+        so an access log that records it records nothing that still works).
+        """
+        if kind not in LINK_KINDS:
+            raise ValueError(f"kind must be one of {LINK_KINDS}")
+        token = secrets.token_urlsafe(16)
+        now = datetime.now(timezone.utc)
+        with self._write() as conn:
+            self._require(conn, game_id)
+            conn.execute("INSERT INTO links (token_hash, game_id, kind, created, expires) VALUES (?, ?, ?, ?, ?)",
+                         (_token_hash(token), game_id, kind, _stamp(now), _stamp(now + timedelta(minutes=minutes))))
+        return token
+
+    def link_kind(self, game_id: str, token) -> str:
+        """What the link does ("add" or "handover"); ``LinkUsedUp`` if it no longer works."""
+        return self._usable_link(self._conn(), game_id, token)["kind"]
+
+    def redeem_link(self, game_id: str, token) -> str:
+        """Use the link once: return a new referee key for the phone that opened it.
+
+        A hand-over link also revokes every other key of the game and every other
+        unused link (the old referee stops being one). ``LinkUsedUp`` otherwise.
+        """
+        with self._write() as conn:
+            link = self._usable_link(conn, game_id, token)
+            now = _now()
+            conn.execute("UPDATE links SET used = ? WHERE token_hash = ?", (now, link["token_hash"]))
+            if link["kind"] == "handover":
+                self._revoke_all(conn, game_id, now)
+            return self._add_referee(conn, game_id, now)
+
+    def rotate_key(self, game_id: str, key) -> str:
+        """Revoke every referee of the game, the caller's key included, and every unused
+        link; return the caller's new key. ``NotFound`` unless ``key`` is in force."""
+        with self._write() as conn:
+            if self._referee(conn, game_id, key) is None:
+                raise NotFound(f"{game_id!r} has no referee with that key")
+            now = _now()
+            self._revoke_all(conn, game_id, now)
+            return self._add_referee(conn, game_id, now)
+
+    def referees(self, game_id: str) -> int:
+        """How many referee keys of the game are in force."""
+        return self._conn().execute("SELECT COUNT(*) FROM referees WHERE game_id = ? AND revoked IS NULL",
+                                    (game_id,)).fetchone()[0]
+
+    # -- archive and delete -------------------------------------------------------
+    def archive(self, game_id: str, archived: bool = True) -> None:
+        """Hide the game from the lists (it stays reachable by its link), or show it again."""
+        with self._write() as conn:
+            self._require(conn, game_id)
+            conn.execute("UPDATE games SET archived = ? WHERE id = ?", (int(archived), game_id))
+
+    def delete(self, game_id: str) -> None:
+        """Remove the game with its moves, referees and links, in one transaction."""
+        with self._write() as conn:
+            self._require(conn, game_id)
+            for table in ("moves", "links", "referees"):
+                conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     # -- changes ------------------------------------------------------------------
     def play(self, game_id: str, version: int, move: dict) -> tuple[int, object]:
@@ -375,6 +478,36 @@ class Store:
         return row, key
 
     # -- helpers ----------------------------------------------------------------
+    def _referee(self, conn, game_id: str, key) -> str | None:
+        """The id of the referee whose key this is, if it is in force."""
+        if not isinstance(key, str) or not key:
+            return None
+        for row in conn.execute("SELECT id, key_hash FROM referees WHERE game_id = ? AND revoked IS NULL",
+                                (game_id,)):
+            if _key_matches(row["key_hash"], key):
+                return row["id"]
+        return None
+
+    def _add_referee(self, conn, game_id: str, now: str, key: str | None = None) -> str:
+        """A new referee row; return its key (a fresh one unless given)."""
+        key = key or secrets.token_urlsafe(16)
+        conn.execute("INSERT INTO referees (id, game_id, key_hash, created) VALUES (?, ?, ?, ?)",
+                     (secrets.token_urlsafe(6), game_id, _hash_key(key), now))
+        return key
+
+    def _revoke_all(self, conn, game_id: str, now: str) -> None:
+        conn.execute("UPDATE referees SET revoked = ? WHERE game_id = ? AND revoked IS NULL", (now, game_id))
+        conn.execute("DELETE FROM links WHERE game_id = ? AND used IS NULL", (game_id,))
+
+    def _usable_link(self, conn, game_id: str, token) -> sqlite3.Row:
+        row = None
+        if isinstance(token, str) and token:
+            row = conn.execute("SELECT token_hash, kind, expires, used FROM links WHERE token_hash = ? "
+                               "AND game_id = ?", (_token_hash(token), game_id)).fetchone()
+        if row is None or row["used"] is not None or row["expires"] <= _now():
+            raise LinkUsedUp("This link has expired or was already used.")
+        return row
+
     def _require(self, conn, game_id: str) -> sqlite3.Row:
         row = conn.execute("SELECT game, players, options, version, state FROM games WHERE id = ?",
                            (game_id,)).fetchone()
@@ -401,16 +534,17 @@ class Store:
         row = {"game": game, "players": players, "options": options, "created": now, "updated": now,
                "version": version, "finished": bool(finished), "status": status}
         values = (game, _dumps(players), _dumps(options), now, now, version, _dump_state(rules.dump(state)),
-                  _hash_key(key), finished, status)
+                  finished, status)
         while True:
             game_id = secrets.token_urlsafe(9)  # 72 random bits; a clash is retried, not overwritten
             try:
                 conn.execute("INSERT INTO games (id, game, players, options, created, updated, version, "
-                             "state, key_hash, finished, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             "state, finished, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              (game_id, *values))
             except sqlite3.IntegrityError:  # pragma: no cover - astronomically rare
                 continue
-            return {"id": game_id, **row, "state": state}
+            self._add_referee(conn, game_id, now, key)
+            return {"id": game_id, **row, "archived": False, "state": state}
 
 
 # ---------------------------------------------------------------------------
@@ -419,7 +553,12 @@ class Store:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return _stamp(datetime.now(timezone.utc))
+
+
+def _stamp(when: datetime) -> str:
+    """UTC times as ISO text, which sorts and compares as the times do."""
+    return when.isoformat(timespec="microseconds")
 
 
 def _dumps(data) -> str:
@@ -453,7 +592,7 @@ def _game_dict(row: sqlite3.Row) -> dict:
     return {"id": row["id"], "game": row["game"], "players": json.loads(row["players"]),
             "options": json.loads(row["options"]), "created": row["created"], "updated": row["updated"],
             "version": row["version"], "finished": bool(row["finished"]), "status": row["status"],
-            "state": rules.load(_load_state(row["state"]))}
+            "archived": bool(row["archived"]), "state": rules.load(_load_state(row["state"]))}
 
 
 def _summary(view: dict) -> tuple[int, str]:
@@ -484,6 +623,11 @@ def _hash_key(key: str) -> str:
 def _key_matches(stored: str, key: str) -> bool:
     salt, _, digest = stored.partition("$")
     return hmac.compare_digest(_digest(salt, key), digest)
+
+
+def _token_hash(token: str) -> str:
+    """A link token's lookup hash: tokens are 128 random bits, so no salt is needed."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _digest(salt: str, key: str) -> str:

@@ -23,7 +23,7 @@ from companion.store import (TRANSCRIPT_FORMAT, BadTranscript, Conflict, Nothing
 
 rules = games.get("tablanette")
 
-MIGRATIONS = ["m001_games_and_moves", "m002_games_by_updated"]
+MIGRATIONS = ["m001_games_and_moves", "m002_games_by_updated", "m003_referees_links_archive"]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
 # Ann deals and lays out; Ben's queen (13) takes 2+3+8; Ann lays down the 5; Ben's 9
@@ -122,9 +122,11 @@ def test_first_open_applies_every_migration(tmp_path):
 
 
 @pytest.mark.parametrize("table,columns", [
-    ("games", {"id", "game", "players", "options", "created", "updated", "version", "state", "key_hash",
-               "finished", "status"}),
+    ("games", {"id", "game", "players", "options", "created", "updated", "version", "state",
+               "finished", "status", "archived"}),
     ("moves", {"game_id", "seq", "move", "time", "undone"}),
+    ("referees", {"id", "game_id", "key_hash", "created", "revoked"}),
+    ("links", {"token_hash", "game_id", "kind", "created", "expires", "used"}),
 ])
 def test_schema(store, table, columns):
     conn = store._conn()
@@ -258,7 +260,7 @@ def test_wrong_keys(store, game, wrong):
 def test_only_a_salted_hash_of_the_key_is_stored(store, tmp_path):
     made = [store.create("tablanette", ["Ann", "Ben"], None) for _ in range(2)]
     conn = store._conn()
-    hashes = [r[0] for r in conn.execute("SELECT key_hash FROM games")]
+    hashes = [r[0] for r in conn.execute("SELECT key_hash FROM referees")]
     for (_, key) in made:
         assert all(key not in h for h in hashes)
     assert len(set(hashes)) == 2
@@ -497,7 +499,8 @@ def test_list_games_newest_first(store):
     listed = store.list_games()
     assert [g["id"] for g in listed] == [ids[0], ids[2], ids[1]]
     assert listed[0]["version"] == 1
-    assert set(listed[0]) == {"id", "game", "players", "created", "updated", "version", "finished", "status"}
+    assert set(listed[0]) == {"id", "game", "players", "created", "updated", "version", "finished", "status",
+                              "archived"}
     assert [g["id"] for g in store.list_games(limit=2)] == [ids[0], ids[2]]
 
 

@@ -6,6 +6,8 @@ import random
 
 import pytest
 
+from tests.conftest import become_referee
+
 from companion.games import hundred as H
 from companion.games import tablanette as TB
 from companion.games import tantony as TT
@@ -14,7 +16,7 @@ from companion.games import tute as TU
 
 def create(client, game, players, options=None):
     created = client.post("/api/games", json={"game": game, "players": players, "options": options or {}}).get_json()
-    client.get(f"/games/{created['id']}?key={created['edit_key']}")  # this client is the referee
+    become_referee(client, created["id"], created["edit_key"])
     return created["id"]
 
 

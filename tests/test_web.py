@@ -80,17 +80,6 @@ def test_referee_link_sets_the_key_and_the_watch_link_is_read_only(client, app):
     assert version_of(client, game_id) == 0
 
 
-def test_referee_link_with_key_remembers_it_and_drops_it_from_the_address(client, app):
-    data = client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"]}).get_json()
-    phone = app.test_client()
-    response = phone.get(f"/games/{data['id']}?key={data['edit_key']}")
-    assert response.status_code == 303 and "key=" not in response.headers["Location"]
-    assert 'id="picker"' in phone.get(f"/games/{data['id']}").get_data(as_text=True)
-    wrong = app.test_client()
-    wrong.get(f"/games/{data['id']}?key=nope")
-    assert 'id="picker"' not in wrong.get(f"/games/{data['id']}").get_data(as_text=True)
-
-
 def test_a_move_answers_the_live_fragment_and_greys_out_the_card(client):
     game_id = new_game(client)
     r = play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])

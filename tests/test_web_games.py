@@ -47,6 +47,7 @@ def test_page_log_transcript_and_undo(client, game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_home_lists_every_game(client, game):
-    create(client, game)
+    created = create(client, game)
+    client.get(f"/games/{created['id']}")  # opened on this phone
     home = client.get("/").get_data(as_text=True)
     assert GAMES[game][0][0] in home

@@ -127,5 +127,6 @@ def test_the_json_api_referees_tute(client):
     assert answer.status_code == 200 and answer.get_json()["view"]["trump"] == "D"
     answer = client.post(url, json={"version": 1, "move": {"type": "play", "card": "8S"}}, headers=headers)
     assert answer.status_code == 422 and "not in the pack" in answer.get_json()["error"]
+    client.get(f"/games/{game['id']}")  # the home page lists the games this phone opened
     home = client.get("/").get_data(as_text=True)
     assert "loss marks Ann 0" in home

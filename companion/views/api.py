@@ -6,12 +6,12 @@ Status codes: 201 created, 200 done, 400 malformed, 403 missing or wrong edit ke
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, current_app, jsonify, request
 
 from companion import games
 from companion.errors import MoveError, OptionError
-from companion.store import BadTranscript, Conflict
-from companion.views.common import store
+from companion.store import LINK_KINDS, BadTranscript, Conflict
+from companion.views.common import external_url, store
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -90,6 +90,25 @@ def move(game_id: str):
 @bp.post("/games/<game_id>/undo")
 def undo(game_id: str):
     return _change(game_id, lambda body: store().undo(game_id, body["version"]))
+
+
+@bp.post("/games/<game_id>/links")
+def make_link(game_id: str):
+    """A one-use referee link (``{"kind": "add" | "handover"}``), for a phone to scan: the
+    edit key itself never goes into a URL."""
+    if store().get(game_id) is None:
+        return _error(404, "No such game")
+    key = request.headers.get("X-Edit-Key", "")
+    if not key or not store().check_key(game_id, key):
+        return _error(403, "Missing or wrong X-Edit-Key")
+    body = _body()
+    kind = body.get("kind", "add") if body is not None else None
+    if kind not in LINK_KINDS:
+        return _error(400, 'Send JSON: {"kind": "add"} or {"kind": "handover"}')
+    minutes = current_app.config["HANDOVER_MINUTES"]
+    token = store().make_link(game_id, kind, minutes)
+    return jsonify({"url": external_url("share.join", game_id=game_id, token=token), "kind": kind,
+                    "minutes": minutes}), 201
 
 
 @bp.get("/games/<game_id>/transcript")

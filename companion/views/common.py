@@ -1,9 +1,12 @@
-"""What every blueprint shares: the store, the game being looked at, who may edit it,
-and the one helper that answers a fragment to htmx and a whole page to everyone else."""
+"""What every blueprint shares: the store, the game being looked at, who may edit it
+(the phone's session remembers its edit keys), the games this phone knows, and links
+built for other phones."""
 
 from __future__ import annotations
 
-from flask import abort, current_app, g, render_template, request, session
+import segno
+from flask import abort, current_app, g, session, url_for
+from markupsafe import Markup
 
 from companion import games
 from companion.games.tricks import DUTY_TEXT
@@ -22,24 +25,66 @@ def load_game(game_id: str) -> dict:
     return row
 
 
-def remember_key(game_id: str, key: str) -> None:
-    """A referee link carries the edit key once; the signed session cookie keeps it."""
-    keys = dict(session.get("keys", {}))
-    keys[game_id] = key
-    session["keys"] = keys
+#: How many games a phone remembers (the session cookie must stay under 4 KB).
+KEYS_KEPT = 30
+SEEN_KEPT = 30
+
+
+def _remember(name: str, game_id: str, value, kept: int) -> None:
+    """Put ``game_id`` last (newest) in the session's ``name`` mapping, keeping ``kept``."""
+    items = {k: v for k, v in session.get(name, {}).items() if k != game_id}
+    items[game_id] = value
+    session[name] = dict(list(items.items())[-kept:])
     session.permanent = True
 
 
-def is_referee(game_id: str) -> bool:
+def remember_key(game_id: str, key: str) -> None:
+    """This phone referees the game: the signed session cookie keeps its edit key."""
+    _remember("keys", game_id, key, KEYS_KEPT)
+
+
+def remember_seen(game_id: str) -> None:
+    """This phone opened the game (to watch it): listed under "Games on this phone"."""
+    if game_id not in session.get("keys", {}):
+        _remember("seen", game_id, 1, SEEN_KEPT)
+
+
+def forget(game_id: str) -> None:
+    for name in ("keys", "seen"):
+        if game_id in session.get(name, {}):
+            session[name] = {k: v for k, v in session[name].items() if k != game_id}
+
+
+def phone_games() -> list[str]:
+    """The ids of the games this phone referees or has opened."""
+    return [*session.get("keys", {}), *session.get("seen", {})]
+
+
+def referee_key(game_id: str) -> str | None:
+    """This phone's edit key for the game, if it still works (a hand-over revokes it)."""
     key = session.get("keys", {}).get(game_id)
-    return bool(key) and store().check_key(game_id, key)
+    return key if key and store().check_key(game_id, key) else None
 
 
-def page_or_fragment(page: str, fragment: str, status: int = 200, **context):
-    """DESIGN.md: one helper decides fragment or page on HX-Request (and says so in Vary)."""
-    partial = request.headers.get("HX-Request") == "true" and not request.headers.get("HX-Boosted")
-    body = render_template(fragment if partial else page, **context)
-    return body, status, {"Vary": "HX-Request"}
+def is_referee(game_id: str) -> bool:
+    return referee_key(game_id) is not None
+
+
+def require_referee(game_id: str) -> str:
+    """This phone's key, or a 403: only a referee changes a game."""
+    key = referee_key(game_id)
+    if key is None:
+        abort(403)
+    return key
+
+
+def external_url(endpoint: str, **values) -> str:
+    """A link for another phone: from ``PUBLIC_URL`` when set (behind a proxy), else from
+    the address this phone used (``request.host_url``), never a hard-coded host."""
+    base = current_app.config.get("PUBLIC_URL")
+    if base:
+        return base.rstrip("/") + url_for(endpoint, **values)
+    return url_for(endpoint, _external=True, **values)
 
 
 #: Spanish-pack display (RULES.md §0.2): oros = D, copas = H, espadas = S, bastos = C;
@@ -79,8 +124,18 @@ def pack_rows(codes=None) -> tuple[int, list[list[str | None]]]:
     return cols, rows
 
 
+def qr_svg(url: str, label: str) -> Markup:
+    """A QR code of ``url`` as inline SVG (segno): no script, no image request, so it works
+    offline and under the CSP. Dark modules on white, whatever the page's colours."""
+    svg = segno.make_qr(url, error="m").svg_inline(omitsize=True, border=2, dark="#000", light="#fff",
+                                                 title=label, svgclass="qr")
+    return Markup(svg.replace("<svg ", '<svg role="img" ', 1))
+
+
 def register_template_helpers(app) -> None:
-    app.jinja_env.globals.update(card=card_face, DUTY_TEXT=DUTY_TEXT, suit_name=suit_name, pack_rows=pack_rows, RANKS=RANKS, SUITS=SUITS, SUIT_SYMBOLS=SUIT_SYMBOLS,
-                                 GAME_TITLES={n: games.get(n).TITLE for n in games.GAMES})
+    app.jinja_env.globals.update(
+        card=card_face, external_url=external_url, qr_svg=qr_svg, DUTY_TEXT=DUTY_TEXT, suit_name=suit_name,
+        pack_rows=pack_rows, RANKS=RANKS, SUITS=SUITS, SUIT_SYMBOLS=SUIT_SYMBOLS,
+        GAME_TITLES={n: games.get(n).TITLE for n in games.GAMES})
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True

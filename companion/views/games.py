@@ -9,17 +9,20 @@ from flask import Blueprint, Response, redirect, render_template, request, sessi
 from companion import games
 from companion.errors import OptionError
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of
-from companion.views.common import is_referee, load_game, remember_key, store
+from companion.views.common import is_referee, load_game, phone_games, remember_key, remember_seen, store
 
 bp = Blueprint("games", __name__)
 
 
 @bp.get("/")
 def home():
-    rows = store().list_games()
+    """The games on this phone (refereed or opened here), never anyone else's."""
+    rows = store().list_games(ids=phone_games())
+    shown = [g for g in rows if not g["archived"]]
     return render_template("games/home.html",
-                           playing=[g for g in rows if not g["finished"]],
-                           finished=[g for g in rows if g["finished"]])
+                           playing=[g for g in shown if not g["finished"]],
+                           finished=[g for g in shown if g["finished"]],
+                           archived=[g for g in rows if g["archived"]])
 
 
 def _chosen_game() -> str:
@@ -62,7 +65,7 @@ def new_options():
     game = _chosen_game()
     form = new_game_form(game, request.values.get("preset"))
     keep_names(form, request.values)
-    return render_template("games/_options.html", form=form, game=game), 200, {"Vary": "HX-Request"}
+    return render_template("games/_options.html", form=form, game=game)
 
 
 @bp.get("/games/<game_id>")
@@ -73,15 +76,11 @@ def show(game_id: str):
         hidden = set(session.get("hide_hands", [])) - {game_id}
         session["hide_hands"] = sorted(hidden | ({game_id} if hands == "hide" else set()))
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    key = request.args.get("key")
-    if key is not None:
-        if store().check_key(game_id, key):
-            remember_key(game_id, key)
-        # Never leave the key in the address bar (or in a screenshot of it).
-        return redirect(url_for("games.show", game_id=game_id), code=303)
     from companion.views.play import board_context
 
-    return render_template("play/page.html", **board_context(load_game(game_id)))
+    row = load_game(game_id)
+    remember_seen(game_id)
+    return render_template("play/page.html", **board_context(row))
 
 
 @bp.get("/games/<game_id>/log")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, g, redirect, render_template, request, session, url_for
 
-from companion import games
+from companion import games, htmx
 from companion.errors import AmbiguousMove, MoveError
 from companion.store import Conflict
-from companion.views.common import is_referee, load_game, store
+from companion.views.common import is_referee, load_game, require_referee, store
 
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
 
@@ -22,7 +22,8 @@ def board_context(row: dict, **extra) -> dict:
     g.spanish_names = bool(view.get("options", {}).get("spanish_names"))
     return {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
             "referee": is_referee(row["id"]), "version": row["version"], "error": None,
-            "choice": None, "confirm": None, "notice": None, "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
+            "choice": None, "confirm": None, "notice": None, "share_open": False,
+            "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
 
 
 def move_from_form(form) -> dict:
@@ -46,15 +47,14 @@ def _answer(row: dict, before: dict | None, status: int = 200, **extra):
     move costs a few hundred bytes; a new deal or phase re-sends the whole picker.
     """
     context = board_context(row, **extra)
-    if request.headers.get("HX-Request") != "true":
+    if not htmx:
         return render_template("play/page.html", **context), status
     view = context["view"]
     changed, whole = [], True
     if before is not None and _mode(before) == _mode(view):
         whole = False
         changed = sorted(set(before.get("seen", [])) ^ set(view.get("seen", [])))
-    body = render_template("play/_answer.html", changed=changed, whole_picker=whole, **context)
-    return body, status, {"Vary": "HX-Request"}
+    return render_template("play/_answer.html", changed=changed, whole_picker=whole, **context), status
 
 
 def _mode(view: dict):
@@ -69,15 +69,10 @@ def _version() -> int:
         abort(400)
 
 
-def _require_referee(game_id: str) -> None:
-    if not is_referee(game_id):
-        abort(403)
-
-
 @bp.post("/moves")
 def move(game_id: str):
     row = load_game(game_id)
-    _require_referee(game_id)
+    require_referee(game_id)
     rules = games.get(row["game"])
     before = rules.view(row["state"])
     the_move = move_from_form(request.form)
@@ -95,7 +90,7 @@ def move(game_id: str):
         return _answer(row, before, 200, choice={"move": the_move, "options": e.options, "message": str(e)})
     except MoveError as e:
         return _answer(row, before, 422, error=str(e))
-    if request.headers.get("HX-Request") != "true":
+    if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
     return _answer(load_game(game_id), before)
 
@@ -103,7 +98,7 @@ def move(game_id: str):
 @bp.post("/undo")
 def undo(game_id: str):
     row = load_game(game_id)
-    _require_referee(game_id)
+    require_referee(game_id)
     before = games.get(row["game"]).view(row["state"])
     try:
         store().undo(game_id, _version())
@@ -112,7 +107,7 @@ def undo(game_id: str):
                        notice="Another phone changed the game first. This is the board now.")
     except MoveError as e:
         return _answer(row, before, 422, error=str(e))
-    if request.headers.get("HX-Request") != "true":
+    if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
     return _answer(load_game(game_id), before, notice="Undone.")
 
@@ -126,5 +121,5 @@ def live(game_id: str):
     except ValueError:
         seen = -1
     if seen == row["version"]:
-        return "", 204, {"Vary": "HX-Request", "Cache-Control": "no-store"}
+        return "", 204, {"Cache-Control": "no-store"}
     return _answer(row, None)

@@ -1,0 +1,103 @@
+"""Sharing a game between the phones at the table: the watch link, one-use links that
+add a referee or hand the game over, revoking other referees, archiving and deleting.
+
+The edit key never appears in a URL: a referee link carries a one-use token that
+expires (``HANDOVER_MINUTES``), and opening it shows a button; only the button's POST
+uses the token, so a link preview or a QR scanner that fetches the page uses nothing.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+
+from companion import games, htmx
+from companion.store import LinkUsedUp, NotFound
+from companion.views.common import external_url, forget, load_game, remember_key, require_referee, store
+
+bp = Blueprint("share", __name__, url_prefix="/games/<game_id>")
+
+
+def _panel(row: dict, status: int = 200, **extra):
+    """The share panel alone for htmx, else the game page with the panel open."""
+    from companion.views.play import board_context
+
+    context = board_context(row, share_open=True, **extra)
+    template = "play/_share.html" if htmx else "play/page.html"
+    return render_template(template, **context), status
+
+
+@bp.get("/share")
+def panel(game_id: str):
+    """The panel opened: watch QR code and link, and the referee's actions."""
+    return _panel(load_game(game_id))
+
+
+@bp.post("/share/link")
+def make_link(game_id: str):
+    """A new "add a referee" or "hand over" link, shown as a QR code in the panel."""
+    row = load_game(game_id)
+    require_referee(game_id)
+    kind = request.form.get("kind")
+    if kind not in ("add", "handover"):
+        abort(400)
+    token = store().make_link(game_id, kind, current_app.config["HANDOVER_MINUTES"])
+    return _panel(row, link={"kind": kind, "url": _join_url(game_id, token)})
+
+
+@bp.post("/share/revoke")
+def revoke(game_id: str):
+    """Rotate the key: every other referee phone (and every unused link) stops working."""
+    row = load_game(game_id)
+    key = require_referee(game_id)
+    remember_key(game_id, store().rotate_key(game_id, key))
+    return _panel(row, share_notice="Done: this phone is now the only referee. Other phones can still watch.")
+
+
+def _join_url(game_id: str, token: str) -> str:
+    return external_url("share.join", game_id=game_id, token=token)
+
+
+@bp.get("/join/<token>")
+def join(game_id: str, token: str):
+    """What the link does, with one button; a GET uses nothing."""
+    row = load_game(game_id)
+    try:
+        kind = store().link_kind(game_id, token)
+    except LinkUsedUp:
+        abort(410)
+    return render_template("play/join.html", row=row, kind=kind, token=token,
+                           title=games.get(row["game"]).TITLE)
+
+
+@bp.post("/join")
+def redeem(game_id: str):
+    load_game(game_id)
+    try:
+        key = store().redeem_link(game_id, request.form.get("token", ""))
+    except LinkUsedUp:
+        abort(410)
+    remember_key(game_id, key)
+    return redirect(url_for("games.show", game_id=game_id), code=303)
+
+
+@bp.post("/archive")
+def archive(game_id: str):
+    load_game(game_id)
+    require_referee(game_id)
+    store().archive(game_id, request.form.get("archived", "1") == "1")
+    return redirect(url_for("games.show", game_id=game_id), code=303)
+
+
+@bp.route("/delete", methods=["GET", "POST"])
+def delete(game_id: str):
+    """GET asks to confirm; the POST removes the game and its moves for good."""
+    row = load_game(game_id)
+    require_referee(game_id)
+    if request.method == "GET":
+        return render_template("play/delete.html", row=row, title=games.get(row["game"]).TITLE)
+    try:
+        store().delete(game_id)
+    except NotFound:
+        abort(404)
+    forget(game_id)
+    return redirect(url_for("games.home"), code=303)
