@@ -3,11 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-HOST   ?= 127.0.0.1
+HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench chromium clean
+.PHONY: run dev test screens bench chromium clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,11 +21,22 @@ chromium:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# Serve the table: every interface by default (HOST=127.0.0.1 keeps it private), gunicorn
+# with threads; the first lines printed are the address to open on the phones and its QR code.
 run: $(STAMP)
-	$(VENV)/bin/flask --app companion run --host $(HOST) --port $(PORT)
+	@$(PY) -m companion.serve --host $(HOST) --port $(PORT)
 
+# Flask's debug server with the reloader, for working on the code (this machine only).
+dev: $(STAMP)
+	$(VENV)/bin/flask --app companion run --debug --host 127.0.0.1 --port $(PORT)
+
+# Tests write only to temporary folders: no bytecode caches in the checkout either.
 test: $(STAMP) chromium
-	$(PY) -m pytest
+	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest
+
+# The browser tests again, keeping their screenshots in tests/e2e/screens/ (git-ignored) to look at.
+screens: $(STAMP) chromium
+	COMPANION_SCREENS=tests/e2e/screens PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/e2e
 
 bench: $(STAMP)
 	$(PY) bench/capture_options.py

@@ -1,0 +1,95 @@
+"""``make run``: serve the app to the phones at the table.
+
+Prints, as its first lines, the address the phones should open (this machine's address
+on the room's network) and a QR code of it drawn in the terminal, then hands over to
+gunicorn: several workers with threads, so phones polling at once are served together
+(Flask's debug server is for development only).
+
+    python -m companion.serve [--host 0.0.0.0] [--port 5000]
+
+The LAN address is read from the network interfaces (psutil); nothing is sent anywhere
+to find it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import socket
+import sys
+
+import psutil
+import segno
+
+#: Interfaces that are not the room's network: containers, bridges, tunnels.
+_VIRTUAL = ("lo", "docker", "br-", "veth", "virbr", "vmnet", "vboxnet", "tun", "tap", "wg", "zt", "utun")
+
+WORKERS = 2
+THREADS = 8
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses that other devices can reach, best first:
+    private (192.168/16, 10/8, 172.16/12) on a physical interface, then the rest."""
+    stats = psutil.net_if_stats()
+    found = []
+    for name, addrs in psutil.net_if_addrs().items():
+        if name in stats and not stats[name].isup:
+            continue
+        for a in addrs:
+            if a.family != socket.AF_INET:
+                continue
+            ip = ipaddress.IPv4Address(a.address)
+            if ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast:
+                continue
+            virtual = name.startswith(_VIRTUAL)
+            rank = (virtual, not ip.is_private, 0 if str(ip).startswith("192.168.") else 1)
+            found.append((rank, str(ip)))
+    return [ip for _, ip in sorted(found)]
+
+
+def banner(host: str, port: int) -> tuple[str | None, list[str]]:
+    """``(url, lines)``: the address phones should open (None when they can't) and the
+    lines ``make run`` prints first about it."""
+    if host in ("0.0.0.0", "", "::"):
+        addresses = lan_addresses()
+        if not addresses:
+            return None, [f"No network found: open http://127.0.0.1:{port} on this machine.",
+                          "Join the room's Wi-Fi and start again to serve the phones."]
+        url = f"http://{addresses[0]}:{port}"
+        lines = [f"Open {url} on the phones at the table (same Wi-Fi), or scan:"]
+        if addresses[1:]:
+            lines.append("Other addresses of this machine: " + ", ".join(f"http://{ip}:{port}" for ip in addresses[1:]))
+        return url, lines
+    if host == "localhost" or host == "::1" or host.startswith("127."):
+        return None, [f"Private: http://{host}:{port} on this machine only "
+                      "(`make run` without HOST= serves the phones)."]
+    url = f"http://{host}:{port}"
+    return url, [f"Open {url} on the phones at the table, or scan:"]
+
+
+def gunicorn_command(host: str, port: int, log_level: str = "info") -> list[str]:
+    """gunicorn with threads: a phone's poll waits on no other phone's request."""
+    bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(WORKERS), "--threads", str(THREADS),
+            "--worker-class", "gthread", "--log-level", log_level, "companion:create_app()"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default=os.environ.get("HOST", "0.0.0.0"),
+                        help="0.0.0.0 (every interface: the phones) or 127.0.0.1 (this machine only)")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5000")))
+    args = parser.parse_args(argv)
+    url, lines = banner(args.host, args.port)
+    print("\n".join(lines))
+    if url:
+        segno.make_qr(url, error="m").terminal(compact=True, border=2)
+    print(flush=True)
+    command = gunicorn_command(args.host, args.port)
+    os.execv(command[0], command)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""``make run`` serves the table (issue 11): every interface by default, gunicorn, and
+first the address the phones should open with its QR code.
+
+Traffic goes to 127.0.0.1 only: the binding is proven from the listening socket, and the
+printed address is used as a Host header, never connected to."""
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections import namedtuple
+from pathlib import Path
+
+import psutil
+import pytest
+
+from companion import serve
+
+ROOT = Path(__file__).resolve().parents[1]
+Addr = namedtuple("Addr", "family address")
+Stats = namedtuple("Stats", "isup")
+
+
+def fake_interfaces(monkeypatch, interfaces: dict[str, list[str]], down=()):
+    monkeypatch.setattr(psutil, "net_if_addrs",
+                        lambda: {n: [Addr(socket.AF_INET, ip) for ip in ips] for n, ips in interfaces.items()})
+    monkeypatch.setattr(psutil, "net_if_stats", lambda: {n: Stats(n not in down) for n in interfaces})
+
+
+def test_the_rooms_address_comes_first(monkeypatch):
+    fake_interfaces(monkeypatch, {"lo": ["127.0.0.1"], "docker0": ["172.17.0.1"], "wlan0": ["192.168.1.20"],
+                                  "eth0": ["10.0.0.7"], "usb0": ["169.254.3.4"], "eth1": ["192.168.9.9"]},
+                    down={"eth1"})
+    assert serve.lan_addresses() == ["192.168.1.20", "10.0.0.7", "172.17.0.1"]
+    url, lines = serve.banner("0.0.0.0", 5000)
+    assert url == "http://192.168.1.20:5000"
+    assert lines[0].startswith("Open http://192.168.1.20:5000 on the phones")
+    assert "http://10.0.0.7:5000" in lines[1]
+
+
+def test_no_network_says_so(monkeypatch):
+    fake_interfaces(monkeypatch, {"lo": ["127.0.0.1"]})
+    url, lines = serve.banner("0.0.0.0", 5000)
+    assert url is None and "No network" in lines[0]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_a_private_server_says_so(host):
+    url, lines = serve.banner(host, 8000)
+    assert url is None and lines[0].startswith(f"Private: http://{host}:8000")
+
+
+def test_gunicorn_is_the_server():
+    command = serve.gunicorn_command("0.0.0.0", 5000)
+    assert command[1:3] == ["-m", "gunicorn"] and "0.0.0.0:5000" in command and "gthread" in command
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port: int) -> set[str]:
+    return {c.laddr.ip for c in psutil.net_connections("tcp") if c.status == psutil.CONN_LISTEN
+            and c.laddr.port == port}
+
+
+def get(port: int, path: str, host: str, method="GET", body=None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request(method, path, body=body, headers={"Host": host, **(headers or {})})
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def make_run(tmp_path):
+    """Start ``make run`` with its instance in a temporary folder; stop it afterwards."""
+    started = []
+
+    def start(*args: str):
+        port = free_port()
+        env = {**os.environ, "COMPANION_INSTANCE_PATH": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+        proc = subprocess.Popen(["make", "-s", "run", f"PORT={port}", *args], cwd=ROOT, env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        started.append(proc)
+        first = proc.stdout.readline()
+        deadline = time.monotonic() + 30
+        while not listening(port):
+            assert proc.poll() is None and time.monotonic() < deadline, "make run did not start"
+            time.sleep(0.1)
+        return proc, port, first
+
+    yield start
+    for proc in started:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+        proc.stdout.close()
+
+
+def test_make_run_serves_every_interface_and_prints_the_address_first(make_run, tmp_path):
+    proc, port, first = make_run()
+    assert listening(port) == {"0.0.0.0"}
+    url, _ = serve.banner("0.0.0.0", port)
+    if url is None:
+        assert first.startswith("No network")
+        pytest.skip("this machine has no network address besides loopback")
+    assert first.startswith(f"Open {url} ")  # the very first line
+    qr = [proc.stdout.readline() for _ in range(3)]
+    assert all(set(line.strip()) <= set("█▀▄ ") and line.strip() for line in qr), qr  # a QR code, drawn
+    host = url.split("//", 1)[1]
+    status, body = get(port, "/healthz", host)
+    assert (status, body) == (200, "ok")
+    # Links are built from the address the phone used (here: the printed one, as a Host header).
+    status, body = get(port, "/api/games", host, "POST", json.dumps({"game": "tablanette", "players": ["A", "B"]}),
+                       {"Content-Type": "application/json"})
+    created = json.loads(body)
+    status, body = get(port, f"/api/games/{created['id']}/links", host, "POST", json.dumps({"kind": "add"}),
+                       {"Content-Type": "application/json", "X-Edit-Key": created["edit_key"]})
+    assert status == 201 and json.loads(body)["url"].startswith(f"{url}/games/{created['id']}/join/")
+    assert (tmp_path / "companion.db").exists()  # the instance folder given, not the checkout
+
+
+def test_make_run_host_keeps_it_private(make_run):
+    proc, port, first = make_run("HOST=127.0.0.1")
+    assert listening(port) == {"127.0.0.1"}
+    assert first.startswith(f"Private: http://127.0.0.1:{port}")
