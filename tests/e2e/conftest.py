@@ -1,24 +1,24 @@
 """Real-browser fixtures: the app served in-process, Debian's Chromium driven by Playwright.
 
 Never `playwright install` here: it downloads a browser. The Makefile installs Debian's
-chromium and we point Playwright at it (../shared/STACK.md).
+chromium and we point Playwright at it (executable_path below).
 """
 
 import os
 import shutil
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from werkzeug.serving import make_server
 
 from companion import create_app
+from tests.e2e.helpers import PHONE
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SCREENS = Path(__file__).parent / "screens"
-PHONE = {"width": 390, "height": 844}
 
 
 def pytest_collection_modifyitems(items):
@@ -38,28 +38,56 @@ def browser_context_args(browser_context_args):
             "is_mobile": True}
 
 
+@contextmanager
+def served(app):
+    """The app on 127.0.0.1, a free port, in a thread of this process; its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+
+
+def e2e_app(path, **config):
+    return create_app({"DATABASE": str(path / "e2e.db"), "SECRET_KEY": "e2e", **config}, instance_path=str(path))
+
+
 @pytest.fixture(scope="session")
 def live_app(tmp_path_factory):
-    path = tmp_path_factory.mktemp("e2e")
-    app = create_app({"DATABASE": str(path / "e2e.db"), "SECRET_KEY": "e2e", "POLL_SECONDS": 60})
-    return app
+    # Polls every minute: a referee's own taps are what these tests wait for.
+    return e2e_app(tmp_path_factory.mktemp("e2e"), POLL_SECONDS=60)
 
 
 @pytest.fixture(scope="session")
 def base_url(live_app):
-    server = make_server("127.0.0.1", 0, live_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
+    with served(live_app) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def polling_url(tmp_path_factory):
+    """A second server whose pages poll every second, as phones at a table do."""
+    with served(e2e_app(tmp_path_factory.mktemp("e2e-poll"), POLL_SECONDS=1)) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def screens(tmp_path_factory):
+    """Where screenshots go: ``COMPANION_SCREENS`` (``make screens`` sets tests/e2e/screens),
+    else a temporary folder: tests never write into the checkout."""
+    folder = os.environ.get("COMPANION_SCREENS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screens")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 @pytest.fixture
-def shot(page):
-    """Save a screenshot of the page under tests/e2e/screens/ (git-ignored) to look at."""
-    SCREENS.mkdir(exist_ok=True)
+def shot(page, screens):
+    """Save a screenshot of the page to look at."""
 
     def take(name: str, full_page: bool = True):
-        page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=full_page)
+        page.screenshot(path=str(screens / f"{name}.png"), full_page=full_page)
 
     return take

@@ -1,67 +1,20 @@
 """Referee a Tablanette deal on a phone-sized screen, by tapping, in Debian's Chromium."""
 
-import re
-from urllib.parse import urlparse
-
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
-from companion import games
 from companion.cards import PACK_52
+from tests.e2e.helpers import (answered, assert_fits_a_phone, engine_view, expect_version, scoreboard,
+                               start_game, tap, tap_card)
 
 LAYOUT = ["2S", "3H", "5D", "9C"]  # KH on it has a choice (TB-08); then 5C sweeps 2S+3H
 
 
-def version(page) -> int:
-    return int(page.input_value("#version"))
-
-
-def settle(page, before: int) -> None:
-    """Wait until htmx has swapped in the answer: a new version, a choice, or a refusal."""
-    page.wait_for_function(
-        """(v) => { const e = document.querySelector('#version');
-                    return (e && Number(e.value) !== v) || document.querySelector('#live .choice')
-                           || document.querySelector('#live .error'); }""", arg=before)
-
-
-def tap(page, code: str) -> None:
-    before = version(page)
-    page.click(f"#pick-{code}")
-    settle(page, before)
-    if page.locator("#live .choice").count():
-        page.locator("#live .choice .option").first.click()
-        page.wait_for_selector("#live .choice", state="detached")  # settle() would see the old choice
-    assert page.locator("#live .error").count() == 0, page.inner_text("#live .error")
-
-
-def start_game(page, base_url) -> str:
-    page.goto(base_url + "/games/new")
-    page.fill("#player0", "Ann")
-    page.fill("#player1", "Ben")
-    page.click("button[type=submit].primary")
-    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
-    return urlparse(page.url).path.rsplit("/", 1)[1]
-
-
-def engine_view(page, base_url, game_id):
-    """The engine's own answer: replay the transcript through the rules, no web involved."""
-    transcript = page.request.get(f"{base_url}/api/games/{game_id}/transcript").json()
-    rules = games.get(transcript["game"])
-    state = rules.start(transcript["players"], transcript["options"])
-    for move in transcript["moves"]:
-        state = rules.apply(state, move)
-    return rules.view(state)
-
-
-def scoreboard(page) -> dict:
-    names = page.locator(".scoreboard .side .name").all_inner_texts()
-    scores = page.locator(".scoreboard .side .score").all_inner_texts()
-    return {n: int(s) for n, s in zip(names, scores)}
-
-
-def assert_fits_a_phone(page) -> None:
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    for box in (b.bounding_box() for b in page.locator("#picker .pick:visible").all()):
-        assert box["width"] >= 44 and box["height"] >= 44, box
+def lay_out(page, cards) -> None:
+    for code in cards:
+        page.click(f"label:has(input[value='{code}'])")
+    expect(page.locator(".layout-form input[name='cards[]']:checked")).to_have_count(len(cards))
+    answered(page, lambda: page.click(".layout-form button[type=submit]"))
 
 
 def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
@@ -74,39 +27,30 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
     assert_fits_a_phone(page)
 
     # The layout: four taps and "Lay out".
-    for code in LAYOUT:
-        page.click(f"label:has(input[value='{code}'])")
-    assert page.locator(".layout-form input[name='cards[]']:checked").count() == 4
-    shot("03b-layout-picked")
-    before = version(page)
-    page.click(".layout-form button[type=submit]")
-    settle(page, before)
-    page.wait_for_selector("#pick-KH")
+    lay_out(page, LAYOUT)
+    expect_version(page, 1)
+    expect(page.locator("#pick-2S")).to_be_disabled()
     assert_fits_a_phone(page)
-    assert page.locator("#pick-2S").is_disabled()
 
     # KH can take 2S 3H 9C or 5D 9C (TB-08): the choice is shown as buttons.
-    before = version(page)
-    page.click("#pick-KH")
-    settle(page, before)
-    assert page.locator("#live .choice .option").count() == 2
+    tap_card(page, "KH")
+    expect(page.locator("#live .choice .option")).to_have_count(2)
+    expect_version(page, 1)
     shot("04-choice")
-    page.locator("#live .choice .option", has_text="5").click()
-    page.wait_for_selector("#live .choice", state="detached")
-    assert page.locator("#live .table-cards .chip").all_inner_texts() == ["2♠", "3♥"]
+    answered(page, lambda: page.locator("#live .choice .option", has_text="5").click())
+    expect(page.locator("#live .choice")).to_have_count(0)
+    expect(page.locator("#live .table-cards .chip")).to_have_text(["2♠", "3♥"])
 
     # Ann's 5C takes 2+3 and empties the table: a sweep of 5 x 2 = 10.
     tap(page, "5C")
-    assert "Sweep! Ann +10" in page.inner_text("#live")
+    expect(page.locator("#live")).to_contain_text("Sweep! Ann +10")
     shot("05-sweep")
     assert scoreboard(page) == {"Ann": 10, "Ben": 0}
 
     # Undo is one tap; the sweep is gone, and comes back when the card is entered again.
-    before = version(page)
-    page.click(".undo-button")
-    settle(page, before)
+    answered(page, lambda: page.click(".undo-button"))
     assert scoreboard(page) == {"Ann": 0, "Ben": 0}
-    assert not page.locator("#pick-5C").is_disabled()
+    expect(page.locator("#pick-5C")).to_be_enabled()
     tap(page, "5C")
     assert scoreboard(page) == {"Ann": 10, "Ben": 0}
 
@@ -117,21 +61,21 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
         tap(page, code)
         if i == 20:
             shot("06-mid-deal")
-            view = engine_view(page, base_url, game_id)
-            assert scoreboard(page) == view["scores"]
+            assert scoreboard(page) == engine_view(page, base_url, game_id)["scores"]
     shot("07-deal-end")
     view = engine_view(page, base_url, game_id)
     assert view["deal"] == 2 and view["expects"] == ["layout", "tally"]
     assert scoreboard(page) == view["scores"]
     ended = view["history"][0]
     assert sum(ended["cards"].values()) == 52 and sum(ended["card_points"].values()) == 22
-    summary = page.inner_text("#live .summary")
-    assert "Deal 1" in summary and "Deal total" in summary
-    for label, points in ended["points"].items():
-        assert str(points) in summary
+    summary = page.locator("#live .summary")
+    expect(summary).to_contain_text("Deal 1")
+    expect(summary).to_contain_text("Deal total")
+    for points in ended["points"].values():
+        expect(summary).to_contain_text(str(points))
 
-    page.click("text=Log")
-    assert page.locator(".log li.undone").count() == 1
+    answered(page, lambda: page.click("header >> text=Log"), "body")
+    expect(page.locator(".log li.undone")).to_have_count(1)
     shot("08-log")
 
 
@@ -139,33 +83,26 @@ def test_a_watcher_sees_moves_without_a_picker(page, base_url, shot, browser):
     referee = browser.new_page(viewport={"width": 390, "height": 844})
     game_id = start_game(referee, base_url)
     page.goto(f"{base_url}/games/{game_id}")
-    assert page.locator("#picker").count() == 0
-    for code in LAYOUT:
-        referee.click(f"label:has(input[value='{code}'])")
-    referee.click(".layout-form button[type=submit]")
-    referee.wait_for_selector("#pick-KH")
+    expect(page.locator("#picker")).to_have_count(0)
+    lay_out(referee, LAYOUT)
+    expect_version(referee, 1)
     page.reload()
-    assert page.locator("#live .table-cards .chip").count() == 4
+    expect(page.locator("#live .table-cards .chip")).to_have_count(4)
     shot("09-watch")
     referee.close()
 
 
-def test_a_refused_capture_reads_plainly(page, base_url, shot, live_app):
-    game_id = start_game(page, base_url)
-    for code in ["6S", "2H", "4D", "9C"]:
-        page.click(f"label:has(input[value='{code}'])")
-    before = version(page)
-    page.click(".layout-form button[type=submit]")
-    settle(page, before)
+def test_a_refused_capture_reads_plainly(page, base_url, shot):
+    start_game(page, base_url)
+    lay_out(page, ["6S", "2H", "4D", "9C"])
+    expect_version(page, 1)
     # Post a capture that misses a group (TB-10) the way a second phone or a stale page could.
-    before = version(page)
     page.evaluate("""() => { const f = document.querySelector('.play-form');
         const i = document.createElement('input'); i.type = 'hidden'; i.name = 'capture[]'; i.value = '6S';
         f.appendChild(i); }""")
-    page.click("#pick-6C")
-    settle(page, before)
-    assert "Must also take 2H+4D" in page.inner_text("#live .error")
-    assert version(page) == before
+    tap_card(page, "6C")
+    expect(page.locator("#live .error")).to_contain_text("Must also take 2H+4D")
+    expect_version(page, 1)
     shot("10-refused")
 
 
@@ -178,12 +115,8 @@ def test_no_accessibility_violations(page, base_url):
     game_id = start_game(page, base_url)
     results = axe.run(page)
     assert results.violations_count == 0, results.generate_report()
-    for code in LAYOUT:
-        page.click(f"label:has(input[value='{code}'])")
-    before = version(page)
-    page.click(".layout-form button[type=submit]")
-    settle(page, before)
-    page.wait_for_selector("#pick-KH")
+    lay_out(page, LAYOUT)
+    expect(page.locator("#pick-KH")).to_be_enabled()
     results = axe.run(page)
     assert results.violations_count == 0, results.generate_report()
     page.goto(f"{base_url}/games/{game_id}/log")

@@ -1,51 +1,46 @@
 """Tally a Tablanette deal on a phone in under 30 taps (counted), in Debian's Chromium."""
 
-import re
+from playwright.sync_api import expect
 
 from companion.cards import Card
-from tests.e2e.test_tablanette_e2e import engine_view
+from tests.e2e.helpers import answered, engine_view, start_game
 
 BEN = ["AS", "AH", "KS", "KH", "KD", "QC", "JS", "JH", "10S", "2C"]  # Ben's counting cards
 
 
 def test_tally_a_tablanette_deal_in_under_30_taps(page, base_url, shot):
-    page.goto(base_url + "/games/new")
-    page.fill("#player0", "Ann")
-    page.fill("#player1", "Ben")
-    page.click("button[type=submit].primary")
-    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
-    game_id = page.url.rsplit("/", 1)[1]
+    game_id = start_game(page, base_url)
     taps = 0
 
-    def tap(selector):
+    def tap(selector, region="#tally"):
         nonlocal taps
         taps += 1
-        page.click(selector)
+        answered(page, lambda: page.click(selector), region)
 
-    def settle():
-        page.wait_for_load_state("networkidle")
+    def type_in(name, digits):
+        """Tap the field and type (a tap per key); the form answers when the field is left."""
+        nonlocal taps
+        page.click(f"input[name='{name}']")
+        page.keyboard.type(digits)
+        taps += 1 + len(digits)
+        answered(page, lambda: page.locator(f"input[name='{name}']").blur(), "#tally")
 
-    tap("text=Tally this deal instead")
-    page.wait_for_selector("#tally")
+    tap("text=Tally this deal instead", "body")
+    expect(page.locator("#tally")).to_be_visible()
     shot("tally-01-empty")
-    tap("input[name='cards.0']")
-    page.keyboard.type("27")  # two key taps
-    taps += 2
+    type_in("cards.0", "27")
     for code in BEN:
         tap(f"#tally button[aria-label^='{Card.parse(code).name}:']")
-        settle()
-    tap("input[name='add.0']")
-    page.keyboard.type("26")
-    taps += 2
+    type_in("add.0", "26")
     tap("button[value='addsweep:0']")
-    settle()
-    page.wait_for_selector("#tally .summary")
+    summary = page.locator("#tally .summary")
+    expect(summary).to_be_visible()
     shot("tally-02-filled")
-    summary = page.inner_text("#tally .summary")
     # Ann: 27 cards (+3), A A K Q Q Q J J 10D(2) 10 10 = 12 card points, sweep 26 -> 41; Ben 10.
-    assert "41" in summary and "10" in summary
-    tap("#tally button[value=record]")
-    page.wait_for_url(re.compile(rf"/games/{game_id}$"))
+    expect(summary).to_contain_text("41")
+    expect(summary).to_contain_text("10")
+    tap("#tally button[value=record]", "body")
+    expect(page).to_have_url(f"{base_url}/games/{game_id}")
     assert taps < 30, taps
     view = engine_view(page, base_url, game_id)
     assert view["scores"] == {"Ann": 41, "Ben": 10} and view["history"][0]["tallied"]

@@ -2,10 +2,11 @@
 trump, every card, a cante and a revoke the engine proves in hindsight (RULES.md §2)."""
 
 import random
-import re
+
+from playwright.sync_api import expect
 
 from companion.games import tute as T
-from tests.e2e.test_tablanette_e2e import assert_fits_a_phone, engine_view, settle, version
+from tests.e2e.helpers import answered, assert_fits_a_phone, engine_view, expect_version
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
 
@@ -52,29 +53,27 @@ def scripted_deal():
 def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
     moves, final = scripted_deal()
     page.goto(base_url + "/games/new")
-    page.select_option("#game", "tute")
-    page.wait_for_selector("#player4")
+    answered(page, lambda: page.select_option("#game", "tute"), "#options")
     for i, name in enumerate(PLAYERS):
         page.fill(f"#player{i}", name)
     shot("tute-01-new-game")
-    page.click("button[type=submit].primary")
-    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
+    answered(page, lambda: page.click("button[type=submit].primary"), "body")
     game_id = page.url.rsplit("/", 1)[1]
-    assert page.locator("#picker .pick").count() == 40  # the 40-card pack, 5 columns
+    expect_version(page, 0)
+    expect(page.locator("#picker .pick")).to_have_count(40)  # the 40-card pack, 5 columns
     assert_fits_a_phone(page)
     shot("tute-02-trump")
 
     flagged_at = None
     for n, move in enumerate(moves):
-        before = version(page)
         if move["type"] == "declare":
-            assert page.locator("#live .choice").count() == 1
+            expect(page.locator("#live .choice")).to_have_count(1)
             shot("tute-04-sing")
-            page.click(f"#live form:has(input[name=suit][value={move['suit']}]) button")
+            answered(page, lambda: page.click(f"#live form:has(input[name=suit][value={move['suit']}]) button"))
         else:
-            page.click(f"#pick-{move['card']}")
-        settle(page, before)
-        assert page.locator("#live .error").count() == 0, page.inner_text("#live .error")
+            answered(page, lambda: page.click(f"#pick-{move['card']}"))
+        expect(page.locator("#live .error")).to_have_count(0)
+        expect_version(page, n + 1)
         if n == 6:
             shot("tute-03-trick")
         if flagged_at is None and page.locator("#live .revoke").count():
@@ -84,8 +83,9 @@ def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
     shot("tute-06-deal-end")
 
     h = final.history[-1]
-    summary = page.inner_text("#live .summary")
-    assert f"{h['losers'][0]} loses the deal" in summary and "revoked" in summary
+    summary = page.locator("#live .summary").first
+    expect(summary).to_contain_text(f"{h['losers'][0]} loses the deal")
+    expect(summary).to_contain_text("revoked")
     view = engine_view(page, base_url, game_id)
     assert view["losses"] == T.view(final)["losses"]
     marks = page.locator(".scoreboard .marks").evaluate_all(
