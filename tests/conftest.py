@@ -1,14 +1,18 @@
 """flaskr-style fixtures: an app on a temporary database per test, and its client."""
 
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from companion import create_app
 
-# Tests write only to temporary folders: no example database in the checkout (a failing
-# example is printed with the seed that reproduces it).
+# Tests write only to temporary folders: Hypothesis keeps its caches outside the checkout,
+# and no example database (a failing example is printed with the seed that reproduces it).
+set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "companion-hypothesis"))
 settings.register_profile("companion", database=None)
 settings.load_profile("companion")
 

@@ -12,7 +12,7 @@ from companion import create_app
 from tests.conftest import new_game
 
 ROOT = Path(__file__).resolve().parents[1]
-SKIP = {".git", ".venv", "__pycache__", ".hypothesis", ".pytest_cache"}
+SKIP = {".git", ".venv", "__pycache__"}
 
 
 def checkout_files() -> dict[str, float]:
