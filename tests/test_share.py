@@ -258,3 +258,18 @@ def test_delete_asks_first_then_removes_the_game_and_its_moves(client, app):
     for table in ("moves", "referees", "links"):
         assert conn.execute(f"SELECT COUNT(*) FROM {table} WHERE game_id = ?", (game_id,)).fetchone()[0] == 0
     assert game_id not in client.get("/").get_data(as_text=True)
+
+
+def test_the_join_button_works_with_csrf_on(csrf_client):
+    """As in production: the phone that opens the link gets the page's CSRF token."""
+    created = csrf_client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"]}).get_json()
+    url = csrf_client.post(f"/api/games/{created['id']}/links", json={"kind": "add"},
+                           headers={"X-Edit-Key": created["edit_key"]}).get_json()["url"]
+    phone = csrf_client.application.test_client()
+    path = re.sub(r"^https?://[^/]+", "", url)
+    page = phone.get(path).get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    assert phone.post(f"/games/{created['id']}/join", data={"token": path.rsplit("/", 1)[1]}).status_code == 400
+    answer = phone.post(f"/games/{created['id']}/join", data={"token": path.rsplit("/", 1)[1], "csrf_token": token})
+    assert answer.status_code == 303
+    assert 'id="picker"' in phone.get(f"/games/{created['id']}").get_data(as_text=True)
