@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
 from companion import games, htmx
-from companion.store import LinkUsedUp, NotFound
+from companion.store import LINK_KINDS, LinkUsedUp, NotFound
 from companion.views.common import external_url, forget, load_game, remember_key, require_referee, store
 
 bp = Blueprint("share", __name__, url_prefix="/games/<game_id>")
@@ -38,7 +38,7 @@ def make_link(game_id: str):
     row = load_game(game_id)
     require_referee(game_id)
     kind = request.form.get("kind")
-    if kind not in ("add", "handover"):
+    if kind not in LINK_KINDS:
         abort(400)
     token = store().make_link(game_id, kind, current_app.config["HANDOVER_MINUTES"])
     return _panel(row, link={"kind": kind, "url": _join_url(game_id, token)})
