@@ -103,7 +103,7 @@ def test_a_refused_move_shows_the_rule_in_place_and_changes_nothing(client):
     r = play(client, game_id, type="play", card="6C", capture=["6S"])  # TB-10
     assert r.status_code == 422
     body = r.get_data(as_text=True)
-    assert "Must also take 2H+4D" in body and 'role="alert"' in body
+    assert "Must also take 2♥+4♦" in body and 'role="alert"' in body
     assert version_of(client, game_id) == before
 
 
@@ -137,8 +137,8 @@ def test_undo_is_one_tap_and_the_log_strikes_it_through(client):
     view = client.get(f"/api/games/{game_id}").get_json()
     assert view["version"] == 3 and view["view"]["table"] == ["2C", "3D", "4H", "8S"]
     log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
-    assert "<del>Ben played QH, took 2C 3D 8S</del>" in log
-    assert "Ann laid out 2C 3D 4H 8S" in log
+    assert "<del>Ben played Q♥, took 2♣ 3♦ 8♠</del>" in log
+    assert "Ann laid out 2♣ 3♦ 4♥ 8♠" in log
 
 
 def test_a_stale_version_gets_a_conflict_and_the_current_board(client):

@@ -5,13 +5,13 @@ import pytest
 
 GAMES = {
     "tablanette": (["Ann", "Ben"], [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}],
-                   "Ben played 7C, took 2S 5D"),
+                   "Ben played 7♣, took 2♠ 5♦"),
     "tute": (["Ann", "Ben", "Cat", "Dan"], [{"type": "trump", "card": "5D"}, {"type": "play", "card": "7S"}],
-             "Ben played 7S"),
+             "Ben played 7♠"),
     "tantony": (["Nan", "Eve", "Sam", "Wes"], [{"type": "play", "card": "9D"}, {"type": "play", "card": "3D"}],
-                "Sam played 3D"),
+                "Sam played 3♦"),
     "hundred": (["Ann", "Ben", "Cat"], [{"type": "play", "card": "8H"}, {"type": "play", "card": "9H"}],
-                "Cat played 9H: 8 → 17"),
+                "Cat played 9♥: 8 → 17"),
 }
 
 

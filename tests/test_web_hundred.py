@@ -60,7 +60,7 @@ def test_cant_go_is_checked_against_the_hand_shown(client):
     post(client, game_id, type="play", card="10D")  # 100
     refused = client.post(f"/games/{game_id}/moves", headers={"HX-Request": "true"},
                           data={"version": 1, "type": "lose", "hand[]": ["6S", "KH", "9C"]})
-    assert refused.status_code == 422 and "KH on 100 makes 100" in refused.get_data(as_text=True)
+    assert refused.status_code == 422 and "K♥ on 100 makes 100" in refused.get_data(as_text=True)
     ok = client.post(f"/games/{game_id}/moves", headers={"HX-Request": "true"},
                      data={"version": 1, "type": "lose", "hand[]": ["6S", "8H", "9C"]})
     assert ok.status_code == 200 and api_view(client, game_id)["history"][0]["verified"] is True

@@ -67,7 +67,7 @@ def test_a_refused_card_shows_the_rule_and_changes_nothing(client):
         assert post(client, game_id, type="play", card=card).status_code == 200
     response = post(client, game_id, type="play", card="AS")  # Ann holds 5D
     assert response.status_code == 422
-    assert "5D" in response.get_data(as_text=True) and "turned trump" in response.get_data(as_text=True)
+    assert "5♦" in response.get_data(as_text=True) and "turned trump" in response.get_data(as_text=True)
     assert client.get(f"/api/games/{game_id}").get_json()["version"] == before["version"] + 3
 
 

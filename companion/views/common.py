@@ -4,6 +4,8 @@ built for other phones."""
 
 from __future__ import annotations
 
+import re
+
 import segno
 from flask import abort, current_app, g, session, url_for
 from markupsafe import Markup
@@ -104,6 +106,19 @@ def card_face(code: str) -> dict:
     return face
 
 
+#: A card code inside a sentence ("QC", "10D"): engine messages name cards by code.
+CARD_CODE = re.compile(r"(?<![\w/-])(10|[2-9AJQK])([SHDC])(?![\w-])")
+
+
+def card_text(text) -> str:
+    """A message with every card code written as players read it: "QC 6C" -> "Q♣ 6♣"."""
+    def symbols(m: re.Match) -> str:
+        face = card_face(m.group(0))
+        return face["rank"] + face["suit"]
+
+    return CARD_CODE.sub(symbols, str(text))
+
+
 def suit_name(letter: str) -> str:
     """A suit in words, in the names the game page uses."""
     if g.get("spanish_names"):
@@ -137,5 +152,6 @@ def register_template_helpers(app) -> None:
         card=card_face, external_url=external_url, qr_svg=qr_svg, DUTY_TEXT=DUTY_TEXT, suit_name=suit_name,
         pack_rows=pack_rows, RANKS=RANKS, SUITS=SUITS, SUIT_SYMBOLS=SUIT_SYMBOLS,
         GAME_TITLES={n: games.get(n).TITLE for n in games.GAMES})
+    app.jinja_env.filters["card_text"] = card_text
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True

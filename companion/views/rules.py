@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 from companion import games
 from companion.cards import Card
 from companion.errors import MoveError, OptionError
+from companion.views.common import card_text
 
 bp = Blueprint("rules", __name__, url_prefix="/rules")
 
@@ -35,11 +36,12 @@ def anchor(section: str) -> str:
 
 
 def rule_links(text: str) -> Markup:
-    """Escape ``text`` and link each cited rule to its section of the rules page."""
+    """Escape ``text``, write its card codes as players read them (Q♣), and link each cited
+    rule to its section of the rules page."""
     def link(m: re.Match) -> str:
         href = url_for("rules.page", game=SLUGS[m.group(1)], _anchor=anchor(m.group(2)))
         return f'<a href="{escape(href)}">{m.group(0)}</a>'
-    return Markup(CITATION.sub(link, str(escape(text))))
+    return Markup(CITATION.sub(link, str(escape(card_text(text)))))
 
 
 def position_url(view: dict) -> str:

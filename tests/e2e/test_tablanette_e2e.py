@@ -101,7 +101,7 @@ def test_a_refused_capture_reads_plainly(page, base_url, shot):
         const i = document.createElement('input'); i.type = 'hidden'; i.name = 'capture[]'; i.value = '6S';
         f.appendChild(i); }""")
     tap_card(page, "6C")
-    expect(page.locator("#live .error")).to_contain_text("Must also take 2H+4D")
+    expect(page.locator("#live .error")).to_contain_text("Must also take 2♥+4♦")
     expect_version(page, 1)
     shot("10-refused")
 
