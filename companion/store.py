@@ -422,6 +422,12 @@ class Store:
                 for r in conn.execute("SELECT seq, move, time, undone FROM moves WHERE game_id = ? ORDER BY seq",
                                       (game_id,))]
 
+    def last_move(self, game_id: str) -> dict | None:
+        """The latest move in effect (what Undo would take back), or None. One indexed row."""
+        row = self._conn().execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 "
+                                   "ORDER BY seq DESC LIMIT 1", (game_id,)).fetchone()
+        return None if row is None else json.loads(row["move"])
+
     def transcript(self, game_id: str) -> dict:
         """The game as a transcript: the moves in effect, undone ones left out."""
         conn = self._conn()

@@ -71,7 +71,7 @@ def test_bad_new_game_reshows_the_form_with_the_error_beside_the_field(client, p
 def test_referee_link_sets_the_key_and_the_watch_link_is_read_only(client, app):
     game_id = new_game(client)
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert 'id="picker"' in page and "Undo" in page
+    assert 'id="picker"' in page and 'class="undo-button"' not in page  # nothing to undo yet
     watcher = app.test_client()
     page = watcher.get(f"/games/{game_id}").get_data(as_text=True)
     assert 'id="picker"' not in page and "Watching" in page
@@ -209,3 +209,47 @@ def test_the_transcript_downloads(client):
     response = client.get(f"/games/{game_id}/transcript")
     assert response.headers["Content-Disposition"].startswith("attachment")
     assert response.get_json()["moves"] == [{"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}]
+
+
+def test_undo_says_what_it_takes_back_and_is_absent_with_nothing_to_undo(client):
+    game_id = new_game(client)
+    assert "undo-button" not in client.get(f"/games/{game_id}").get_data(as_text=True)
+    answer = play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"]).get_data(as_text=True)
+    assert 'id="undo-box" hx-swap-oob="true"' in answer
+    assert "↶ Undo: Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠" in answer
+    answer = play(client, game_id, type="play", card="QH").get_data(as_text=True)
+    assert "↶ Undo: Ben played Q♥, took 2♣ 3♦ 8♠" in answer
+    answer = client.post(f"/games/{game_id}/undo", data={"version": version_of(client, game_id)}, headers=HX)
+    assert "↶ Undo: Deal 1: Ann laid out" in answer.get_data(as_text=True)
+    client.post(f"/games/{game_id}/undo", data={"version": version_of(client, game_id)}, headers=HX)
+    assert "undo-button" not in client.get(f"/games/{game_id}").get_data(as_text=True)
+
+
+def test_a_pending_choice_disables_every_card_until_it_is_answered(client):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2S", "3H", "5D", "9C"])
+    body = play(client, game_id, type="play", card="KH").get_data(as_text=True)  # TB-08: a choice
+    assert 'class="choice"' in body and 'id="picker"' in body  # the whole grid is sent again...
+    buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
+    assert len(buttons) == 52 and all(" disabled" in b for b in buttons)  # ...every card disabled
+    assert body.count('name="resume" value="1"') == 2  # each option unlocks the grid when answered
+    body = play(client, game_id, type="play", card="KH", capture=["", "5D", "9C"], resume="1").get_data(as_text=True)
+    buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
+    assert len(buttons) == 52 and sum(" disabled" in b for b in buttons) == 5  # the layout and KH: seen
+    assert re.search(r'id="pick-AS"(?![^>]*disabled)', body)
+
+
+def test_cancelling_a_choice_unlocks_the_grid(client):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2S", "3H", "5D", "9C"])
+    assert 'class="choice"' in play(client, game_id, type="play", card="KH").get_data(as_text=True)
+    cancelled = client.get(f"/games/{game_id}/live", headers=HX).get_data(as_text=True)  # "Cancel: a different card"
+    assert 'class="choice"' not in cancelled and 'id="picker"' in cancelled
+    assert re.search(r'id="pick-KH"(?![^>]*disabled)', cancelled)
+
+
+def test_move_and_undo_forms_drop_a_second_tap_while_one_is_in_flight(client):
+    game_id = new_game(client)
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    forms = re.findall(r'<form[^>]*hx-post="/games/[^"]+/(?:moves|undo)"[^>]*>', page)
+    assert forms and all('hx-sync="closest .game:drop"' in f for f in forms)

@@ -8,22 +8,38 @@ from flask import Blueprint, abort, g, redirect, render_template, request, sessi
 from companion import games, htmx
 from companion.errors import AmbiguousMove, MoveError
 from companion.store import Conflict
-from companion.views.common import is_referee, load_game, require_referee, store
+from companion.views.common import card_text, is_referee, load_game, require_referee, store
 
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
 
-# Form fields that are not part of the move itself.
-_NOT_MOVE = {"csrf_token", "version", "confirm"}
+# Form fields that are not part of the move itself ("resume": sent by a choice's buttons).
+_NOT_MOVE = {"csrf_token", "version", "confirm", "resume"}
 
 
 def board_context(row: dict, **extra) -> dict:
     rules = games.get(row["game"])
     view = rules.view(row["state"])
     g.spanish_names = bool(view.get("options", {}).get("spanish_names"))
-    return {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
-            "referee": is_referee(row["id"]), "version": row["version"], "error": None,
-            "choice": None, "confirm": None, "notice": None, "share_open": False,
-            "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
+    referee = is_referee(row["id"])
+    context = {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
+               "referee": referee, "version": row["version"], "error": None,
+               "choice": None, "confirm": None, "notice": None, "share_open": False,
+               "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
+    # One thing at a time: while a choice waits for its answer, no card can be tapped.
+    context["locked"] = bool(context["choice"] or context["confirm"])
+    context["undo"] = _undo_label(rules, row) if referee else None
+    return context
+
+
+def _undo_label(rules, row: dict) -> str | None:
+    """What Undo takes back, in words ("Ben played 6♦"); None when nothing can be undone."""
+    last = store().last_move(row["id"])
+    if last is None:
+        return None
+    try:
+        return card_text(rules.narrate(row["state"], last))
+    except (ValueError, KeyError, TypeError):  # a stored move the narration can't word
+        return "the last move"
 
 
 def move_from_form(form) -> dict:
@@ -51,7 +67,9 @@ def _answer(row: dict, before: dict | None, status: int = 200, **extra):
         return render_template("play/page.html", **context), status
     view = context["view"]
     changed, whole = [], True
-    if before is not None and _mode(before) == _mode(view):
+    # The picker is re-sent whole when a choice locks it or a choice's answer unlocks it.
+    if (before is not None and _mode(before) == _mode(view) and not context["locked"]
+            and request.form.get("resume") != "1"):
         whole = False
         changed = sorted(set(before.get("seen", [])) ^ set(view.get("seen", [])))
     return render_template("play/_answer.html", changed=changed, whole_picker=whole, **context), status
