@@ -1,0 +1,51 @@
+// companion: what htmx cannot say by itself. No inline script anywhere (the CSP forbids it).
+//
+// A tap that never reached the server (no connection, a timeout, a server error) is said
+// at once, in a banner near the thumb: that card was NOT recorded. htmx fires sendError
+// (network), timeout and responseError (an answer it does not swap); the next answer that
+// arrives hides the banner again.
+(function () {
+  "use strict";
+
+  function banner() { return document.getElementById("net-error"); }
+
+  function tapped(detail) {
+    var cfg = detail && detail.requestConfig;
+    var params = cfg && cfg.parameters;
+    var card = params && (typeof params.get === "function" ? params.get("card") : params.card);
+    var button = card && document.getElementById("pick-" + card);
+    if (button) { return button.textContent.trim(); }
+    return card || null;
+  }
+
+  function show(detail, why) {
+    var b = banner();
+    if (!b) { return; }
+    var cfg = detail && detail.requestConfig;
+    var verb = (cfg && cfg.verb || "get").toLowerCase();
+    var text;
+    if (verb === "get") {
+      text = "No connection: this board may be out of date. It updates again when the connection is back.";
+    } else {
+      var card = tapped(detail);
+      text = "Not recorded: " + (card ? "the " + card + " tap" : "your last tap") + " did not reach the server ("
+        + why + "). Tap it again when the connection is back.";
+    }
+    b.querySelector(".text").textContent = text;
+    b.hidden = false;
+  }
+
+  document.addEventListener("htmx:sendError", function (e) { show(e.detail, "no connection"); });
+  document.addEventListener("htmx:timeout", function (e) { show(e.detail, "no answer in time"); });
+  document.addEventListener("htmx:responseError", function (e) {
+    var status = e.detail.xhr ? e.detail.xhr.status : 0;
+    show(e.detail, status >= 500 ? "the server failed" : "refused with " + status);
+  });
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var b = banner();
+    if (b && e.detail.successful) { b.hidden = true; }
+  });
+  document.addEventListener("click", function (e) {
+    if (e.target && e.target.closest && e.target.closest("#net-error .dismiss")) { banner().hidden = true; }
+  });
+}());
