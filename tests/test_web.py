@@ -229,7 +229,7 @@ def test_a_pending_choice_disables_every_card_until_it_is_answered(client):
     game_id = new_game(client)
     play(client, game_id, type="layout", cards=["2S", "3H", "5D", "9C"])
     body = play(client, game_id, type="play", card="KH").get_data(as_text=True)  # TB-08: a choice
-    assert 'class="choice"' in body and 'id="picker"' in body  # the whole grid is sent again...
+    assert 'class="choice sheet"' in body and 'id="picker"' in body  # the whole grid is sent again...
     buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
     assert len(buttons) == 52 and all(" disabled" in b for b in buttons)  # ...every card disabled
     assert body.count('name="resume" value="1"') == 2  # each option unlocks the grid when answered
@@ -242,9 +242,9 @@ def test_a_pending_choice_disables_every_card_until_it_is_answered(client):
 def test_cancelling_a_choice_unlocks_the_grid(client):
     game_id = new_game(client)
     play(client, game_id, type="layout", cards=["2S", "3H", "5D", "9C"])
-    assert 'class="choice"' in play(client, game_id, type="play", card="KH").get_data(as_text=True)
+    assert 'class="choice sheet"' in play(client, game_id, type="play", card="KH").get_data(as_text=True)
     cancelled = client.get(f"/games/{game_id}/live", headers=HX).get_data(as_text=True)  # "Cancel: a different card"
-    assert 'class="choice"' not in cancelled and 'id="picker"' in cancelled
+    assert 'class="choice' not in cancelled and 'id="picker"' in cancelled
     assert re.search(r'id="pick-KH"(?![^>]*disabled)', cancelled)
 
 

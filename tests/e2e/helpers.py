@@ -78,3 +78,22 @@ def assert_fits_a_phone(page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     for box in (b.bounding_box() for b in page.locator("#picker .pick:visible").all()):
         assert box["width"] >= 44 and box["height"] >= 44, box
+
+
+def assert_thumb_zone(page, what: str = "") -> None:
+    """After a tap, at 390x844: the page has not scrolled; every alert, status and choice
+    button is inside the viewport; the whole grid and Undo end within the first screen;
+    and while a choice waits for its answer, no card can be tapped."""
+    assert page.evaluate("window.scrollY") == 0, what
+    height = page.viewport_size["height"]
+    shown = page.locator("#live [role=alert], #live [role=status], #live .choice button, #net-error:visible")
+    for i in range(shown.count()):
+        box = shown.nth(i).bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= height, (what, shown.nth(i).inner_text()[:80], box)
+    # The grid to tap: the picker's (its first), or a known hand's buttons (Tantony deal 2).
+    for region in ("#picker .grid:visible, #live .hand-cards", "#undo"):
+        for loc in page.locator(region).all()[:1]:
+            box = loc.bounding_box()
+            assert box["y"] + box["height"] <= height, (what, region, box)
+    if page.locator("#live .choice.sheet").count():  # a choice that locks the grid (an optional cante does not)
+        expect(page.locator("#picker button.pick:not([disabled]), #live .hand-cards button:not([disabled])")).to_have_count(0)

@@ -3,7 +3,8 @@ with its number pad, a bust confirm, and a checked "can't go" (RULES.md §4)."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import answered, assert_fits_a_phone, engine_view, expect_version, start_game, tap_card
+from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version,
+                               start_game, tap_card)
 
 
 def test_referee_a_hand_of_100(page, base_url, shot):
@@ -16,24 +17,30 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     expect(page.locator(".running .now")).to_have_text("8")
     expect(page.locator(".running .order")).to_contain_text("↺")
     expect(page.locator(".running .order .next")).to_have_text("Ann")
+    assert_thumb_zone(page)
     shot("hundred-02-reversed")
 
     tap_card(page, "AS")                 # Ann: black ace, any total 0-100
     expect(page.locator("#announced")).to_be_visible()
+    assert_thumb_zone(page)
     shot("hundred-03-black-ace")
     page.fill("#announced", "90")
     answered(page, lambda: page.click(".pad button[type=submit]"))
     expect(page.locator(".running .now")).to_have_text("90")
     expect(page.locator("#live .choice")).to_have_count(0)
+    assert_thumb_zone(page)
 
     tap_card(page, "9S")                 # Cat (anticlockwise after Ann): 99, safe
     expect(page.locator(".running .now")).to_have_text("99")
+    assert_thumb_zone(page)
     tap_card(page, "5S")                 # Ben: 104 - asks first
     expect(page.locator("[role=alertdialog]")).to_be_visible()
+    assert_thumb_zone(page)
     shot("hundred-04-bust-confirm")
     answered(page, lambda: page.click("text=Cancel: a different card"))
     expect(page.locator("[role=alertdialog]")).to_have_count(0)
     expect_version(page, 4)
+    assert_thumb_zone(page)
 
     page.click("summary:has-text(\"Can't go\")")   # Ben shows 5S 6H 7D: all over 100
     for code in ("5S", "6H", "7D"):
@@ -47,6 +54,8 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     view = engine_view(page, base_url, game_id)
     assert view["tokens"] == {"Ann": 3, "Ben": 2, "Cat": 3} and view["history"][0]["verified"]
     expect(page.locator("#live")).to_contain_text("Ben loses the hand")
+    page.evaluate("window.scrollTo(0, 0)")  # the hand was shown below the grid
+    assert_thumb_zone(page, "after can't go")
 
 
 def test_every_game_page_passes_an_accessibility_scan(page, base_url):

@@ -4,8 +4,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from companion.cards import PACK_52
-from tests.e2e.helpers import (answered, assert_fits_a_phone, engine_view, expect_version, scoreboard,
-                               start_game, tap, tap_card)
+from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version,
+                               scoreboard, start_game, tap, tap_card)
 
 LAYOUT = ["2S", "3H", "5D", "9C"]  # KH on it has a choice (TB-08); then 5C sweeps 2S+3H
 
@@ -36,6 +36,7 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
     tap_card(page, "KH")
     expect(page.locator("#live .choice .option")).to_have_count(2)
     expect_version(page, 1)
+    assert_thumb_zone(page)  # the choice in view, every card locked
     shot("04-choice")
     answered(page, lambda: page.locator("#live .choice .option", has_text="5").click())
     expect(page.locator("#live .choice")).to_have_count(0)
@@ -44,6 +45,7 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
     # Ann's 5C takes 2+3 and empties the table: a sweep of 5 x 2 = 10.
     tap(page, "5C")
     expect(page.locator("#live")).to_contain_text("Sweep! Ann +10")
+    assert_thumb_zone(page)
     shot("05-sweep")
     assert scoreboard(page) == {"Ann": 10, "Ben": 0}
 
@@ -59,6 +61,7 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
     rest = [str(c) for c in PACK_52 if str(c) not in played]
     for i, code in enumerate(rest):
         tap(page, code)
+        assert_thumb_zone(page, f"after {code}, card {i} of the rest")
         if i == 20:
             shot("06-mid-deal")
             assert scoreboard(page) == engine_view(page, base_url, game_id)["scores"]
@@ -103,6 +106,7 @@ def test_a_refused_capture_reads_plainly(page, base_url, shot):
     tap_card(page, "6C")
     expect(page.locator("#live .error")).to_contain_text("Must also take 2♥+4♦")
     expect_version(page, 1)
+    assert_thumb_zone(page)
     shot("10-refused")
 
 

@@ -6,7 +6,8 @@ import random
 from playwright.sync_api import expect
 
 from companion.games import tantony as T
-from tests.e2e.helpers import answered, assert_fits_a_phone, engine_view, expect_version, scoreboard, start_game
+from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version, scoreboard,
+                               start_game)
 
 PLAYERS = ["Nan", "Eve", "Sam", "Wes"]
 
@@ -40,6 +41,7 @@ def test_referee_a_tantony_deal_and_the_start_of_deal_2(page, base_url, shot):
         state = T.apply(state, move)
         expect(page.locator("#live .error")).to_have_count(0)
         expect_version(page, moves)
+        assert_thumb_zone(page, f"deal 1, move {moves}: {move}")
         if v["trick_number"] == 5 and len(state.trick) == 2:
             shot("tantony-03-trick")
     shot("tantony-04-deal-end")
@@ -66,5 +68,6 @@ def test_referee_a_tantony_deal_and_the_start_of_deal_2(page, base_url, shot):
         moves += 1
         expect(page.locator("#live .error")).to_have_count(0)
         expect_version(page, moves)
+        assert_thumb_zone(page, f"deal 2, move {moves}")
     shot("tantony-05-deal-2")
     assert engine_view(page, base_url, game_id)["trick"] == T.view(state)["trick"]

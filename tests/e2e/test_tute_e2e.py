@@ -6,7 +6,7 @@ import random
 from playwright.sync_api import expect
 
 from companion.games import tute as T
-from tests.e2e.helpers import answered, assert_fits_a_phone, engine_view, expect_version
+from tests.e2e.helpers import answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
 
@@ -74,6 +74,7 @@ def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
             answered(page, lambda: page.click(f"#pick-{move['card']}"))
         expect(page.locator("#live .error")).to_have_count(0)
         expect_version(page, n + 1)
+        assert_thumb_zone(page, f"move {n}: {move}")
         if n == 6:
             shot("tute-03-trick")
         if flagged_at is None and page.locator("#live .revoke").count():
