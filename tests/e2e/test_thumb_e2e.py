@@ -1,0 +1,82 @@
+"""Refereeing in the thumb zone (issue 12): a tap that cannot reach the server says so at
+once; every live page passes axe in light and dark; nothing scrolls sideways at 320 px."""
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from tests.e2e.helpers import answered, assert_thumb_zone, expect_version, start_game, tap_card
+
+LAYOUT = ["2S", "3H", "5D", "9C"]
+
+
+def lay_out(page):
+    for code in LAYOUT:
+        page.click(f"label:has(input[value='{code}'])")
+    answered(page, lambda: page.click(".layout-form button[type=submit]"))
+    expect_version(page, 1)
+
+
+def test_a_tap_while_offline_is_said_at_once_and_recorded_once_back_online(page, context, base_url, shot):
+    start_game(page, base_url)
+    lay_out(page)
+    context.set_offline(True)
+    page.click("#pick-7C")  # Ben's 7C takes 2+5 (TB-05 style): but the phone is offline
+    banner = page.locator("#net-error")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("Not recorded: the 7♣ tap did not reach the server")
+    expect(banner).to_be_in_viewport()
+    expect(page.locator("#pick-7C")).to_be_enabled()  # it does not look accepted
+    expect_version(page, 1)
+    shot("thumb-01-offline", full_page=False)
+    context.set_offline(False)
+    tap_card(page, "7C")
+    expect(banner).to_be_hidden()
+    expect_version(page, 2)
+    expect(page.locator("#pick-7C")).to_be_disabled()
+    assert_thumb_zone(page, "after the tap made again")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_live_pages_pass_axe_in_light_and_dark(page, base_url, scheme, shot):
+    page.emulate_media(color_scheme=scheme)
+    axe = Axe()
+
+    def clean(what):
+        results = axe.run(page)
+        assert results.violations_count == 0, (scheme, what, results.generate_report())
+
+    for url in ("/", "/games/new", "/rules/", "/rules/tablanette"):
+        page.goto(base_url + url)
+        clean(url)
+    game_id = start_game(page, base_url)
+    clean("layout")
+    lay_out(page)
+    clean("mid-deal")
+    tap_card(page, "KH")  # TB-08: a capture choice
+    expect(page.locator("#live .choice.sheet")).to_be_visible()
+    clean("capture choice")
+    shot(f"thumb-02-choice-{scheme}", full_page=False)
+    answered(page, lambda: page.locator("#live .choice .option").first.click())
+    page.evaluate("""() => { const f = document.querySelector('.play-form');
+        const i = document.createElement('input'); i.type = 'hidden'; i.name = 'capture[]'; i.value = '6S';
+        f.appendChild(i); }""")
+    tap_card(page, "6C")
+    expect(page.locator("#live .error")).to_be_visible()
+    clean("refusal")
+    answered(page, lambda: page.click("#share summary"), "#share")
+    clean("share panel")
+    page.goto(f"{base_url}/games/{game_id}/log")
+    clean("log")
+
+
+@pytest.mark.parametrize("game,players", [
+    ("tablanette", ["Ann", "Ben"]), ("tute", ["Ann", "Ben", "Cat", "Dan"]),
+    ("tantony", ["Nan", "Eve", "Sam", "Wes"]), ("hundred", ["Ann", "Ben", "Cat"]),
+])
+def test_nothing_scrolls_sideways_on_a_small_phone(page, base_url, game, players):
+    page.set_viewport_size({"width": 320, "height": 568})
+    start_game(page, base_url, game, players)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    for box in (b.bounding_box() for b in page.locator("#picker .pick:visible").all()):
+        assert box["width"] >= 44 and box["height"] >= 44, box
