@@ -30,6 +30,7 @@ def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
     """One field per option of ``rules.Options``, defaults taken from ``preset``."""
     presets = getattr(rules, "PRESETS", {})
     chosen = presets.get(preset or "", {})
+    labels = getattr(rules, "CHOICE_LABELS", {})
     hints = typing.get_type_hints(rules.Options)
     out: dict[str, Field] = {}
     for f in dataclasses.fields(rules.Options):
@@ -38,7 +39,8 @@ def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
         kind = hints[name]
         nullable = isinstance(kind, types.UnionType) and type(None) in kind.__args__
         if name == "preset":
-            out[name] = SelectField(_label(name), choices=[SelectChoice(p, p.capitalize()) for p in presets],
+            out[name] = SelectField(_label(name), choices=[SelectChoice(p, labels.get(name, {}).get(p, p.capitalize()))
+                                                           for p in presets],
                                     default=preset or f.default, description=help_)
         elif nullable and bool in kind.__args__:  # on, off, or the usual for the table
             out[name] = SelectField(_label(name), choices=[SelectChoice("", "usual"), SelectChoice("on", "on"),
@@ -52,7 +54,9 @@ def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
             out[name] = BooleanField(_label(name), default=default, description=help_)
         elif name in getattr(rules, "CHOICES", {}):
             values = rules.CHOICES[name]
-            out[name] = SelectField(_label(name), choices=[SelectChoice(_word(v), _word(v).replace("_", " ")) for v in values],
+            shown = labels.get(name, {})
+            out[name] = SelectField(_label(name), choices=[SelectChoice(_word(v), shown.get(v, _word(v).replace("_", " ")))
+                                                           for v in values],
                                     default=_word(default), description=help_)
         elif nullable:
             out[name] = IntegerField(_label(name), validators=[Optional()], default=default,

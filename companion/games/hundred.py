@@ -82,6 +82,16 @@ CHOICES = {
     "match_format": ("tokens", "loss_tally"),
     "next_dealer": ("next", "loser"),
 }
+#: How each choice reads on screen (the values above are the API's codes).
+CHOICE_LABELS = {
+    "variant": {"100": "100", "99": "99", "99itoya": "99 (Itoya's printed rules)", "98": "98"},
+    "ace_high_99": {10: "1 or 10", 11: "1 or 11"},
+    "itoya_black_ace": {"raise_only": "Raise to any total up to 99", "set_any": "Set any total 0-99"},
+    "late_draw": {"next_turn": "Draw 2 at the next turn", "any_time": "Draw when noticed", "stays_short": "Stay short"},
+    "reverse_with_two_players": {"no_effect": "Changes nothing", "same_player_again": "The same player again"},
+    "match_format": {"tokens": "Tokens", "loss_tally": "A tally of hands lost"},
+    "next_dealer": {"next": "The next player", "loser": "The loser"},
+}
 USUAL = {"decks": "1, or 2 with 7 or more players"}
 
 

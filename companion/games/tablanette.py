@@ -96,18 +96,18 @@ PRESETS = {
 
 #: One line per option, for the new-game form and the rules page.
 OPTION_HELP = {
-    "preset": "Tablanette as in the seeds, or the Balkan Tablić (jack 12, optional captures, 1 per tabla, 101).",
+    "preset": "Tablanette as the Japanese rule pages play it, or the Balkan Tablić (jack 12, optional captures, 1 per tabla, 101).",
     "partnership": "Four players as two teams, partners opposite (seats 1+3 and 2+4).",
     "hand_size": "Cards dealt to each player per round: 6 or 8 with 2 players, 4 with 3-4.",
     "max_group_size": "Most cards in one adding group (empty: no limit).",
     "jack_is_12": "The jack is an ordinary card worth 12 (no layout swap, no special take).",
     "forced_capture": "A card that can capture must take every group it can.",
-    "point_scale": "standard: A K Q J 10 1 each, 10♦ 2, 2♣ 1; ace_ten: A 11, 10 10, K 4, Q 3, J 2.",
+    "point_scale": "Standard: A K Q J 10 one each, 10♦ two, 2♣ one. Ace 11, ten 10: A 11, 10 10, K 4, Q 3, J 2.",
     "most_cards_bonus": "Points for taking the most cards (a tie scores nothing).",
     "target": "Points that win the game: 251 for two players or teams, 151 for 3-4 individuals.",
     "fixed_deals": "Play exactly this many deals instead of playing to a target.",
     "jack_sweep_is_tablanette": "A jack that takes the whole table scores it as a sweep.",
-    "sweep_scoring": "values: a sweep scores the values taken; flat1: 1 point a sweep (Tablić).",
+    "sweep_scoring": "A sweep scores the values taken, or 1 point a sweep (Tablić).",
     "direction": "Which way play goes round the table (players are listed in play order).",
     "on_tie": "Sides level on top at the target: a draw, or play another deal.",
 }
@@ -119,6 +119,15 @@ CHOICES = {
     "direction": ("clockwise", "anticlockwise"),
     "on_tie": ("draw", "play_on"),
     "fixed_deals": (None, 2, 4),
+}
+#: How each choice reads on screen (the values above are the API's codes).
+CHOICE_LABELS = {
+    "preset": {"tablanette": "Tablanette (the Japanese rule pages)", "tablic": "Tablić (Balkan)"},
+    "point_scale": {"standard": "Standard: 22 points a deal", "ace_ten": "Ace 11, ten 10: 120 points a deal"},
+    "sweep_scoring": {"values": "The values taken", "flat1": "1 point a sweep (tabla)"},
+    "direction": {"clockwise": "Clockwise", "anticlockwise": "Anticlockwise"},
+    "on_tie": {"draw": "A draw", "play_on": "Play another deal"},
+    "fixed_deals": {None: "No: play to the target", 2: "2 deals", 4: "4 deals"},
 }
 
 

@@ -85,6 +85,13 @@ CHOICES = {
     "last_card_rule": ("web2023", "penguin2008"),
     "three_player_values": ("same", "shifted"),
 }
+#: How each choice reads on screen (the values above are the API's codes).
+CHOICE_LABELS = {
+    "partnership_mode": {"fixed": "Fixed partners", "split": "Split: own + left neighbour's"},
+    "value_scale": {"web2023": "Web rules 2023 (J 15, Q 20, K 25, A 30)", "penguin2008": "Penguin book 2008 (courts 15, A 20)"},
+    "last_card_rule": {"web2023": "Web rules 2023: the 13th trick", "penguin2008": "Penguin book 2008: lowest last card"},
+    "three_player_values": {"same": "As usual", "shifted": "Shifted down (J 10 … A 25)"},
+}
 USUAL = {"deals": "4, or 3 with 3 players"}
 
 

@@ -88,6 +88,12 @@ CHOICES = {
     "triple_tie": ("all_lose", "last_trick_rule", "no_loser"),
     "revoke_penalty": ("loss_mark", "none", "replay_deal"),
 }
+#: How each choice reads on screen (the values above are the API's codes).
+CHOICE_LABELS = {
+    "triple_tie": {"all_lose": "All three lose", "last_trick_rule": "The last trick decides", "no_loser": "Nobody loses"},
+    "revoke_penalty": {"loss_mark": "One loss mark for the offender", "none": "Nothing",
+                       "replay_deal": "The deal is played again"},
+}
 
 
 @dataclass(frozen=True)

@@ -131,13 +131,16 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
         choices = getattr(rules, "CHOICES", {}).get(name)
         if kind is bool:
             choices = (True, False)
-        words = [("none" if c is None else "true" if c is True else "false" if c is False else str(c))
+        labels = getattr(rules, "CHOICE_LABELS", {}).get(name, {})
+        words = [("none" if c is None else "true" if c is True else "false" if c is False else str(c),
+                  "yes" if c is True else "no" if c is False else labels.get(c, str(c).replace("_", " ")))
                  for c in choices] if choices else None
         default = defaults[name]
         current = raw.get(name, "none" if default is None else str(default).lower() if isinstance(default, bool)
                           else str(default))
+        shown = dict(words).get(current, current.replace("_", " ")) if words else current
         rows.append({"name": name, "label": name.replace("_", " ").capitalize(),
-                     "help": rules.OPTION_HELP.get(name, ""), "choices": words, "value": current})
+                     "help": rules.OPTION_HELP.get(name, ""), "choices": words, "value": current, "shown": shown})
     return rows
 
 
