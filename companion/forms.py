@@ -90,7 +90,15 @@ def new_game_form(game: str, preset: str | None = None, formdata=None) -> FlaskF
     form.option_names = option_names
     form.rules = rules
     form.seats = [getattr(form, f"player{i}") for i in range(rules.MAX_PLAYERS)]
+    name_dealers(form)
     return form
+
+
+def name_dealers(form) -> None:
+    """The dealer list shows the names typed ("Player 3" only for a seat still blank);
+    static/app.js renames them as the names are typed."""
+    form.dealer.choices = [SelectChoice(str(i), (seat.data or "").strip()[:NAME_LENGTH] or f"Player {i + 1}")
+                           for i, seat in enumerate(form.seats)]
 
 
 def keep_names(form, values) -> None:
@@ -98,6 +106,7 @@ def keep_names(form, values) -> None:
     for field in form.seats + [form.dealer]:
         if values.get(field.name):
             field.data = values[field.name]
+    name_dealers(form)
 
 
 def players_of(form) -> list[str]:

@@ -49,3 +49,13 @@
     if (e.target && e.target.closest && e.target.closest("#net-error .dismiss")) { banner().hidden = true; }
   });
 }());
+
+// The new-game form: the dealer list names the players as they are typed.
+(function () {
+  "use strict";
+  document.addEventListener("input", function (e) {
+    var m = e.target && e.target.name && /^player(\d+)$/.exec(e.target.name);
+    var option = m && document.querySelector('#dealer option[value="' + m[1] + '"]');
+    if (option) { option.textContent = e.target.value.trim() || "Player " + (Number(m[1]) + 1); }
+  });
+}());

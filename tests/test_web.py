@@ -253,3 +253,12 @@ def test_move_and_undo_forms_drop_a_second_tap_while_one_is_in_flight(client):
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     forms = re.findall(r'<form[^>]*hx-post="/games/[^"]+/(?:moves|undo)"[^>]*>', page)
     assert forms and all('hx-sync="closest .game:drop"' in f for f in forms)
+
+
+def test_the_dealer_list_names_the_players(client):
+    form = {"game": "tablanette", "dealer": "5", "player0": "Ann", "player1": "Ben"}  # a bad dealer: the form again
+    page = client.post("/games/new", data=form).get_data(as_text=True)
+    dealer = re.search(r'<select[^>]*id="dealer".*?</select>', page, flags=re.S).group(0)
+    assert ">Ann</option>" in dealer and ">Ben</option>" in dealer and ">Player 3</option>" in dealer
+    swapped = client.get("/games/new/options?game=tute&player0=Cy&player1=Di", headers=HX).get_data(as_text=True)
+    assert ">Cy</option>" in swapped and ">Di</option>" in swapped

@@ -80,3 +80,12 @@ def test_nothing_scrolls_sideways_on_a_small_phone(page, base_url, game, players
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
     for box in (b.bounding_box() for b in page.locator("#picker .pick:visible").all()):
         assert box["width"] >= 44 and box["height"] >= 44, box
+
+
+def test_the_dealer_list_names_the_players_as_they_are_typed(page, base_url):
+    page.goto(base_url + "/games/new")
+    page.fill("#player0", "Nora")
+    page.fill("#player1", "Sam")
+    expect(page.locator("#dealer option")).to_have_text(["Nora", "Sam", "Player 3", "Player 4"])
+    page.fill("#player1", "")
+    expect(page.locator("#dealer option").nth(1)).to_have_text("Player 2")
