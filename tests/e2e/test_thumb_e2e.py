@@ -89,3 +89,23 @@ def test_the_dealer_list_names_the_players_as_they_are_typed(page, base_url):
     expect(page.locator("#dealer option")).to_have_text(["Nora", "Sam", "Player 3", "Player 4"])
     page.fill("#player1", "")
     expect(page.locator("#dealer option").nth(1)).to_have_text("Player 2")
+
+
+SMALL_TARGETS = """() => [...document.querySelectorAll('a, button, input:not([type=hidden]), select, summary')]
+    .filter(e => { const r = e.getBoundingClientRect();
+                   return r.width > 0 && r.height > 0 && (r.width < 43.5 || r.height < 43.5) && !e.closest('label.pick'); })
+    .map(e => e.outerHTML.slice(0, 80))"""
+
+
+@pytest.mark.parametrize("url", ["/", "/games/new", "/games/new?game=tute", "/games/new?game=hundred", "/rules/",
+                                 "/rules/tablanette?table=2S,3H,5D,9C&played=KH", "/rules/tute", "/rules/tantony",
+                                 "/rules/hundred"])
+def test_every_target_is_at_least_44_px(page, base_url, url):
+    page.goto(base_url + url)
+    expect(page.locator("main")).to_be_visible()
+    assert page.evaluate(SMALL_TARGETS) == []
+
+
+def test_every_target_on_a_live_page_is_at_least_44_px(page, base_url):
+    start_game(page, base_url, "tute", ["Ann", "Ben", "Cat", "Dan"])
+    assert page.evaluate(SMALL_TARGETS) == []
