@@ -262,3 +262,14 @@ def test_the_dealer_list_names_the_players(client):
     assert ">Ann</option>" in dealer and ">Ben</option>" in dealer and ">Player 3</option>" in dealer
     swapped = client.get("/games/new/options?game=tute&player0=Cy&player1=Di", headers=HX).get_data(as_text=True)
     assert ">Cy</option>" in swapped and ">Di</option>" in swapped
+
+
+def test_the_scoreboard_keeps_the_deal_running(client):
+    """Issue 12: cards and card points taken so far, and sweeps, per side, during the deal."""
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])
+    body = play(client, game_id, type="play", card="QH").get_data(as_text=True)  # Ben takes 2C 3D 8S with QH
+    assert "no cards yet" in body  # Ann
+    assert "4 cards · 2 pts" in body  # Ben: Q and 2♣ count one point each (RULES.md 1.5)
+    view = client.get(f"/api/games/{game_id}").get_json()["view"]
+    assert view["card_points"] == {"Ann": 0, "Ben": 2}

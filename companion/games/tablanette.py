@@ -1007,6 +1007,7 @@ def view(state: State) -> dict:
         "last_capturer": None if s.last_capturer is None else s.players[s.last_capturer],
         "captured": dict(zip(names, (list(p) for p in s.piles))),
         "sweeps": dict(zip(names, (list(b) for b in s.sweeps))),
+        "card_points": dict(zip(names, (card_points(p, s.options.point_scale) for p in s.piles))),
         "seen": sort_cards(s.table + [c for p in s.piles for c in p]),
         "buried": list(s.buried),
         "last": clone(s.last),
