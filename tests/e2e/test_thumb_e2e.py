@@ -109,3 +109,16 @@ def test_every_target_is_at_least_44_px(page, base_url, url):
 def test_every_target_on_a_live_page_is_at_least_44_px(page, base_url):
     start_game(page, base_url, "tute", ["Ann", "Ben", "Cat", "Dan"])
     assert page.evaluate(SMALL_TARGETS) == []
+
+
+def test_a_tap_in_the_labs_lower_grid_does_not_move_the_page(page, base_url):
+    """Tute's lab: the player's hand is the second grid, well down the page."""
+    page.goto(base_url + "/rules/tute")
+    hand = page.locator("#lab .grid[aria-label=\"The player's hand\"]")
+    for n in (3, 4, 8):
+        card = hand.locator("a").nth(n)
+        card.scroll_into_view_if_needed()
+        before = page.evaluate("() => { document.body.offsetHeight; return window.scrollY; }")
+        assert before > 0
+        answered(page, lambda: card.click(), "#lab")
+        assert page.evaluate("() => { document.body.offsetHeight; return window.scrollY; }") == before
