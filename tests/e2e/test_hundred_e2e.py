@@ -1,6 +1,7 @@
 """Referee a hand of 100 on a phone-sized screen, by tapping: a reversal, a black ace
 with its number pad, a bust confirm, and a checked "can't go" (RULES.md §4)."""
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version,
@@ -58,11 +59,13 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     assert_thumb_zone(page, "after can't go")
 
 
-def test_every_game_page_passes_an_accessibility_scan(page, base_url):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_game_page_passes_an_accessibility_scan(page, base_url, scheme):
     """axe on the new-game form and the first screen of Tute, Tantony and 100, and on
-    pages with their choice panels open (a cante, a gift, a black ace)."""
+    pages with their choice panels open (a cante, a gift, a black ace), light and dark."""
     from axe_playwright_python.sync_playwright import Axe
 
+    page.emulate_media(color_scheme=scheme)
     axe = Axe()
     for game, names, first, panel in (
         ("tute", ["Ann", "Ben", "Cat", "Dan"], ["5D", "7S", "AS", "KS", "4S"], "#live .choice"),
