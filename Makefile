@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) bench/capture_options.py
 	$(PY) bench/server.py
 	$(PY) bench/page_weight.py
+	$(PY) bench/taps.py
 
 clean:
 	rm -rf $(VENV) .hypothesis

@@ -1,0 +1,139 @@
+"""Taps per card (issue 12): a recorded deal of each family entered the way the game page
+enters it, counting the taps a referee makes. A card is one tap; a second tap is needed
+only when the app shows a choice (which capture, which total) or for what is not a card
+(Tute's cante, Tantony's gift, "Lay out"). Goal: 1.02 or fewer for Tablanette and Tute."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+
+from companion import create_app
+from companion.cards import PACK_52
+from companion.games import hundred as H
+from companion.games import tablanette as TB
+from companion.games import tantony as TT
+from companion.games import tute as TU
+
+
+class Referee:
+    """A phone on the game page: each post is one tap."""
+
+    def __init__(self, client, game: str, players: list[str]):
+        created = client.post("/api/games", json={"game": game, "players": players}).get_json()
+        link = client.post(f"/api/games/{created['id']}/links", json={"kind": "add"},
+                           headers={"X-Edit-Key": created["edit_key"]}).get_json()["url"]
+        client.post(f"/games/{created['id']}/join", data={"token": link.rsplit("/", 1)[1]})
+        self.client, self.id, self.taps, self.cards = client, created["id"], 0, 0
+
+    def post(self, **fields) -> str:
+        self.taps += 1
+        version = self.client.get(f"/api/games/{self.id}").get_json()["version"]
+        data = {"version": version, **fields}
+        answer = self.client.post(f"/games/{self.id}/moves", data=data, headers={"HX-Request": "true"})
+        assert answer.status_code == 200, answer.get_data(as_text=True)[:300]
+        return answer.get_data(as_text=True)
+
+    def card(self, code: str, **choice) -> None:
+        """Tap a card; if the app asks, tap the option that was played (``choice``)."""
+        self.cards += 1
+        body = self.post(type="play", card=code)
+        if 'class="choice sheet"' in body:
+            self.post(type="play", card=code, resume="1", **choice)
+
+
+def tablanette(client, rng) -> Referee:
+    ref = Referee(client, "tablanette", ["Ann", "Ben"])
+    s = TB.start(["Ann", "Ben"])
+    deck = [str(c) for c in TB.PACK]
+    rng.shuffle(deck)
+    layout = [c for c in deck if not c.startswith("J")][:4]
+    ref.post(type="layout", **{"cards[]": layout})  # "Lay out"
+    ref.taps += 4  # the four cards tapped first
+    ref.cards += 4
+    s = TB.apply(s, {"type": "layout", "cards": layout})
+    for code in (c for c in deck if c not in layout):
+        outcome = rng.choice(TB.capture_options(code, s.table, s.options)).sorted_cards()
+        ref.card(code, **{"capture[]": ["", *outcome]})
+        s = TB.apply(s, {"type": "play", "card": code, "capture": outcome})
+    return ref
+
+
+def tute(client, rng) -> Referee:
+    players = ["Ann", "Ben", "Cat", "Dan"]
+    ref = Referee(client, "tute", players)
+    deck = [str(c) for c in TU.pack(4)]
+    rng.shuffle(deck)
+    hands = {(1 + i) % 4: deck[i * 10:(i + 1) * 10] for i in range(4)}
+    s = TU.start(players)
+    ref.cards += 1
+    ref.post(type="trump", card=hands[0][-1])
+    s = TU.apply(s, {"type": "trump", "card": hands[0][-1]})
+    while s.deal == 1:
+        seat = TU.to_act(s)
+        held = [x for x in TU.declarable(s) if {f"K{x}", f"Q{x}"} <= set(hands[seat])]
+        if held:
+            ref.post(type="declare", suit=held[0])
+            s = TU.apply(s, {"type": "declare", "suit": held[0]})
+            continue
+        code = sorted(TU.legal_plays(hands[seat], [c for _, c in s.trick], s.trump))[0]
+        hands[seat].remove(code)
+        ref.card(code)
+        s = TU.apply(s, {"type": "play", "card": code})
+    return ref
+
+
+def tantony(client, rng) -> Referee:
+    players = ["Nan", "Eve", "Sam", "Wes"]
+    ref = Referee(client, "tantony", players)
+    deck = [str(c) for c in TT.pack(4)]
+    rng.shuffle(deck)
+    hands = {i: deck[i * 13:(i + 1) * 13] for i in range(4)}
+    s = TT.start(players, {"dealer": "Wes"})
+    while s.deal == 1:
+        v = TT.view(s)
+        if v["expects"] == ["give"]:
+            to = rng.choice(v["room"])
+            ref.post(type="give", to=to)
+            s = TT.apply(s, {"type": "give", "to": to})
+            continue
+        seat = TT.to_act(s)
+        code = rng.choice(sorted(TT.legal_plays(hands[seat], [c for _, c in s.trick])))
+        hands[seat].remove(code)
+        ref.card(code)
+        s = TT.apply(s, {"type": "play", "card": code})
+    return ref
+
+
+def ninety_nine(client, rng) -> Referee:
+    players = ["Ann", "Ben", "Cat"]
+    ref = Referee(client, "hundred", players)
+    s = H.start(players)
+    deck = [str(c) for c in PACK_52]
+    rng.shuffle(deck)
+    for code in deck:
+        if s.history:
+            break
+        totals = sorted(t for t in H.totals(code, s.total, s.options) if t <= H.target(s.options))
+        if not totals:
+            continue
+        total = totals[-1]
+        ref.card(code, total=str(total))
+        s = H.apply(s, {"type": "play", "card": code, "total": total})
+    return ref
+
+
+def main() -> None:
+    app = create_app({"DATABASE": tempfile.mkdtemp() + "/t.db", "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False},
+                     instance_path=tempfile.mkdtemp())
+    print("taps per card, a deal entered as the game page enters it (goal 1.02 for Tablanette and Tute)")
+    for name, play in (("tablanette", tablanette), ("tute", tute), ("tantony", tantony), ("100", ninety_nine)):
+        taps = cards = 0
+        for seed in range(5):
+            ref = play(app.test_client(), random.Random(seed))
+            taps, cards = taps + ref.taps, cards + ref.cards
+        print(f"  {name:11s} {taps / cards:.3f}  ({taps} taps for {cards} cards over 5 deals)")
+
+
+if __name__ == "__main__":
+    main()
