@@ -42,6 +42,13 @@ class Referee:
             self.post(type="play", card=code, resume="1", **choice)
 
 
+def deal(pack, players: int, size: int, rng, first: int = 0) -> dict[int, list[str]]:
+    """A shuffled pack dealt ``size`` cards each, the first hand to seat ``first``."""
+    deck = [str(c) for c in pack]
+    rng.shuffle(deck)
+    return {(first + i) % players: deck[i * size:(i + 1) * size] for i in range(players)}
+
+
 def tablanette(client, rng) -> Referee:
     ref = Referee(client, "tablanette", ["Ann", "Ben"])
     s = TB.start(["Ann", "Ben"])
@@ -62,9 +69,7 @@ def tablanette(client, rng) -> Referee:
 def tute(client, rng) -> Referee:
     players = ["Ann", "Ben", "Cat", "Dan"]
     ref = Referee(client, "tute", players)
-    deck = [str(c) for c in TU.pack(4)]
-    rng.shuffle(deck)
-    hands = {(1 + i) % 4: deck[i * 10:(i + 1) * 10] for i in range(4)}
+    hands = deal(TU.pack(4), 4, 10, rng, first=1)
     s = TU.start(players)
     ref.cards += 1
     ref.post(type="trump", card=hands[0][-1])
@@ -86,9 +91,7 @@ def tute(client, rng) -> Referee:
 def tantony(client, rng) -> Referee:
     players = ["Nan", "Eve", "Sam", "Wes"]
     ref = Referee(client, "tantony", players)
-    deck = [str(c) for c in TT.pack(4)]
-    rng.shuffle(deck)
-    hands = {i: deck[i * 13:(i + 1) * 13] for i in range(4)}
+    hands = deal(TT.pack(4), 4, 13, rng)
     s = TT.start(players, {"dealer": "Wes"})
     while s.deal == 1:
         v = TT.view(s)

@@ -54,13 +54,22 @@ def show(game_id: str):
     return jsonify(_game_json(row))
 
 
-def _change(game_id: str, action):
+def _referee(game_id: str):
+    """``(row, None)`` when the request carries one of the game's edit keys, else
+    ``(None, error answer)``: 404 for an unknown game, 403 for a missing or wrong key."""
     row = store().get(game_id)
     if row is None:
-        return _error(404, "No such game")
+        return None, _error(404, "No such game")
     key = request.headers.get("X-Edit-Key", "")
     if not key or not store().check_key(game_id, key):
-        return _error(403, "Missing or wrong X-Edit-Key")
+        return None, _error(403, "Missing or wrong X-Edit-Key")
+    return row, None
+
+
+def _change(game_id: str, action):
+    row, refused = _referee(game_id)
+    if refused:
+        return refused
     body = _body()
     if body is None or not isinstance(body.get("version"), int) or isinstance(body.get("version"), bool):
         return _error(400, 'Send JSON with the game\'s "version" (a whole number)')
@@ -96,11 +105,9 @@ def undo(game_id: str):
 def make_link(game_id: str):
     """A one-use referee link (``{"kind": "add" | "handover"}``), for a phone to scan: the
     edit key itself never goes into a URL."""
-    if store().get(game_id) is None:
-        return _error(404, "No such game")
-    key = request.headers.get("X-Edit-Key", "")
-    if not key or not store().check_key(game_id, key):
-        return _error(403, "Missing or wrong X-Edit-Key")
+    _, refused = _referee(game_id)
+    if refused:
+        return refused
     body = _body()
     kind = body.get("kind", "add") if body is not None else None
     if kind not in LINK_KINDS:
