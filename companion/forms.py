@@ -1,5 +1,5 @@
 """WTForms classes. The option fields of a game are built from its engine's data
-(its ``Options`` dataclass, ``OPTION_HELP``, ``CHOICES``, ``PRESETS``), so a variant
+(its ``Options`` dataclass, ``OPTION_LABELS``, ``OPTION_HELP``, ``CHOICES``, ``STARTS``), so a variant
 never needs a hand-written field."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import types
 import typing
 
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, Field, IntegerField, SelectChoice, SelectField, StringField
+from wtforms import BooleanField, Field, HiddenField, IntegerField, RadioField, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from companion import games
@@ -18,62 +18,70 @@ from companion import games
 NAME_LENGTH = 24
 
 
-def _label(name: str) -> str:
-    return name.replace("_", " ").capitalize()
-
-
 def _word(value) -> str:
     return "none" if value is None else str(value)
 
 
-def option_fields(rules, preset: str | None = None) -> dict[str, Field]:
-    """One field per option of ``rules.Options``, defaults taken from ``preset``."""
-    presets = getattr(rules, "PRESETS", {})
-    chosen = presets.get(preset or "", {})
+def start_values(rules, start: str) -> dict:
+    """Every option's value under one of the game's one-tap starts (blank: the usual for
+    the number of players)."""
+    usual = getattr(rules, "USUAL", {})
+    return ({f.name: None if f.name in usual else f.default for f in dataclasses.fields(rules.Options)}
+            | rules.STARTS[start].options)
+
+
+def option_fields(rules, start: str) -> dict[str, Field]:
+    """One field per option of ``rules.Options``, its default taken from ``start``."""
+    chosen = start_values(rules, start)
     labels = getattr(rules, "CHOICE_LABELS", {})
     hints = typing.get_type_hints(rules.Options)
     out: dict[str, Field] = {}
     for f in dataclasses.fields(rules.Options):
-        name, help_ = f.name, rules.OPTION_HELP.get(f.name, "")
-        default = chosen.get(name, f.default)
+        name, label, help_ = f.name, rules.OPTION_LABELS[f.name], rules.OPTION_HELP[f.name]
+        default = chosen[name]
         kind = hints[name]
         nullable = isinstance(kind, types.UnionType) and type(None) in kind.__args__
-        if name == "preset":
-            out[name] = SelectField(_label(name), choices=[SelectChoice(p, labels.get(name, {}).get(p, p.capitalize()))
-                                                           for p in presets],
-                                    default=preset or f.default, description=help_)
+        if name == "preset":  # a rule set, chosen by the start's tap
+            out[name] = HiddenField(default=default)
         elif nullable and bool in kind.__args__:  # on, off, or the usual for the table
-            out[name] = SelectField(_label(name), choices=[SelectChoice("", "usual"), SelectChoice("on", "on"),
-                                                           SelectChoice("off", "off")],
+            out[name] = SelectField(label, choices=[SelectChoice("", "As usual"), SelectChoice("on", "Yes"),
+                                                    SelectChoice("off", "No")],
                                     default={None: "", True: "on", False: "off"}[default], description=help_)
         elif name in getattr(rules, "USUAL", {}):
-            out[name] = IntegerField(_label(name), validators=[Optional(), NumberRange(min=1)],
-                                     default=chosen.get(name), description=f"{help_} Blank: the usual, {rules.USUAL[name]}.",
+            out[name] = IntegerField(label, validators=[Optional(), NumberRange(min=1)],
+                                     default=default, description=f"{help_} Blank: the usual, {rules.USUAL[name]}.",
                                      render_kw={"placeholder": "usual", "inputmode": "numeric"})
         elif kind is bool:
-            out[name] = BooleanField(_label(name), default=default, description=help_)
+            out[name] = BooleanField(label, default=default, description=help_)
         elif name in getattr(rules, "CHOICES", {}):
             values = rules.CHOICES[name]
             shown = labels.get(name, {})
-            out[name] = SelectField(_label(name), choices=[SelectChoice(_word(v), shown.get(v, _word(v).replace("_", " ")))
-                                                           for v in values],
+            out[name] = SelectField(label, choices=[SelectChoice(_word(v), shown.get(v, _word(v)))
+                                                    for v in values],
                                     default=_word(default), description=help_)
         elif nullable:
-            out[name] = IntegerField(_label(name), validators=[Optional()], default=default,
-                                     description=f"{help_}", render_kw={"inputmode": "numeric"})
+            out[name] = IntegerField(label, validators=[Optional()], default=default,
+                                     description=help_, render_kw={"inputmode": "numeric"})
         else:
             # The engine checks the range and its message is shown beside the field.
-            out[name] = IntegerField(_label(name), validators=[InputRequired()],
-                                     default=default, description=help_,
-                                     render_kw={"inputmode": "numeric"})
+            out[name] = IntegerField(label, validators=[InputRequired()], default=default,
+                                     description=help_, render_kw={"inputmode": "numeric"})
     return out
 
 
-def new_game_form(game: str, preset: str | None = None, formdata=None) -> FlaskForm:
-    """The new-game form for ``game``: players in seat order, dealer, every option."""
+#: Seats shown at once; the rest open behind "More players".
+SEATS_SHOWN = 4
+
+
+def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskForm:
+    """The new-game form for ``game``: players in seat order, dealer, a one-tap start and
+    every option (filled in from the start)."""
     rules = games.get(game)
+    start = start if start in rules.STARTS else next(iter(rules.STARTS))
     attrs = {
-        "game": SelectField("Game", choices=[SelectChoice(n, games.get(n).TITLE) for n in games.GAMES], default=game),
+        "game": RadioField("Game", choices=[SelectChoice(n, games.get(n).TITLE) for n in games.GAMES], default=game),
+        "start": RadioField("How you play", choices=[SelectChoice(k, s.label) for k, s in rules.STARTS.items()],
+                            default=start),
         "dealer": SelectField("First dealer", choices=[SelectChoice(str(i), f"Player {i + 1}")
                                                        for i in range(rules.MAX_PLAYERS)],
                               default="0", description="Who deals the first deal; the next player plays first."),
@@ -84,14 +92,25 @@ def new_game_form(game: str, preset: str | None = None, formdata=None) -> FlaskF
                                            Length(max=NAME_LENGTH)],
             render_kw={"autocomplete": "off", "autocapitalize": "words"})
     option_names = [f.name for f in dataclasses.fields(rules.Options)]
-    attrs |= option_fields(rules, preset)
+    attrs |= option_fields(rules, start)
     form_class = type("NewGameForm", (FlaskForm,), attrs)
     form = form_class(formdata=formdata)
     form.option_names = option_names
+    form.option_fields = [getattr(form, name) for name in option_names]
+    form.seats_shown = SEATS_SHOWN
     form.rules = rules
     form.seats = [getattr(form, f"player{i}") for i in range(rules.MAX_PLAYERS)]
     name_dealers(form)
     return form
+
+
+def rules_summary(form) -> str:
+    """One line for the collapsed rules: the start's, and the options changed from it."""
+    usual = new_game_form(form.rules.NAME, form.start.data)
+    changed = [field.label.text for name in form.option_names
+               if (field := getattr(form, name)).data != getattr(usual, name).data]
+    label = form.rules.STARTS[usual.start.data].label
+    return f"{label}, changed: {', '.join(changed)}" if changed else f"As usual for {label}"
 
 
 def name_dealers(form) -> None:
@@ -102,7 +121,7 @@ def name_dealers(form) -> None:
 
 
 def keep_names(form, values) -> None:
-    """Carry the names and dealer already typed over to another game's or preset's form."""
+    """Carry the names and dealer already typed over to another game's or start's form."""
     for field in form.seats + [form.dealer]:
         if values.get(field.name):
             field.data = values[field.name]
@@ -136,10 +155,12 @@ def options_of(form) -> dict:
 
 
 def attach_error(form, message: str) -> None:
-    """Put an engine's OptionError beside the field it names (else on the form itself)."""
+    """Put an engine's OptionError beside the field it names (else on the form itself),
+    the option's code replaced by its label."""
     for name in form.option_names:
         if re.search(rf"\b{name}\b", message):
-            getattr(form, name).errors = [message]
+            field = getattr(form, name)
+            field.errors = [re.sub(rf"\b{name}\b", f"“{field.label.text}”", message)]
             return
     if "player" in message.lower() or "name" in message.lower():
         form.player0.errors = [message]

@@ -2,6 +2,7 @@
 
 import re
 import tempfile
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -37,11 +38,40 @@ def csrf_client(tmp_path):
     return app.test_client()
 
 
+class _Form(HTMLParser):
+    """What a browser would submit from a page's form, untouched."""
+
+    def __init__(self):
+        super().__init__()
+        self.values, self.select, self.first = {}, None, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "input" and a.get("name"):
+            if a.get("type") not in ("checkbox", "radio") or "checked" in a:
+                self.values[a["name"]] = a.get("value", "" if a.get("type") not in ("checkbox", "radio") else "on")
+        elif tag == "select":
+            self.select, self.first = a["name"], True
+        elif tag == "option" and self.select:
+            if self.first or "selected" in a:
+                self.values[self.select] = a.get("value", "")
+            self.first = False
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self.select = None
+
+
+def form_values(page: str) -> dict:
+    """The fields of the form on ``page`` as a browser would send them unchanged."""
+    parser = _Form()
+    parser.feed(page)
+    return parser.values
+
+
 def new_game(client, players=("Ann", "Ben"), **options):
     """Create a Tablanette game through the form, as a referee would; return its id."""
-    form = {"game": "tablanette", "dealer": "0", "preset": "tablanette", "max_group_size": "3",
-            "forced_capture": "y", "point_scale": "standard", "most_cards_bonus": "3",
-            "fixed_deals": "none", "sweep_scoring": "values", "direction": "clockwise", "on_tie": "draw"}
+    form = form_values(client.get("/games/new").get_data(as_text=True))
     for i, name in enumerate(players):
         form[f"player{i}"] = name
     form.update({k: v for k, v in options.items()})

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from tests.conftest import new_game, version_of
+from companion import games
+from tests.conftest import form_values, new_game, version_of
 
 HX = {"HX-Request": "true"}
 
@@ -38,24 +39,48 @@ def test_new_game_form_shows_every_option_with_its_default(client):
     assert "checked" in tag(page, "forced_capture") and "checked" not in tag(page, "jack_is_12")
 
 
-def test_preset_fills_in_its_rules(client):
-    page = client.get("/games/new/options?game=tablanette&preset=tablic", headers=HX).get_data(as_text=True)
-    assert 'value="101"' in tag(page, "target")
+def test_a_start_fills_in_its_rules(client):
+    page = client.get("/games/new/options?game=tablanette&start=tablic", headers=HX).get_data(as_text=True)
+    assert 'value="101"' in tag(page, "target") and 'value="tablic"' in tag(page, "preset")
     assert "checked" not in tag(page, "forced_capture") and "checked" in tag(page, "jack_is_12")
+    assert "As usual for Tablić" in page
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_every_start_of_every_game_starts_a_game(client, game):
+    """One tap on a start, names typed, Start: the game has the start's options."""
+    rules = games.get(game)
+    for start, how in rules.STARTS.items():
+        page = client.get(f"/games/new?game={game}&start={start}").get_data(as_text=True)
+        form = form_values(page)
+        names = ["Ann", "Ben", "Cat", "Dan"][:max(rules.MIN_PLAYERS, 4 if how.options.get("partnership") else 0)]
+        form |= {f"player{i}": name for i, name in enumerate(names)}
+        response = client.post("/games/new", data=form)
+        assert response.status_code == 303, (start, response.get_data(as_text=True)[:2000])
+        game_id = response.headers["Location"].rsplit("/", 1)[1]
+        options = client.get(f"/api/games/{game_id}").get_json()["options"]
+        assert {k: options[k] for k in how.options} == how.options, start
+
+
+def test_changed_rules_are_summed_up_and_the_rules_open_on_an_error(client):
+    page = client.get("/games/new?game=tute").get_data(as_text=True)
+    form = form_values(page) | {"player0": "Ann", "player1": "Ben", "player2": "Cat", "loss_limit": "0"}
+    page = client.post("/games/new", data=form).get_data(as_text=True)
+    assert '<details class="fold rules-options" open>' in page
+    assert "Tute Cabrón, changed: Loss marks that end the game" in page
+    assert "“Loss marks that end the game” must be a whole number" in page and "loss_limit must" not in page
 
 
 @pytest.mark.parametrize("players, options, field, words", [
     (("Ann",), {}, "player1", "Enter a name"),
-    (("Ann", "Ben"), {"partnership": "y"}, "partnership", "partnership needs exactly 4 players"),
+    (("Ann", "Ben"), {"partnership": "y"}, "partnership", "“Two teams (4 players)” needs exactly 4 players"),
     (("Ann", "Ben", "Cat"), {"hand_size": "8"}, "hand_size", "only for 2 players"),
     (("Ann", "Ann"), {}, "player0", "no two the same"),
     (("Ann", "Ben"), {"max_group_size": "1"}, "max_group_size", "2 or more"),
     (("Ann", "Ben"), {"dealer": "2"}, "dealer", "Player 3 has no name"),
 ])
 def test_bad_new_game_reshows_the_form_with_the_error_beside_the_field(client, players, options, field, words):
-    form = {"game": "tablanette", "dealer": "0", "preset": "tablanette", "max_group_size": "3",
-            "forced_capture": "y", "point_scale": "standard", "most_cards_bonus": "3", "fixed_deals": "none",
-            "sweep_scoring": "values", "direction": "clockwise", "on_tie": "draw"}
+    form = form_values(client.get("/games/new").get_data(as_text=True))
     form |= {f"player{i}": p for i, p in enumerate(players)} | options
     response = client.post("/games/new", data=form)
     assert response.status_code == 422

@@ -1,6 +1,7 @@
 """Words a player uses (issue 12): no option or rule identifier reaches the screen. Every
 choice an engine offers has a plain label, and pages show those, not the API's codes."""
 
+import dataclasses
 import re
 
 import pytest
@@ -38,3 +39,18 @@ def test_pages_show_no_option_codes(client, game):
         shown = {code for code in codes(rules) if re.search(rf"(?<![\w/]){re.escape(code)}(?![\w])", text)}
         assert not shown, (url, sorted(shown))
         assert "as in the seeds" not in text
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_every_option_has_a_plain_label_and_a_one_line_hint(client, game):
+    """Labels are written, not derived from the option's name ("Jack sweep is tablanette")."""
+    rules = games.get(game)
+    names = [f.name for f in dataclasses.fields(rules.Options)]
+    assert set(rules.OPTION_LABELS) == set(names) == set(rules.OPTION_HELP)
+    for name in names:
+        assert rules.OPTION_LABELS[name] != name.replace("_", " ").capitalize() or " " not in name.replace("_", " ")
+        assert "\n" not in rules.OPTION_HELP[name] and len(rules.OPTION_HELP[name]) < 160, name
+    for url in (f"/games/new?game={game}", f"/rules/{game}"):
+        text = visible_text(client.get(url).get_data(as_text=True))
+        shown = [n for n in names if n != "preset" and rules.OPTION_LABELS[n] not in text]
+        assert not shown, (url, shown)

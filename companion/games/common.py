@@ -10,12 +10,21 @@ as at move 10 (DESIGN.md quality bar), instead of copying every finished deal ag
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, fields, is_dataclass
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 
 from companion.errors import IllegalMove, InvalidMove, OptionError
 
 #: State fields shared between a state and its successors (never changed in place).
 SHARED = ("history",)
+
+
+@dataclass(frozen=True)
+class Start:
+    """A one-tap start on the new-game form: a common way to play, as option values."""
+
+    label: str
+    hint: str
+    options: dict = field(default_factory=dict)
 
 
 def is_int(x) -> bool:

@@ -50,6 +50,7 @@ from companion.games.common import (
     load_state,
     options_dict,
     read_options,
+    Start,
 )
 
 NAME = "hundred"
@@ -59,6 +60,29 @@ SEATING = "Clockwise from the dealer's left."
 
 TARGET = {"100": 100, "99": 99, "99itoya": 99, "98": 98}
 VARIANT_TITLES = {"100": "100", "99": "99", "99itoya": "99 (Itoya)", "98": "98"}
+
+#: One-tap starts on the new-game form (the first is the usual game).
+STARTS = {
+    "100": Start("100", "3 cards each; a black ace sets any total, a 10 sets 100"),
+    "99": Start("99 (pagat)", "Ace 1 or 10, a 10 is +10 or -10, a king sets 99", {"variant": "99"}),
+    "99itoya": Start("99 (Itoya)", "A jack reverses, a 9 sets 99, a black ace counts 0-99", {"variant": "99itoya"}),
+    "98": Start("98", "4 cards each, face values, no reverse", {"variant": "98"}),
+}
+
+#: Each option's name on screen.
+OPTION_LABELS = {
+    "variant": "Game",
+    "decks": "Packs",
+    "floor_at_zero": "The total never goes below 0",
+    "ace_high_99": "The ace in 99",
+    "itoya_black_ace": "A black ace in 99 (Itoya)",
+    "late_draw": "A forgotten draw",
+    "reverse_with_two_players": "A reverse with 2 players",
+    "match_format": "Keeping score",
+    "tokens": "Tokens each",
+    "hands": "Hands to play (loss tally)",
+    "next_dealer": "Who deals next",
+}
 
 OPTION_HELP = {
     "variant": "Which game: 100, 99, 99 as printed by Itoya, or 98.",
@@ -84,7 +108,7 @@ CHOICES = {
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "variant": {"100": "100", "99": "99", "99itoya": "99 (Itoya's printed rules)", "98": "98"},
+    "variant": {"100": "100", "99": "99 (pagat)", "99itoya": "99 (Itoya's printed rules)", "98": "98"},
     "ace_high_99": {10: "1 or 10", 11: "1 or 11"},
     "itoya_black_ace": {"raise_only": "Raise to any total up to 99", "set_any": "Set any total 0-99"},
     "late_draw": {"next_turn": "Draw 2 at the next turn", "any_time": "Draw when noticed", "stays_short": "Stay short"},

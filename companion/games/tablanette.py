@@ -57,6 +57,7 @@ from companion.games.common import (
     load_state,
     options_dict,
     read_options,
+    Start,
 )
 
 NAME = "tablanette"
@@ -92,6 +93,32 @@ PRESETS = {
         "sweep_scoring": "flat1", "target": 101, "direction": "anticlockwise",
         "on_tie": "play_on",
     },
+}
+
+#: One-tap starts on the new-game form (the first is the usual game).
+STARTS = {
+    "tablanette": Start("Tablanette", "2 players or teams to 251, 3-4 players to 151"),
+    "partners": Start("4 players, two teams", "Partners sit opposite; to 251", {"partnership": True}),
+    "tablic": Start("Tablić", "Jack 12, captures optional, 1 point a tabla, to 101",
+                    {"preset": "tablic", **PRESETS["tablic"]}),
+}
+
+#: Each option's name on screen.
+OPTION_LABELS = {
+    "preset": "Rule set",
+    "partnership": "Two teams (4 players)",
+    "hand_size": "Cards in a hand",
+    "max_group_size": "Most cards in an adding group",
+    "jack_is_12": "The jack counts 12",
+    "forced_capture": "Captures are compulsory",
+    "point_scale": "Card points",
+    "most_cards_bonus": "Bonus for the most cards",
+    "target": "Points to win",
+    "fixed_deals": "A fixed number of deals",
+    "jack_sweep_is_tablanette": "A jack taking the whole table is a sweep",
+    "sweep_scoring": "A sweep scores",
+    "direction": "Direction of play",
+    "on_tie": "Level at the target",
 }
 
 #: One line per option, for the new-game form and the rules page.

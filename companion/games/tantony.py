@@ -51,6 +51,7 @@ from companion.games.common import (
     load_state,
     options_dict,
     read_options,
+    Start,
 )
 
 NAME = "tantony"
@@ -69,6 +70,25 @@ COURTS = {
     "shifted": {"J": 10, "Q": 15, "K": 20, "A": 25},  # 3 players, three_player_values = "shifted"
 }
 THRESHOLD = 60  # RULES.md §3.8: 60 x deal number
+
+#: One-tap starts on the new-game form (the first is the usual game).
+STARTS = {
+    "web2023": Start("Web rules 2023", "J 15, Q 20, K 25, A 30; a 13th trick swaps the runt"),
+    "penguin2008": Start("Penguin book 2008", "Courts 15, A 20; 12 tricks, the lowest last card scores",
+                         {"value_scale": "penguin2008", "last_card_rule": "penguin2008"}),
+    "split": Start("Split partners", "Each scores their own and their left neighbour's points",
+                   {"partnership_mode": "split"}),
+}
+
+#: Each option's name on screen.
+OPTION_LABELS = {
+    "partnership_mode": "Partners",
+    "value_scale": "Trick values",
+    "last_card_rule": "The last card",
+    "deals": "Deals in a game",
+    "sudden_death": "Sudden death at 60 a deal",
+    "three_player_values": "Court values with 3 players",
+}
 
 OPTION_HELP = {
     "partnership_mode": "Fixed partners opposite, or split: each scores own + left-hand neighbour's points.",

@@ -54,6 +54,7 @@ from companion.games.common import (
     load_state,
     options_dict,
     read_options,
+    Start,
 )
 
 NAME = "tute"
@@ -71,6 +72,28 @@ CANTE, CANTE_TRUMP = 20, 40
 HAND_SIZE = {3: 12, 4: 10, 5: 8}
 SPANISH_SUITS = {"D": "oros", "H": "copas", "S": "espadas", "C": "bastos"}
 SPANISH_RANKS = {"K": "rey", "Q": "caballo", "J": "sota"}
+
+#: One-tap starts on the new-game form (the first is the usual game).
+STARTS = {
+    "tute": Start("Tute Cabrón", "Six loss marks end the game; with 4-5 players 101 wins a deal"),
+    "relaxed": Start("No undertrumping", "A player who cannot beat the trump played may discard",
+                     {"undertrump_required": False}),
+    "ludoteka": Start("Ludoteka's rules", "A player who takes no trick also loses", {"no_trick_loses": True}),
+}
+
+#: Each option's name on screen.
+OPTION_LABELS = {
+    "loss_limit": "Loss marks that end the game",
+    "undertrump_required": "Trump even when it cannot win",
+    "must_head": "Beat the best card when able",
+    "win_threshold": "Points that win a deal (4-5 players)",
+    "triple_tie": "Three players level",
+    "no_trick_loses": "No trick taken loses",
+    "over_100_loses": "Over 100 loses (3 players)",
+    "allow_declarations": "Cantes (4-5 players)",
+    "revoke_penalty": "A proven revoke costs",
+    "spanish_names": "Spanish card names",
+}
 
 OPTION_HELP = {
     "loss_limit": "The game ends when a player has this many loss marks.",

@@ -8,7 +8,7 @@ from flask import Blueprint, Response, redirect, render_template, request, sessi
 
 from companion import games
 from companion.errors import OptionError
-from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of
+from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import is_referee, load_game, phone_games, remember_key, remember_seen, store
 
 bp = Blueprint("games", __name__)
@@ -38,8 +38,8 @@ def healthz():
 
 @bp.route("/games/new", methods=["GET", "POST"])
 def new():
-    game, preset = _chosen_game(), request.values.get("preset")
-    form = new_game_form(game, preset, formdata=request.form if request.method == "POST" else None)
+    game = _chosen_game()
+    form = new_game_form(game, request.values.get("start"), formdata=request.form if request.method == "POST" else None)
     if request.method == "POST" and form.validate():
         players = players_of(form)
         options = options_of(form)
@@ -56,16 +56,15 @@ def new():
                 remember_key(row["id"], key)
                 return redirect(url_for("games.show", game_id=row["id"]), code=303)
     status = 422 if request.method == "POST" else 200
-    return render_template("games/new.html", form=form, game=game), status
+    return render_template("games/new.html", form=form, summary=rules_summary(form)), status
 
 
 @bp.get("/games/new/options")
 def new_options():
-    """The option fields again, for another game or preset (htmx swaps them in)."""
-    game = _chosen_game()
-    form = new_game_form(game, request.values.get("preset"))
+    """The starts, seats and rules again, for another game or start (htmx swaps them in)."""
+    form = new_game_form(_chosen_game(), request.values.get("start"))
     keep_names(form, request.values)
-    return render_template("games/_options.html", form=form, game=game)
+    return render_template("games/_options.html", form=form, summary=rules_summary(form))
 
 
 @bp.get("/games/<game_id>")

@@ -139,7 +139,7 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
         current = raw.get(name, "none" if default is None else str(default).lower() if isinstance(default, bool)
                           else str(default))
         shown = dict(words).get(current, current.replace("_", " ")) if words else current
-        rows.append({"name": name, "label": name.replace("_", " ").capitalize(),
+        rows.append({"name": name, "label": rules.OPTION_LABELS[name],
                      "help": rules.OPTION_HELP.get(name, ""), "choices": words, "value": current, "shown": shown})
     return rows
 

@@ -43,11 +43,20 @@ def expect_version(page, version: int) -> None:
     expect(page.locator("#version")).to_have_value(str(version))
 
 
-def start_game(page, base_url, game: str = "tablanette", players=("Ann", "Ben"), dealer: int | None = None) -> str:
+def choose_game(page, game: str, start: str | None = None) -> None:
+    """Tap a game (and one of its starts) on the new-game form, as a thumb does."""
+    if not page.locator(f"input[name=game][value='{game}']").is_checked():
+        answered(page, lambda: page.locator(f"label.tap:has(input[name=game][value='{game}'])").click(), "#options")
+    if start:
+        answered(page, lambda: page.locator(f"label.tap:has(input[name=start][value='{start}'])").click(), "#options")
+
+
+def start_game(page, base_url, game: str = "tablanette", players=("Ann", "Ben"), dealer: int | None = None,
+               start: str | None = None) -> str:
     """Fill in the new-game form and start; return the game's id."""
     page.goto(base_url + "/games/new")
-    if game != "tablanette":
-        answered(page, lambda: page.select_option("#game", game), "#options")
+    if game != "tablanette" or start:
+        choose_game(page, game, start)
     for i, name in enumerate(players):
         page.fill(f"#player{i}", name)
     if dealer is not None:

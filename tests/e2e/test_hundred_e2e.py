@@ -4,8 +4,8 @@ with its number pad, a bust confirm, and a checked "can't go" (RULES.md §4)."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version,
-                               start_game, tap_card)
+from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, choose_game, engine_view,
+                               expect_version, start_game, tap_card)
 
 
 def test_referee_a_hand_of_100(page, base_url, shot):
@@ -73,7 +73,7 @@ def test_every_game_page_passes_an_accessibility_scan(page, base_url, scheme):
         ("hundred", ["Ann", "Ben", "Cat"], ["AS"], "#live .choice"),
     ):
         page.goto(base_url + "/games/new")
-        answered(page, lambda: page.select_option("#game", game), "#options")
+        choose_game(page, game)
         for i, name in enumerate(names):
             page.fill(f"#player{i}", name)
         results = axe.run(page)

@@ -1,11 +1,14 @@
 """Refereeing in the thumb zone (issue 12): a tap that cannot reach the server says so at
 once; every live page passes axe in light and dark; nothing scrolls sideways at 320 px."""
 
+import re
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import answered, assert_thumb_zone, expect_version, start_game, tap_card
+from companion import games
+from tests.e2e.helpers import PHONE, answered, assert_thumb_zone, choose_game, expect_version, start_game, tap_card
 
 LAYOUT = ["2S", "3H", "5D", "9C"]
 
@@ -82,6 +85,30 @@ def test_nothing_scrolls_sideways_on_a_small_phone(page, base_url, game, players
         assert box["width"] >= 44 and box["height"] >= 44, box
 
 
+@pytest.mark.parametrize("game", list(games.GAMES))
+def test_a_new_game_fits_one_and_a_half_screens_with_the_rules_folded(page, base_url, game):
+    page.goto(base_url + "/games/new")
+    if game != "tablanette":
+        choose_game(page, game)
+    start = page.locator("button[type=submit].primary").bounding_box()
+    assert start["y"] + start["height"] <= 1.5 * PHONE["height"], start
+    rules = page.locator("details.rules-options")
+    expect(rules).not_to_have_attribute("open", re.compile(".*"))
+    expect(rules.locator("summary")).to_contain_text("As usual for")
+
+
+def test_one_tap_starts_tablic(page, base_url):
+    page.goto(base_url + "/games/new")
+    choose_game(page, "tablanette", "tablic")
+    expect(page.locator("details.rules-options summary")).to_contain_text("As usual for Tablić")
+    page.fill("#player0", "Nora")
+    page.fill("#player1", "Sam")
+    answered(page, lambda: page.click("button[type=submit].primary"), "body")
+    expect_version(page, 0)
+    options = page.request.get(page.url.replace("/games/", "/api/games/")).json()["options"]
+    assert options["preset"] == "tablic" and options["jack_is_12"] and options["target"] == 101
+
+
 def test_the_dealer_list_names_the_players_as_they_are_typed(page, base_url):
     page.goto(base_url + "/games/new")
     page.fill("#player0", "Nora")
@@ -91,9 +118,10 @@ def test_the_dealer_list_names_the_players_as_they_are_typed(page, base_url):
     expect(page.locator("#dealer option").nth(1)).to_have_text("Player 2")
 
 
+# An input inside its label is tapped through the label (card chips, the new-game taps).
 SMALL_TARGETS = """() => [...document.querySelectorAll('a, button, input:not([type=hidden]), select, summary')]
-    .filter(e => { const r = e.getBoundingClientRect();
-                   return r.width > 0 && r.height > 0 && (r.width < 43.5 || r.height < 43.5) && !e.closest('label.pick'); })
+    .filter(e => { const r = (e.tagName === 'INPUT' && e.closest('label') || e).getBoundingClientRect();
+                   return r.width > 0 && r.height > 0 && (r.width < 43.5 || r.height < 43.5); })
     .map(e => e.outerHTML.slice(0, 80))"""
 
 

@@ -6,7 +6,8 @@ import random
 from playwright.sync_api import expect
 
 from companion.games import tute as T
-from tests.e2e.helpers import answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version
+from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, choose_game, engine_view,
+                               expect_version)
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
 
@@ -53,7 +54,7 @@ def scripted_deal():
 def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
     moves, final = scripted_deal()
     page.goto(base_url + "/games/new")
-    answered(page, lambda: page.select_option("#game", "tute"), "#options")
+    choose_game(page, "tute")
     for i, name in enumerate(PLAYERS):
         page.fill(f"#player{i}", name)
     shot("tute-01-new-game")
