@@ -71,7 +71,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         MAX_CONTENT_LENGTH=1024 * 1024,
-        POLL_SECONDS=3,
+        POLL_SECONDS=0.5,  # watchers see a move within half a second; an unchanged poll is a 0-byte 204
         HANDOVER_MINUTES=10,  # how long an "add a referee" or "hand over" link stays good
         COMPRESS_MIN_SIZE=500,
         # Static files are sent as streams; gzip them too (Flask-Compress leaves gzip out of

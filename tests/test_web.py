@@ -99,7 +99,7 @@ def test_referee_link_sets_the_key_and_the_watch_link_is_read_only(client, app):
     assert 'id="picker"' in page and 'class="undo-button"' not in page  # nothing to undo yet
     watcher = app.test_client()
     page = watcher.get(f"/games/{game_id}").get_data(as_text=True)
-    assert 'id="picker"' not in page and "Watching" in page
+    assert 'id="picker"' not in page and "the board updates by itself" in page
     assert play(watcher, game_id, type="layout", cards=["2C", "3D", "4H", "8S"]).status_code == 403
     assert watcher.post(f"/games/{game_id}/undo", data={"version": "0"}).status_code == 403
     assert version_of(client, game_id) == 0
@@ -183,6 +183,27 @@ def test_watchers_poll_and_get_204_while_nothing_changed(client, app):
     r = watcher.get(f"/games/{game_id}/live?version=0", headers=HX)
     assert r.status_code == 200 and "two of clubs" in r.get_data(as_text=True)
     assert 'id="picker"' not in r.get_data(as_text=True)
+
+
+def test_watchers_see_the_last_ten_moves_newest_first(client, app):
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])
+    hand = ["5S", "6S", "7S", "9S", "10S", "AH", "5H", "6H", "7H", "9H", "10H", "AD"]
+    for card in hand:
+        play(client, game_id, type="play", card=card)
+    play(client, game_id, type="play", card="KD")
+    client.post(f"/games/{game_id}/undo", data={"version": version_of(client, game_id)}, headers=HX)
+    watcher = app.test_client()
+    for page in (watcher.get(f"/games/{game_id}").get_data(as_text=True),
+                 watcher.get(f"/games/{game_id}/live?version=0", headers=HX).get_data(as_text=True)):
+        start = page.index('id="recent"')
+        recent = page[start:page.index("</section>", start)]
+        moves = re.findall(r"<li>(.*?) <time", recent)
+        assert len(moves) == 10
+        # Newest first; the undone KD is not among them; cards as symbols, not codes.
+        assert moves[0].startswith("Ann played A♦") and moves[9].startswith("Ben played 7♠"), moves
+        assert "K♦" not in recent and "AD" not in recent
+    assert 'id="recent"' not in client.get(f"/games/{game_id}").get_data(as_text=True)  # the referee has the grid
 
 
 def test_missing_csrf_token_is_refused(csrf_client):

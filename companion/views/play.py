@@ -28,7 +28,30 @@ def board_context(row: dict, **extra) -> dict:
     # One thing at a time: while a choice waits for its answer, no card can be tapped.
     context["locked"] = bool(context["choice"] or context["confirm"])
     context["undo"] = _undo_label(rules, row) if referee else None
+    context["recent"] = None if referee else recent_moves(rules, row)
     return context
+
+
+#: Watchers see this many moves, newest first.
+RECENT = 10
+_recent_cache: dict[tuple[str, int], list[dict]] = {}
+
+
+def recent_moves(rules, row: dict) -> list[dict]:
+    """The last moves in effect, in words, newest first: what a watcher looks for.
+
+    Words need the state after each move, so the game is replayed (as the move log is),
+    once per version: every watcher's poll of the same version shares it."""
+    key = (row["id"], row["version"])
+    if key not in _recent_cache:
+        from companion.views.games import rules_log
+
+        moves = [m for m in store().moves(row["id"]) if not m["undone"]]
+        entries = rules_log(rules, row, moves)[-RECENT:][::-1]
+        if len(_recent_cache) > 256:
+            _recent_cache.clear()
+        _recent_cache[key] = entries
+    return _recent_cache[key]
 
 
 def _undo_label(rules, row: dict) -> str | None:

@@ -68,8 +68,8 @@ def base_url(live_app):
 
 @pytest.fixture(scope="session")
 def polling_url(tmp_path_factory):
-    """A second server whose pages poll every second, as phones at a table do."""
-    with served(e2e_app(tmp_path_factory.mktemp("e2e-poll"), POLL_SECONDS=1)) as url:
+    """A second server whose pages poll as phones at a table do (the default interval)."""
+    with served(e2e_app(tmp_path_factory.mktemp("e2e-poll"))) as url:
         yield url
 
 

@@ -37,7 +37,7 @@ def test_a_second_phone_becomes_a_referee_by_the_link_and_enters_a_move(page, br
     finally:
         other.close()
 
-    # The first phone sees the move (its page polls every second), without a reload.
+    # The first phone sees the move (its page polls twice a second), without a reload.
     expect(page.locator("#live .table-cards .chip")).to_have_count(4, timeout=10_000)
     expect_version(page, 1)
     expect(page.locator("#pick-2S")).to_be_disabled()

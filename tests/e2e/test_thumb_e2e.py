@@ -2,13 +2,16 @@
 once; every live page passes axe in light and dark; nothing scrolls sideways at 320 px."""
 
 import re
+import statistics
+import time
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from companion import games
-from tests.e2e.helpers import PHONE, answered, assert_thumb_zone, choose_game, expect_version, start_game, tap_card
+from tests.e2e.helpers import (PHONE, answered, assert_thumb_zone, choose_game, expect_version, start_game, tap,
+                               tap_card)
 
 LAYOUT = ["2S", "3H", "5D", "9C"]
 
@@ -38,6 +41,36 @@ def test_a_tap_while_offline_is_said_at_once_and_recorded_once_back_online(page,
     expect_version(page, 2)
     expect(page.locator("#pick-7C")).to_be_disabled()
     assert_thumb_zone(page, "after the tap made again")
+
+
+def test_a_watcher_sees_each_move_within_a_second(page, browser, polling_url, shot):
+    """Median time from the referee's answer to the move on a watcher's phone (pages poll twice a
+    second, as at a table), over a layout and 7 cards."""
+    referee = browser.new_page(viewport=PHONE)
+    try:
+        game_id = start_game(referee, polling_url)
+        page.goto(f"{polling_url}/games/{game_id}")
+        expect(page.locator("#recent")).to_contain_text("No moves yet")
+        delays = []
+
+        def seen(words: str, action) -> None:
+            action()
+            begun = time.monotonic()
+            # Checked every animation frame, so the delay measured is the watcher's, not the test's.
+            page.wait_for_function("w => (document.querySelector('#recent li') || {}).textContent?.startsWith(w)",
+                                   arg=words, polling="raf", timeout=10_000)
+            delays.append(time.monotonic() - begun)
+
+        seen("Deal 1: Ann laid out", lambda: lay_out(referee))
+        for player, code, card in (("Ben", "AD", "A♦"), ("Ann", "5S", "5♠"), ("Ben", "6H", "6♥"),
+                                   ("Ann", "7D", "7♦"), ("Ben", "8C", "8♣"), ("Ann", "10S", "10♠"),
+                                   ("Ben", "QC", "Q♣")):
+            seen(f"{player} played {card}", lambda: tap(referee, code))
+        expect(page.locator("#recent li")).to_have_count(8)
+        assert statistics.median(delays) <= 1.0, delays
+        shot("thumb-03-watcher", full_page=False)
+    finally:
+        referee.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
