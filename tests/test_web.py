@@ -278,8 +278,8 @@ def test_a_pending_choice_disables_every_card_until_it_is_answered(client):
     assert 'class="choice sheet"' in body and 'id="picker"' in body  # the whole grid is sent again...
     buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
     assert len(buttons) == 52 and all(" disabled" in b for b in buttons)  # ...every card disabled
-    assert body.count('name="resume" value="1"') == 2  # each option unlocks the grid when answered
-    body = play(client, game_id, type="play", card="KH", capture=["", "5D", "9C"], resume="1").get_data(as_text=True)
+    assert body.count('name="resume" value="capture"') == 2  # each option unlocks the grid when answered
+    body = play(client, game_id, type="play", card="KH", capture=["", "5D", "9C"], resume="capture").get_data(as_text=True)
     buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
     assert len(buttons) == 52 and sum(" disabled" in b for b in buttons) == 5  # the layout and KH: seen
     assert re.search(r'id="pick-AS"(?![^>]*disabled)', body)

@@ -42,6 +42,21 @@ def test_black_ace_opens_a_number_pad_and_a_wrong_total_is_refused(client):
     assert api_view(client, game_id)["total"] == 42
 
 
+def test_a_refused_number_keeps_the_pad_open_with_the_value_to_correct(client):
+    """Issue 12: the pad's answer refused (RULES.md §4.3: 0-100 only) asks again, in place."""
+    game_id = new_hundred(client)
+    refused = post(client, game_id, type="play", card="AS", total="150", resume="total")
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 422
+    sheet = page[page.index('class="choice sheet"'):]
+    assert re.search(r'<input id="announced"[^>]*value="150"', sheet) and 'aria-invalid="true"' in sheet
+    assert sheet.index('role="alert"') < sheet.index("</form>")  # the refusal sits in the pad's sheet
+    assert page.count('role="alert"') == 1
+    assert api_view(client, game_id)["total"] == 0
+    assert post(client, game_id, type="play", card="AS", total="100", resume="total").status_code == 200
+    assert api_view(client, game_id)["total"] == 100
+
+
 def test_a_bust_is_confirmed_before_it_is_recorded(client):
     """RULES.md §4.2: over the target loses the hand; the app asks first."""
     game_id = new_hundred(client)

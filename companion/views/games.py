@@ -79,7 +79,7 @@ def show(game_id: str):
 
     row = load_game(game_id)
     remember_seen(game_id)
-    return render_template("play/page.html", **board_context(row))
+    return render_template("play/page.html", **board_context(row, reveal=request.args.get("reveal") == "1"))
 
 
 @bp.get("/games/<game_id>/log")

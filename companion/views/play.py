@@ -12,8 +12,9 @@ from companion.views.common import card_text, is_referee, load_game, require_ref
 
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
 
-# Form fields that are not part of the move itself ("resume": sent by a choice's buttons).
-_NOT_MOVE = {"csrf_token", "version", "confirm", "resume"}
+# Form fields that are not part of the move itself ("resume": sent by a choice's answer,
+# naming the field that carries it; "reveal": sent by a hand shown, which a refusal keeps open).
+_NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal"}
 
 
 def board_context(row: dict, **extra) -> dict:
@@ -23,7 +24,7 @@ def board_context(row: dict, **extra) -> dict:
     referee = is_referee(row["id"])
     context = {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
                "referee": referee, "version": row["version"], "error": None,
-               "choice": None, "confirm": None, "notice": None, "share_open": False,
+               "choice": None, "confirm": None, "notice": None, "share_open": False, "reveal": False,
                "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
     # One thing at a time: while a choice waits for its answer, no card can be tapped.
     context["locked"] = bool(context["choice"] or context["confirm"])
@@ -92,7 +93,7 @@ def _answer(row: dict, before: dict | None, status: int = 200, **extra):
     changed, whole = [], True
     # The picker is re-sent whole when a choice locks it or a choice's answer unlocks it.
     if (before is not None and _mode(before) == _mode(view) and not context["locked"]
-            and request.form.get("resume") != "1"):
+            and not request.form.get("resume")):
         whole = False
         changed = sorted(set(before.get("seen", [])) ^ set(view.get("seen", [])))
     return render_template("play/_answer.html", changed=changed, whole_picker=whole, **context), status
@@ -130,10 +131,27 @@ def move(game_id: str):
     except AmbiguousMove as e:
         return _answer(row, before, 200, choice={"move": the_move, "options": e.options, "message": str(e)})
     except MoveError as e:
-        return _answer(row, before, 422, error=str(e))
+        return _answer(row, before, 422, error=str(e), choice=_ask_again(rules, row, the_move),
+                       reveal=request.form.get("reveal") == "1")
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
     return _answer(load_game(game_id), before)
+
+
+def _ask_again(rules, row: dict, refused: dict) -> dict | None:
+    """A choice's answer that was refused (a number typed on the black-ace pad) asks the
+    same choice again, with what was entered, so it can be corrected in place."""
+    answer = request.form.get("resume")
+    if answer not in refused:
+        return None
+    move = {k: v for k, v in refused.items() if k != answer}
+    try:
+        rules.apply(row["state"], move)
+    except AmbiguousMove as e:
+        return {"move": move, "options": e.options, "message": str(e), "entered": refused[answer]}
+    except MoveError:
+        pass
+    return None
 
 
 @bp.post("/undo")
@@ -155,8 +173,11 @@ def undo(game_id: str):
 
 @bp.get("/live")
 def live(game_id: str):
-    """Watchers poll this: 204 while nothing changed, else the board."""
+    """Watchers poll this: 204 while nothing changed, else the board. ``reveal=1``: the
+    board with its grid turned to entering the hand a player shows (100's "can't go")."""
     row = load_game(game_id)
+    if request.args.get("reveal") == "1":
+        return _answer(row, None, reveal=True)
     try:
         seen = int(request.args.get("version", "-1"))
     except ValueError:

@@ -43,8 +43,18 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     expect_version(page, 4)
     assert_thumb_zone(page)
 
-    page.click("summary:has-text(\"Can't go\")")   # Ben shows 5S 6H 7D: all over 100
-    for code in ("5S", "6H", "7D"):
+    # Ben can't go: the one grid turns to the hand he shows (never a second grid).
+    answered(page, lambda: page.click("a:has-text(\"Can't go\")"))
+    expect(page.locator(".grid")).to_have_count(1)
+    expect(page.locator(".play-form")).to_have_count(0)
+    assert_thumb_zone(page, "can't go")
+    page.click(".reveal-form label:has(input[value='KH'])")  # a safe card shown: refused, naming it
+    answered(page, lambda: page.click(".reveal-form button[type=submit]"))
+    expect(page.locator("#live .error")).to_contain_text("K♥")
+    expect(page.locator(".reveal-form input:checked")).to_have_count(1)  # what was ticked stays
+    assert_thumb_zone(page, "a refused can't go")
+    page.click(".reveal-form label:has(input[value='KH'])")
+    for code in ("5S", "6H", "7D"):  # Ben shows 5S 6H 7D: all over 100
         page.click(f".reveal-form label:has(input[value='{code}'])")
     expect(page.locator(".reveal-form input:checked")).to_have_count(3)
     shot("hundred-05-reveal")
@@ -55,7 +65,7 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     view = engine_view(page, base_url, game_id)
     assert view["tokens"] == {"Ann": 3, "Ben": 2, "Cat": 3} and view["history"][0]["verified"]
     expect(page.locator("#live")).to_contain_text("Ben loses the hand")
-    page.evaluate("window.scrollTo(0, 0)")  # the hand was shown below the grid
+    expect(page.locator(".play-form .pick")).to_have_count(52)  # the grid is back for the next hand
     assert_thumb_zone(page, "after can't go")
 
 
