@@ -59,3 +59,17 @@
     if (option) { option.textContent = e.target.value.trim() || "Player " + (Number(m[1]) + 1); }
   });
 }());
+
+// A form that is complete at a known count submits itself: Tablanette's layout is laid
+// out by its fourth card, without a fifth tap on "Lay out" (the button stays, for a
+// phone without scripts).
+(function () {
+  "use strict";
+  document.addEventListener("change", function (e) {
+    var form = e.target && e.target.form;
+    var at = form && Number(form.dataset.submitAt);
+    if (!at || !e.target.checked || e.target.name !== form.dataset.counts) { return; }
+    var name = form.dataset.counts.replace(/"/g, "");
+    if (form.querySelectorAll('input[name="' + name + '"]:checked').length === at) { form.requestSubmit(); }
+  });
+}());

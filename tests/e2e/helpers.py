@@ -39,6 +39,15 @@ def tap(page, code: str) -> None:
     expect(page.locator("#live .error")).to_have_count(0)
 
 
+def lay_out(page, cards) -> None:
+    """Tablanette's layout: a tap per card, and the fourth lays the table out by itself."""
+    *first, last = cards
+    for code in first:
+        page.click(f".layout-form label:has(input[value='{code}'])")
+    expect(page.locator(".layout-form input[name='cards[]']:checked")).to_have_count(len(first))
+    answered(page, lambda: page.click(f".layout-form label:has(input[value='{last}'])"))
+
+
 def expect_version(page, version: int) -> None:
     expect(page.locator("#version")).to_have_value(str(version))
 

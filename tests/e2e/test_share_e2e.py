@@ -5,7 +5,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import PHONE, answered, expect_version, start_game
+from tests.e2e.helpers import PHONE, answered, expect_version, lay_out, start_game
 
 LAYOUT = ["2S", "3H", "5D", "9C"]
 
@@ -30,9 +30,7 @@ def test_a_second_phone_becomes_a_referee_by_the_link_and_enters_a_move(page, br
         answered(phone, lambda: phone.click("button:has-text('Referee on this phone')"), "body")
         expect(phone).to_have_url(f"{polling_url}/games/{game_id}")
         expect(phone.locator("#picker")).to_be_visible()
-        for code in LAYOUT:
-            phone.click(f"label:has(input[value='{code}'])")
-        answered(phone, lambda: phone.click(".layout-form button[type=submit]"))
+        lay_out(phone, LAYOUT)
         expect_version(phone, 1)
     finally:
         other.close()

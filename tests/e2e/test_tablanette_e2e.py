@@ -5,16 +5,9 @@ from playwright.sync_api import expect
 
 from companion.cards import PACK_52
 from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version,
-                               scoreboard, start_game, tap, tap_card)
+                               lay_out, scoreboard, start_game, tap, tap_card)
 
 LAYOUT = ["2S", "3H", "5D", "9C"]  # KH on it has a choice (TB-08); then 5C sweeps 2S+3H
-
-
-def lay_out(page, cards) -> None:
-    for code in cards:
-        page.click(f"label:has(input[value='{code}'])")
-    expect(page.locator(".layout-form input[name='cards[]']:checked")).to_have_count(len(cards))
-    answered(page, lambda: page.click(".layout-form button[type=submit]"))
 
 
 def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
@@ -26,7 +19,7 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
     shot("03-layout")
     assert_fits_a_phone(page)
 
-    # The layout: four taps and "Lay out".
+    # The layout: four taps, the fourth lays it out.
     lay_out(page, LAYOUT)
     expect_version(page, 1)
     expect(page.locator("#pick-2S")).to_be_disabled()

@@ -10,6 +10,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from companion import games
+from tests.e2e import helpers
 from tests.e2e.helpers import (PHONE, answered, assert_thumb_zone, choose_game, expect_version, start_game, tap,
                                tap_card)
 
@@ -17,9 +18,7 @@ LAYOUT = ["2S", "3H", "5D", "9C"]
 
 
 def lay_out(page):
-    for code in LAYOUT:
-        page.click(f"label:has(input[value='{code}'])")
-    answered(page, lambda: page.click(".layout-form button[type=submit]"))
+    helpers.lay_out(page, LAYOUT)
     expect_version(page, 1)
 
 
