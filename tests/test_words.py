@@ -34,7 +34,8 @@ def test_every_choice_has_a_plain_label(game):
 @pytest.mark.parametrize("game", games.GAMES)
 def test_pages_show_no_option_codes(client, game):
     rules = games.get(game)
-    for url in (f"/games/new?game={game}", f"/games/new/options?game={game}", f"/rules/{game}"):
+    for url in (f"/games/new?game={game}", f"/games/new/options?game={game}", f"/rules/{game}",
+                f"/rules/{game}/words"):
         text = visible_text(client.get(url).get_data(as_text=True))
         shown = {code for code in codes(rules) if re.search(rf"(?<![\w/]){re.escape(code)}(?![\w])", text)}
         assert not shown, (url, sorted(shown))
@@ -50,7 +51,7 @@ def test_every_option_has_a_plain_label_and_a_one_line_hint(client, game):
     for name in names:
         assert rules.OPTION_LABELS[name] != name.replace("_", " ").capitalize() or " " not in name.replace("_", " ")
         assert "\n" not in rules.OPTION_HELP[name] and len(rules.OPTION_HELP[name]) < 160, name
-    for url in (f"/games/new?game={game}", f"/rules/{game}"):
+    for url in (f"/games/new?game={game}", f"/rules/{game}/words"):
         text = visible_text(client.get(url).get_data(as_text=True))
         shown = [n for n in names if n != "preset" and rules.OPTION_LABELS[n] not in text]
         assert not shown, (url, shown)

@@ -19,7 +19,7 @@ from companion.views.common import card_text
 
 bp = Blueprint("rules", __name__, url_prefix="/rules")
 
-#: A refusal cites its rule as "<Game> <section>"; the rules page has that anchor.
+#: A refusal cites its rule as "<Game> <section>"; the plain-words rules page has that anchor.
 CITATION = re.compile(r"\b(Tablanette|Tute|Tantony|100/99/98) (P\d|\d+\.\d+)")
 SLUGS = {"Tablanette": "tablanette", "Tute": "tute", "Tantony": "tantony", "100/99/98": "hundred"}
 #: The options each lab lets you change in place (the ones its answers depend on).
@@ -39,7 +39,7 @@ def rule_links(text: str) -> Markup:
     """Escape ``text``, write its card codes as players read them (Q♣), and link each cited
     rule to its section of the rules page."""
     def link(m: re.Match) -> str:
-        href = url_for("rules.page", game=SLUGS[m.group(1)], _anchor=anchor(m.group(2)))
+        href = url_for("rules.words", game=SLUGS[m.group(1)], _anchor=anchor(m.group(2)))
         return f'<a href="{escape(href)}">{m.group(0)}</a>'
     return Markup(CITATION.sub(link, str(escape(card_text(text)))))
 
@@ -117,6 +117,17 @@ def lab_url(game: str, **changes) -> str:
     return url_for("rules.page", game=game, **args)
 
 
+def one_grid(game: str, grids: dict[str, tuple[str, dict, list]]) -> dict:
+    """The lab's one card grid: the position's card sets (name: label, links, cards on) it
+    can tap into, the one chosen (``into``), and a link to switch to each. One grid, so the
+    answer above it stays in view while tapping."""
+    into = request.args.get("into")
+    into = into if into in grids else next(iter(grids))
+    label, links, on = grids[into]
+    return {"label": label, "links": links, "on": on, "into": into,
+            "switch": [(key, grids[key][0], lab_url(game, into=key)) for key in grids]}
+
+
 def toggled(cards: list[str], code: str) -> list[str]:
     return [c for c in cards if c != code] if code in cards else cards + [code]
 
@@ -166,9 +177,18 @@ def page(game: str):
     lab = LABS[game](rules, opts, problems)
     context = {"game": game, "title": rules.TITLE, "rules": rules, "lab": lab, "problems": problems,
                "option_rows": option_rows(rules, LAB_OPTIONS[game], raw),
-               "all_options": option_rows(rules, [f.name for f in fields(rules.Options)], {}),
                "share": request.url if request.args else None}
     return render_template("rules/page.html", **context)
+
+
+@bp.get("/<game>/words")
+def words(game: str):
+    """The rules in plain words, each section an anchor that refusals link to."""
+    if game not in games.GAMES:
+        abort(404)
+    rules = games.get(game)
+    return render_template("rules/words.html", game=game, title=rules.TITLE,
+                           all_options=option_rows(rules, [f.name for f in fields(rules.Options)], {}))
 
 
 def _tablanette(rules, opts, problems) -> dict:
@@ -180,10 +200,13 @@ def _tablanette(rules, opts, problems) -> dict:
     claim = [c for c in claim if c in table]
     out = {"table": table, "card": played, "claim": claim, "captures": None, "verdict": None,
            "section": "Tablanette 1.4",
-           "table_links": {c: lab_url("tablanette", table=toggled(table, c), claim=[x for x in claim if x != c])
-                           for c in map(str, rules.PACK)},
-           "card_links": {c: lab_url("tablanette", card=None if c == played else c)
-                          for c in map(str, rules.PACK)},
+           "grid": one_grid("tablanette", {
+               "table": ("Table cards", {c: lab_url("tablanette", table=toggled(table, c), claim=[x for x in claim if x != c],
+                                                    card=None if c == played else played) for c in map(str, rules.PACK)},
+                         table),
+               "card": ("Card played", {c: lab_url("tablanette", card=None if c == played else c,
+                                                   table=[x for x in table if x != c]) for c in map(str, rules.PACK)},
+                        [played] if played else [])}),
            "claim_links": {c: lab_url("tablanette", claim=toggled(claim, c)) for c in table},
            "last_link": lab_url("tablanette", last=None if request.args.get("last") == "1" else "1")}
     out["deal"] = _tablanette_deal(rules, opts, problems)
@@ -242,8 +265,11 @@ def _tute(rules, opts, problems) -> dict:
     pack = [str(c) for c in rules.pack(players)]
     hand = [c for c in hand if c not in trick]
     out = {"trick": trick, "hand": hand, "trump": trump, "players": players, "pack": pack, "section": "Tute 2.4",
-           "trick_links": {c: lab_url("tute", trick=toggled(trick, c), hand=[x for x in hand if x != c]) for c in pack},
-           "hand_links": {c: lab_url("tute", hand=toggled(hand, c)) for c in pack if c not in trick},
+           "grid": one_grid("tute", {
+               "trick": ("Trick so far", {c: lab_url("tute", trick=toggled(trick, c), hand=[x for x in hand if x != c])
+                                          for c in pack}, trick),
+               "hand": ("Player's hand", {c: lab_url("tute", hand=toggled(hand, c), trick=[x for x in trick if x != c])
+                                              for c in pack}, hand)}),
            "suits": {s: lab_url("tute", trump=s) for s in ("S", "H", "D", "C", "none")},
            "player_counts": {n: lab_url("tute", players=str(n)) for n in (3, 4, 5)},
            "winner": None, "plays": None, "outcome": None, "last": request.args.get("last", "P1"),

@@ -22,6 +22,7 @@ def test_settle_tb08_from_the_home_page_in_under_10_taps(page, base_url, shot):
     tap("text=Tablanette", "body")
     for code in ("2S", "3H", "5D", "9C"):
         tap(f"[aria-label='Table cards'] a[aria-label='{Card.parse(code).name}']")
+    tap("#lab .into a:has-text('Card played')")
     tap(f"[aria-label='Card played'] a[aria-label='{Card.parse('KH').name}']")
     expect(page.locator(".answer")).to_contain_text("2 legal captures")
     shot("rules-01-tb08")

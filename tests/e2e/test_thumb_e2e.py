@@ -10,6 +10,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from companion import games
+from companion.cards import Card
 from tests.e2e import helpers
 from tests.e2e.helpers import (PHONE, answered, assert_thumb_zone, choose_game, expect_version, start_game, tap,
                                tap_card)
@@ -159,7 +160,7 @@ SMALL_TARGETS = """() => [...document.querySelectorAll('a, button, input:not([ty
 
 @pytest.mark.parametrize("url", ["/", "/games/new", "/games/new?game=tute", "/games/new?game=hundred", "/rules/",
                                  "/rules/tablanette?table=2S,3H,5D,9C&played=KH", "/rules/tute", "/rules/tantony",
-                                 "/rules/hundred"])
+                                 "/rules/hundred", "/rules/tute/words", "/rules/hundred/words"])
 def test_every_target_is_at_least_44_px(page, base_url, url):
     page.goto(base_url + url)
     expect(page.locator("main")).to_be_visible()
@@ -171,14 +172,20 @@ def test_every_target_on_a_live_page_is_at_least_44_px(page, base_url):
     assert page.evaluate(SMALL_TARGETS) == []
 
 
-def test_a_tap_in_the_labs_lower_grid_does_not_move_the_page(page, base_url):
-    """Tute's lab: the player's hand is the second grid, well down the page."""
+def test_a_tap_in_the_lab_never_moves_the_page_and_the_answer_stays_above_the_grid(page, base_url):
+    """Tute's lab: one grid, switched between the trick and the player's hand; scrolled down
+    to it, each tap leaves the page where it was, the answer just above the grid in view."""
     page.goto(base_url + "/rules/tute")
-    hand = page.locator("#lab .grid[aria-label=\"The player's hand\"]")
-    for n in (3, 4, 8):
-        card = hand.locator("a").nth(n)
+    expect(page.locator("#lab .grid")).to_have_count(1)
+    for code in ("7S", "5D"):
+        answered(page, lambda: page.locator(f"#lab .grid a[aria-label='{Card.parse(code).name}']").click(), "#lab")
+    answered(page, lambda: page.click("#lab .into a:has-text(\"Player's hand\")"), "#lab")
+    expect(page.locator("#lab .grid")).to_have_attribute("aria-label", "Player's hand")
+    for code in ("3D", "2D", "AC"):
+        card = page.locator(f"#lab .grid a[aria-label='{Card.parse(code).name}']")
         card.scroll_into_view_if_needed()
         before = page.evaluate("() => { document.body.offsetHeight; return window.scrollY; }")
-        assert before > 0
         answered(page, lambda: card.click(), "#lab")
         assert page.evaluate("() => { document.body.offsetHeight; return window.scrollY; }") == before
+        expect(page.locator("#lab .answer").first).to_be_in_viewport()
+    expect(page.locator("#lab .plays li")).to_have_count(3)
