@@ -1,6 +1,5 @@
 """Referee a Tablanette deal on a phone-sized screen, by tapping, in Debian's Chromium."""
 
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from companion.cards import PACK_52
@@ -101,20 +100,3 @@ def test_a_refused_capture_reads_plainly(page, base_url, shot):
     expect_version(page, 1)
     assert_thumb_zone(page)
     shot("10-refused")
-
-
-def test_no_accessibility_violations(page, base_url):
-    axe = Axe()
-    for url in ("/", "/games/new"):
-        page.goto(base_url + url)
-        results = axe.run(page)
-        assert results.violations_count == 0, results.generate_report()
-    game_id = start_game(page, base_url)
-    results = axe.run(page)
-    assert results.violations_count == 0, results.generate_report()
-    lay_out(page, LAYOUT)
-    expect(page.locator("#pick-KH")).to_be_enabled()
-    results = axe.run(page)
-    assert results.violations_count == 0, results.generate_report()
-    page.goto(f"{base_url}/games/{game_id}/log")
-    assert axe.run(page).violations_count == 0

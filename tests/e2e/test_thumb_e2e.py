@@ -6,7 +6,6 @@ import statistics
 import time
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from companion import games
@@ -71,39 +70,6 @@ def test_a_watcher_sees_each_move_within_a_second(page, browser, polling_url, sh
         shot("thumb-03-watcher", full_page=False)
     finally:
         referee.close()
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_live_pages_pass_axe_in_light_and_dark(page, base_url, scheme, shot):
-    page.emulate_media(color_scheme=scheme)
-    axe = Axe()
-
-    def clean(what):
-        results = axe.run(page)
-        assert results.violations_count == 0, (scheme, what, results.generate_report())
-
-    for url in ("/", "/games/new", "/rules/", "/rules/tablanette"):
-        page.goto(base_url + url)
-        clean(url)
-    game_id = start_game(page, base_url)
-    clean("layout")
-    lay_out(page)
-    clean("mid-deal")
-    tap_card(page, "KH")  # TB-08: a capture choice
-    expect(page.locator("#live .choice.sheet")).to_be_visible()
-    clean("capture choice")
-    shot(f"thumb-02-choice-{scheme}", full_page=False)
-    answered(page, lambda: page.locator("#live .choice .option").first.click())
-    page.evaluate("""() => { const f = document.querySelector('.play-form');
-        const i = document.createElement('input'); i.type = 'hidden'; i.name = 'capture[]'; i.value = '6S';
-        f.appendChild(i); }""")
-    tap_card(page, "6C")
-    expect(page.locator("#live .error")).to_be_visible()
-    clean("refusal")
-    answered(page, lambda: page.click("#share summary"), "#share")
-    clean("share panel")
-    page.goto(f"{base_url}/games/{game_id}/log")
-    clean("log")
 
 
 @pytest.mark.parametrize("game,players", [

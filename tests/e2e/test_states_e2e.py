@@ -1,0 +1,173 @@
+"""Every page and state a table sees, in light and dark (issue 12): zero axe violations,
+no rule disabled, and a screenshot of each at 390x844 to look at.
+
+Positions are set up through the JSON API (what the engine is tested on elsewhere); this
+phone then becomes a referee by a one-use link, as a second phone would, and the states
+that are never stored (a choice waiting for its answer, a refusal) are tapped in."""
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from tests.e2e.helpers import answered, assert_thumb_zone, expect_version, lay_out, tap_card
+from tests.e2e.test_tute_e2e import PLAYERS as TUTE_PLAYERS
+from tests.e2e.test_tute_e2e import scripted_deal
+
+AXE = Axe()
+CODE = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b")
+
+
+def api_game(page, base_url, game, players, options=None, moves=()) -> str:
+    """A game made and played through the API; this page becomes one of its referees."""
+    made = page.request.post(f"{base_url}/api/games", data={"game": game, "players": players,
+                                                             "options": options or {}})
+    assert made.status == 201, made.text()
+    game_id, key = made.json()["id"], made.json()["edit_key"]
+    version = 0
+    for move in moves:
+        answer = page.request.post(f"{base_url}/api/games/{game_id}/moves", data={"version": version, "move": move},
+                                   headers={"X-Edit-Key": key})
+        assert answer.ok, (move, answer.text())
+        version = answer.json()["version"]
+    link = page.request.post(f"{base_url}/api/games/{game_id}/links", data={"kind": "add"},
+                             headers={"X-Edit-Key": key}).json()["url"]
+    page.goto(link)
+    answered(page, lambda: page.click("button:has-text('Referee on this phone')"), "body")
+    expect_version(page, version)
+    return game_id
+
+
+@pytest.fixture
+def check(page, shot, request):
+    """axe on the page as it is now, and its screenshot (first screen for live pages)."""
+    scheme = request.node.callspec.params["scheme"]
+    page.emulate_media(color_scheme=scheme)
+
+    def run(name: str, full_page: bool = False) -> None:
+        # Cards are chips or symbols (Q♣), never codes (QC), in every message.
+        assert not CODE.findall(page.inner_text("body")), (name, CODE.findall(page.inner_text("body")))
+        results = AXE.run(page)
+        assert results.violations_count == 0, (scheme, name, results.generate_report())
+        shot(f"states-{scheme}-{name}", full_page=full_page)
+
+    return run
+
+
+SCHEMES = pytest.mark.parametrize("scheme", ["light", "dark"])
+
+
+@SCHEMES
+def test_pages(page, base_url, check, scheme):
+    api_game(page, base_url, "tablanette", ["Ann", "Ben"])
+    for name, url in (("home", "/"), ("new-tablanette", "/games/new"), ("new-100", "/games/new?game=hundred"),
+                      ("rules", "/rules/"), ("lab-tablanette", "/rules/tablanette?table=2S,3H,5D,9C&card=KH"),
+                      ("lab-tute", "/rules/tute?trump=D&trick=7S,5D&hand=3D,2D,AC&into=hand"),
+                      ("lab-tantony", "/rules/tantony"), ("lab-100", "/rules/hundred?total=95"),
+                      ("words-tablanette", "/rules/tablanette/words"), ("words-tute", "/rules/tute/words"),
+                      ("words-tantony", "/rules/tantony/words"), ("words-100", "/rules/hundred/words")):
+        page.goto(base_url + url)
+        expect(page.locator("main")).to_be_visible()
+        check(name, full_page=True)
+    page.goto(base_url + "/games/new")
+    page.click("details.rules-options summary")
+    expect(page.locator("details.rules-options")).to_have_attribute("open", "")
+    check("new-rules-open", full_page=True)
+
+
+@SCHEMES
+def test_tablanette_states(page, base_url, browser, check, scheme):
+    game_id = api_game(page, base_url, "tablanette", ["Ann", "Ben"])
+    check("tablanette-start")
+    lay_out(page, ["2S", "3H", "5D", "9C"])
+    expect_version(page, 1)
+    check("tablanette-mid-deal")
+    tap_card(page, "KH")  # TB-08: two captures
+    expect(page.locator("#live .choice.sheet")).to_be_visible()
+    assert_thumb_zone(page, "capture choice")
+    check("tablanette-capture-choice")
+    answered(page, lambda: page.locator("#live .choice .option", has_text="5").click())
+    tap_card(page, "5C")  # Ann's 5 takes 2+3: a sweep
+    expect(page.locator("#live")).to_contain_text("Sweep!")
+    assert_thumb_zone(page, "sweep")
+    check("tablanette-sweep")
+    page.evaluate("""() => { const f = document.querySelector('.play-form');
+        const i = document.createElement('input'); i.type = 'hidden'; i.name = 'capture[]'; i.value = '2D';
+        f.appendChild(i); }""")
+    tap_card(page, "7C")  # a capture of a card not on the table, as a stale phone could send
+    expect(page.locator("#live .error")).to_be_visible()
+    assert_thumb_zone(page, "refusal")
+    check("tablanette-refusal")
+    answered(page, lambda: page.click("#share summary"), "#share")
+    check("tablanette-share", full_page=True)
+    page.goto(f"{base_url}/games/{game_id}/log")
+    check("tablanette-log", full_page=True)
+    watcher = browser.new_page(viewport=page.viewport_size, color_scheme=scheme)
+    try:
+        watcher.goto(f"{base_url}/games/{game_id}")
+        expect(watcher.locator("#recent li")).to_have_count(3)
+        results = AXE.run(watcher)
+        assert results.violations_count == 0, (scheme, "watch", results.generate_report())
+    finally:
+        watcher.close()
+    fresh = api_game(page, base_url, "tablanette", ["Ann", "Ben"])  # a deal is tallied from its start
+    page.goto(f"{base_url}/games/{fresh}/tally")
+    expect(page.locator("#tally")).to_be_visible()
+    check("tablanette-tally", full_page=True)
+
+
+@SCHEMES
+def test_tute_states(page, base_url, check, scheme):
+    moves, _ = scripted_deal()
+    flagged = next(n for n in range(1, len(moves)) if _tute_revoke_flagged(moves[:n]))
+    cante = next(n for n, m in enumerate(moves) if m["type"] == "declare")
+    api_game(page, base_url, "tute", TUTE_PLAYERS, {"loss_limit": 1}, moves[:1])
+    check("tute-start")
+    api_game(page, base_url, "tute", TUTE_PLAYERS, {"loss_limit": 1}, moves[:cante])
+    expect(page.locator("#live .choice")).to_be_visible()
+    check("tute-cante-offer")
+    api_game(page, base_url, "tute", TUTE_PLAYERS, {"loss_limit": 1}, moves[:flagged])
+    expect(page.locator("#live .revoke")).not_to_have_count(0)
+    assert_thumb_zone(page, "revoke flag")
+    check("tute-revoke-flag")
+    api_game(page, base_url, "tute", TUTE_PLAYERS, {"loss_limit": 1}, moves)
+    expect(page.locator("#live .result")).to_be_visible()
+    check("tute-game-over")
+
+
+def _tute_revoke_flagged(moves) -> bool:
+    from companion.games import tute as T
+
+    state = T.start(TUTE_PLAYERS, {"loss_limit": 1})
+    for move in moves:
+        state = T.apply(state, move)
+    return bool(T.view(state).get("revokes"))
+
+
+@SCHEMES
+def test_tantony_and_100_states(page, base_url, check, scheme):
+    api_game(page, base_url, "tantony", ["Nan", "Eve", "Sam", "Wes"])
+    check("tantony-start")
+    for code in ("9D", "3D", "7D", "10D"):
+        tap_card(page, code)
+    expect(page.locator("#live .choice")).to_be_visible()
+    assert_thumb_zone(page, "gift")
+    check("tantony-gift")
+
+    api_game(page, base_url, "hundred", ["Ann", "Ben"], {"tokens": 1}, [{"type": "play", "card": "10D"}])
+    check("100-mid-hand")
+    tap_card(page, "AS")
+    expect(page.locator("#announced")).to_be_visible()
+    check("100-black-ace")
+    answered(page, lambda: page.click("text=Cancel: a different card"))
+    tap_card(page, "5S")
+    expect(page.locator("[role=alertdialog]")).to_be_visible()
+    check("100-bust-confirm")
+    answered(page, lambda: page.click("text=Cancel: a different card"))
+    answered(page, lambda: page.click("a:has-text(\"Can't go\")"))
+    check("100-cant-go")
+    answered(page, lambda: page.click(".reveal-form button[type=submit]"))
+    expect(page.locator("#live .result")).to_be_visible()
+    assert_thumb_zone(page, "win")
+    check("100-win")
