@@ -64,6 +64,10 @@ def test_tablanette_tally_scores_like_the_played_deal(client, seed):
     assert stored["points"] == record["points"] and stored["tallied"] is True
     log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
     assert "tallied" in log
+    # The scores deal by deal are one tap away below the grid while the game goes on.
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    record = page[page.index('id="record"'):]
+    assert "Deal by deal" in record and page.index('id="picker"') < page.index('id="record"')
 
 
 def test_tablanette_tally_builds_a_sweep_from_its_cards(client):
