@@ -66,3 +66,24 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     expect(page.locator("#live")).to_contain_text("Ben loses the hand")
     expect(page.locator(".play-form .pick")).to_have_count(52)  # the grid is back for the next hand
     assert_thumb_zone(page, "after can't go")
+
+
+def test_referee_a_hand_of_99_without_one_scroll(page, base_url, shot):
+    """RULES.md §4.3 (99): a king sets 99, a 9 passes, a 4 reverses, a 10 is +10 or -10;
+    every answer in view after every tap, to the loss."""
+    start_game(page, base_url, "hundred", ["Ann", "Ben", "Cat"], dealer=2, start="99")  # Ann plays first
+    for code, total in (("KS", "99"), ("9H", "99"), ("4C", "99"), ("10D", None), ("8C", "97"), ("2H", "99")):
+        tap_card(page, code)
+        if total is None:  # a 10 is +10 or -10: which did Ben announce?
+            assert_thumb_zone(page, "the 10's choice")
+            answered(page, lambda: page.locator("#live .choice .option", has_text="89").click())
+            total = "89"
+        expect(page.locator(".running .now")).to_have_text(total)
+        assert_thumb_zone(page, f"after {code}")
+    tap_card(page, "5S")  # Ben: 104
+    expect(page.locator("[role=alertdialog]")).to_contain_text("Ben loses the hand")
+    assert_thumb_zone(page, "the bust's confirm")
+    answered(page, lambda: page.locator("[role=alertdialog] button.danger").click())
+    expect(page.locator("#live .last")).to_contain_text("Ben loses the hand")
+    assert_thumb_zone(page, "the loss")
+    shot("hundred-07-99-lost", full_page=False)
