@@ -10,8 +10,9 @@
 from importlib import import_module
 
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
+from companion.games.contract import Rules, check
 
-__all__ = ["GAMES", "get", "MoveError", "InvalidMove", "IllegalMove", "AmbiguousMove", "OptionError"]
+__all__ = ["GAMES", "get", "Rules", "MoveError", "InvalidMove", "IllegalMove", "AmbiguousMove", "OptionError"]
 
 #: Game name -> module, in the order the app lists them. A game appears here once its
 #: engine exists; the web and the API take their list from this table.
@@ -23,9 +24,14 @@ GAMES = {
 }
 
 
-def get(name: str):
-    """Return the rules module of a game: ``start``, ``apply``, ``view``, ``dump``, ``load``."""
+#: Each game's module, checked against the engine contract (games/contract.py) when the
+#: registry is imported: a game that lacks a member stops the app at start-up.
+_RULES: dict[str, Rules] = {name: check(import_module(path)) for name, path in GAMES.items()}
+
+
+def get(name: str) -> Rules:
+    """The rules module of a game (see ``contract.Rules``); ``OptionError`` for an unknown name."""
     try:
-        return import_module(GAMES[name])
+        return _RULES[name]
     except KeyError:
         raise OptionError(f"Unknown game {name!r}; known games: {', '.join(GAMES)}") from None

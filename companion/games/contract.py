@@ -1,0 +1,126 @@
+"""The engine contract (DESIGN.md): what every game module provides, written as a
+``typing.Protocol`` and checked for each module of ``games.GAMES`` when the registry is
+imported, so a game missing a member fails at start-up, not at a request.
+
+A game is a plain module of pure functions over an immutable-by-convention state; the
+web, the store and the API know a game only through these members.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any, Protocol
+
+from companion.games.common import Start
+
+#: Keys every ``view(state)`` carries (a game adds its own): what the web reads.
+VIEW_KEYS = frozenset({"game", "players", "sides", "dealer", "deal", "expects", "to_act", "seen",
+                       "history", "result", "options"})
+
+
+class Rules(Protocol):
+    """A game module. Data members describe the game and its options; functions are pure."""
+
+    #: The registry key ("tablanette") and the title players read ("Tablanette").
+    NAME: str
+    TITLE: str
+    MIN_PLAYERS: int
+    MAX_PLAYERS: int
+    #: How the players sit, one sentence for the new-game form.
+    SEATING: str
+    #: A frozen dataclass of every option with its default; ``OPTION_NAMES`` its fields.
+    Options: type
+    OPTION_NAMES: tuple[str, ...]
+    #: Each option's label and one-line hint on screen.
+    OPTION_LABELS: Mapping[str, str]
+    OPTION_HELP: Mapping[str, str]
+    #: Options whose value is one of a few codes, and how each code reads on screen.
+    CHOICES: Mapping[str, tuple[Any, ...]]
+    CHOICE_LABELS: Mapping[str, Mapping[Any, str]]
+    #: One-tap starts of the new-game form, the usual game first.
+    STARTS: Mapping[str, Start]
+    #: The state's dataclass.
+    State: type
+
+    def resolve_options(self, options: Any, players: int | None = None) -> Any:
+        """Validate an options dict into ``Options`` (``OptionError`` names what is wrong)."""
+
+    def start(self, players: list[str], options: dict | None = None) -> Any:
+        """A new game's state (``OptionError`` for bad players or options)."""
+
+    def apply(self, state: Any, move: dict) -> Any:
+        """The state after ``move``; ``MoveError`` (and its kinds) when it is refused."""
+
+    def view(self, state: Any) -> dict:
+        """Plain JSON data for the pages and the API, with at least ``VIEW_KEYS``."""
+
+    def dump(self, state: Any) -> dict:
+        """The state as plain JSON data for the store; ``load`` reads it back."""
+
+    def load(self, data: dict) -> Any: ...
+
+    def narrate(self, state: Any, move: dict) -> str:
+        """One move in words, from the state it led to (the move log, Undo's label)."""
+
+    def expects(self, state: Any) -> list[str]:
+        """The move types the state accepts next (empty once the game is over)."""
+
+    def to_act(self, state: Any) -> int | None:
+        """The seat whose move it is, or None."""
+
+    def sides(self, state: Any) -> list[list[str]]:
+        """The scoring sides: a player each, or partners together."""
+
+
+#: Members a game may add, with what they must be.
+OPTIONAL: dict[str, type] = {
+    "USUAL": Mapping,             # options whose blank means "the usual for the table": a phrase each
+    "PRESETS": Mapping,           # named rule sets an option ``preset`` selects
+    "confirm_needed": Callable,   # (state, move) -> a question to confirm first, or None
+}
+
+_DATA = {"NAME": str, "TITLE": str, "MIN_PLAYERS": int, "MAX_PLAYERS": int, "SEATING": str, "Options": type,
+         "OPTION_NAMES": tuple, "OPTION_LABELS": Mapping, "OPTION_HELP": Mapping, "CHOICES": Mapping,
+         "CHOICE_LABELS": Mapping, "STARTS": Mapping, "State": type}
+_FUNCTIONS = ("resolve_options", "start", "apply", "view", "dump", "load", "narrate", "expects", "to_act", "sides")
+
+
+def problems(module: ModuleType) -> list[str]:
+    """What ``module`` lacks or gets wrong against the contract (empty: it conforms)."""
+    name = getattr(module, "__name__", repr(module))
+    out = [f"{name}.{attr} is missing" for attr in (*_DATA, *_FUNCTIONS) if not hasattr(module, attr)]
+    if out:
+        return out
+    out += [f"{name}.{attr} must be a {kind.__name__}" for attr, kind in (_DATA | OPTIONAL).items()
+            if hasattr(module, attr) and not isinstance(getattr(module, attr), kind)]
+    for attr in _FUNCTIONS:
+        wanted = [p for p in inspect.signature(getattr(Rules, attr)).parameters if p != "self"]
+        try:
+            inspect.signature(getattr(module, attr)).bind(*wanted)
+        except TypeError:
+            out.append(f"{name}.{attr} must take ({', '.join(wanted)})")
+    if not dataclasses.is_dataclass(module.Options):
+        return out + [f"{name}.Options must be a dataclass"]
+    fields = tuple(f.name for f in dataclasses.fields(module.Options))
+    for attr in ("OPTION_LABELS", "OPTION_HELP"):
+        if set(getattr(module, attr)) != set(fields):
+            out.append(f"{name}.{attr} must name every option: {sorted(set(fields) ^ set(getattr(module, attr)))}")
+    if module.OPTION_NAMES != fields:
+        out.append(f"{name}.OPTION_NAMES must be the fields of Options")
+    out += [f"{name}.CHOICES[{key!r}] is not an option" for key in module.CHOICES if key not in fields]
+    if not module.STARTS or not all(isinstance(s, Start) for s in module.STARTS.values()):
+        out.append(f"{name}.STARTS must be one or more Start")
+    if not 1 <= module.MIN_PLAYERS <= module.MAX_PLAYERS:
+        out.append(f"{name}: MIN_PLAYERS and MAX_PLAYERS must make a range")
+    return out
+
+
+def check(module: ModuleType) -> Rules:
+    """``module`` as ``Rules``; ``TypeError`` listing every problem when it does not conform."""
+    found = problems(module)
+    if found:
+        raise TypeError("A game module breaks the engine contract:\n  " + "\n  ".join(found))
+    return module  # type: ignore[return-value]
