@@ -169,6 +169,16 @@ def m003_referees_links_archive(db: sqlite_utils.Database) -> None:
     db["games"].add_column("archived", int, not_null_default=0)
 
 
+@migrations()
+def m004_status_as_data(db: sqlite_utils.Database) -> None:
+    """A game's status in the list was an English sentence ("Won by Ann"); it becomes
+    data the pages word at render time (so it can be said in any language)."""
+    for game_id, game, state in db.execute("SELECT id, game, state FROM games").fetchall():
+        rules = games.get(game)
+        finished, status = _summary(rules.view(rules.load(_load_state(state))))
+        db.execute("UPDATE games SET finished = ?, status = ? WHERE id = ?", (finished, status, game_id))
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------
@@ -303,7 +313,7 @@ class Store:
             sql += " LIMIT ?"
             params.append(limit)
         return [{**dict(r), "players": json.loads(r["players"]), "finished": bool(r["finished"]),
-                 "archived": bool(r["archived"])}
+                 "archived": bool(r["archived"]), "status": _status(r["status"])}
                 for r in self._conn().execute(sql, params)]
 
     # -- referees -----------------------------------------------------------------
@@ -538,7 +548,7 @@ class Store:
         now = _now()
         finished, status = _summary(rules.view(state))
         row = {"game": game, "players": players, "options": options, "created": now, "updated": now,
-               "version": version, "finished": bool(finished), "status": status}
+               "version": version, "finished": bool(finished), "status": _status(status)}
         values = (game, _dumps(players), _dumps(options), now, now, version, _dump_state(rules.dump(state)),
                   finished, status)
         while True:
@@ -597,27 +607,34 @@ def _game_dict(row: sqlite3.Row) -> dict:
     rules = games.get(row["game"])
     return {"id": row["id"], "game": row["game"], "players": json.loads(row["players"]),
             "options": json.loads(row["options"]), "created": row["created"], "updated": row["updated"],
-            "version": row["version"], "finished": bool(row["finished"]), "status": row["status"],
+            "version": row["version"], "finished": bool(row["finished"]), "status": _status(row["status"]),
             "archived": bool(row["archived"]), "state": rules.load(_load_state(row["state"]))}
 
 
 def _summary(view: dict) -> tuple[int, str]:
-    """``(finished, status)`` for the list of games, from the engine's view.
+    """``(finished, status)`` for the list of games, from the engine's view: data (JSON),
+    not words, which the pages write at render time (``status_text``).
 
     Kept in the row at each change, so listing games loads no state.
     """
     result = view.get("result")
     if result:
-        winners = " and ".join(result.get("winners", []))
-        return 1, (f"Draw: {winners}" if result.get("draw") else f"Won by {winners}")
-    parts = []
-    if view.get("deal"):
-        parts.append(f"Deal {view['deal']}")
+        return 1, _dumps({"winners": result.get("winners", []), "draw": bool(result.get("draw"))})
+    status: dict = {"deal": view.get("deal")}
     if isinstance(view.get("scores"), dict):
-        parts.append(", ".join(f"{side} {points}" for side, points in view["scores"].items()))
+        status["scores"] = view["scores"]
     elif isinstance(view.get("losses"), dict):
-        parts.append("loss marks " + ", ".join(f"{p} {n}" for p, n in view["losses"].items()))
-    return 0, " · ".join(parts) or "In progress"
+        status["losses"] = view["losses"]
+    return 0, _dumps(status)
+
+
+def _status(text: str) -> dict:
+    """A row's status as data (a row from before m004, or an empty one, reads as {})."""
+    try:
+        data = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _hash_key(key: str) -> str:

@@ -18,12 +18,13 @@ import sqlite_utils
 from companion import games
 from companion.cards import PACK_52
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
+from companion.views.common import status_text
 from companion.store import (TRANSCRIPT_FORMAT, BadTranscript, Conflict, NothingToUndo, NotFound, Store,
                              StoreError, migrations)
 
 rules = games.get("tablanette")
 
-MIGRATIONS = ["m001_games_and_moves", "m002_games_by_updated", "m003_referees_links_archive"]
+MIGRATIONS = ["m001_games_and_moves", "m002_games_by_updated", "m003_referees_links_archive", "m004_status_as_data"]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
 # Ann deals and lays out; Ben's queen (13) takes 2+3+8; Ann lays down the 5; Ben's 9
@@ -504,23 +505,41 @@ def test_list_games_newest_first(store):
     assert [g["id"] for g in store.list_games(limit=2)] == [ids[0], ids[2]]
 
 
-@pytest.mark.parametrize("cards,counters,finished,status", [
-    ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS, "Ben": []}, True, "Won by Ann"),
-    ({"Ann": 22, "Ben": 30}, {"Ann": [], "Ben": COUNTERS}, True, "Won by Ben"),
+@pytest.mark.parametrize("cards,counters,finished,status,words", [
+    ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS, "Ben": []}, True, {"winners": ["Ann"], "draw": False}, "Won by Ann"),
+    ({"Ann": 22, "Ben": 30}, {"Ann": [], "Ben": COUNTERS}, True, {"winners": ["Ben"], "draw": False}, "Won by Ben"),
     ({"Ann": 26, "Ben": 26}, {"Ann": COUNTERS[:11], "Ben": COUNTERS[11:]},
-     True, "Draw: Ann and Ben"),
+     True, {"winners": ["Ann", "Ben"], "draw": True}, "Draw: Ann and Ben"),
 ])
-def test_list_games_says_who_won(store, cards, counters, finished, status):
+def test_list_games_says_who_won(store, cards, counters, finished, status, words):
+    """The store keeps who won as data; the pages word it (issue 13: no English in the database)."""
     row, _ = store.create("tablanette", ["Ann", "Ben"], {"target": 1})
     store.play(row["id"], 0, {"type": "tally", "cards": cards, "counters": counters})
     (listed,) = store.list_games()
     assert listed["finished"] is finished and listed["status"] == status
+    assert status_text(listed["status"]) == words
     assert store.get(row["id"])["finished"] is finished
 
 
 def test_list_games_status_in_play(store, game):
-    assert store.list_games()[0]["status"] == "Deal 1 · Ann 0, Ben 0"
+    assert store.list_games()[0]["status"] == {"deal": 1, "scores": {"Ann": 0, "Ben": 0}}
+    assert status_text(store.list_games()[0]["status"]) == "Deal 1 · Ann 0, Ben 0"
     assert store.list_games()[0]["finished"] is False
+
+
+def test_a_status_written_as_a_sentence_before_m004_is_rewritten_as_data(tmp_path):
+    """A database from before m004 (status "Won by Ann") is migrated to data on opening."""
+    path = tmp_path / "old.db"
+    old = Store(str(path))
+    old.migrate()
+    row, _ = old.create("tablanette", ["Ann", "Ben"])
+    db = sqlite_utils.Database(str(path))
+    db.execute("UPDATE games SET status = 'Deal 1 · Ann 0, Ben 0' WHERE id = ?", [row["id"]])
+    db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm004_status_as_data'")
+    db.conn.commit()
+    assert old.list_games()[0]["status"] == {}  # a sentence reads as no data, never a crash
+    again = Store(str(path))  # opening a store applies what is pending: m004 again
+    assert again.list_games()[0]["status"] == {"deal": 1, "scores": {"Ann": 0, "Ben": 0}}
 
 
 # ---------------------------------------------------------------------------

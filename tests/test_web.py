@@ -28,6 +28,7 @@ def test_home_lists_games_newest_first(client):
     second = new_game(client, ("Cat", "Dan"))
     page = client.get("/").get_data(as_text=True)
     assert page.index(second) < page.index(first)
+    assert "Deal 1 · Cat 0, Dan 0" in page  # the status, worded at render time
 
 
 def test_new_game_form_shows_every_option_with_its_default(client):

@@ -119,6 +119,20 @@ def card_text(text) -> str:
     return CARD_CODE.sub(symbols, str(text))
 
 
+def status_text(status: dict) -> str:
+    """A game's status in the list, in words (the store keeps it as data):
+    "Won by Ann", "Draw: Ann and Ben", "Deal 2 · Ann 40, Ben 12"."""
+    if "winners" in status:
+        winners = " and ".join(status["winners"])
+        return f"Draw: {winners}" if status.get("draw") else f"Won by {winners}"
+    parts = [f"Deal {status['deal']}"] if status.get("deal") else []
+    if status.get("scores"):
+        parts.append(", ".join(f"{side} {points}" for side, points in status["scores"].items()))
+    elif status.get("losses"):
+        parts.append("loss marks " + ", ".join(f"{p} {n}" for p, n in status["losses"].items()))
+    return " · ".join(parts) or "In progress"
+
+
 def suit_name(letter: str) -> str:
     """A suit in words, in the names the game page uses."""
     if g.get("spanish_names"):
@@ -153,5 +167,6 @@ def register_template_helpers(app) -> None:
         pack_rows=pack_rows, RANKS=RANKS, SUITS=SUITS, SUIT_SYMBOLS=SUIT_SYMBOLS,
         GAME_TITLES={n: games.get(n).TITLE for n in games.GAMES})
     app.jinja_env.filters["card_text"] = card_text
+    app.jinja_env.filters["status_text"] = status_text
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
