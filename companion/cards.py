@@ -42,7 +42,7 @@ class Card:
     rank: str
     suit: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.rank not in RANKS or self.suit not in SUITS:
             raise InvalidMove(f"{self.rank!r}{self.suit!r} is not a card")
 
