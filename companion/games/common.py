@@ -10,12 +10,34 @@ as at move 10 (DESIGN.md quality bar), instead of copying every finished deal ag
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeGuard, TypeVar, cast
 
 from companion.errors import IllegalMove, InvalidMove, OptionError
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 #: State fields shared between a state and its successors (never changed in place).
 SHARED = ("history",)
+
+#: A move as the web and the API send it: an open JSON mapping with a ``type``, whose
+#: other keys the game's handler checks one by one.
+Move = dict[str, Any]
+#: A JSON mapping the engine writes: a view, a result, a history record, a trick.
+Record = dict[str, Any]
+
+class GameState(Protocol):
+    """What the shared helpers read of every game's ``State`` dataclass."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+    players: list[str]
+    result: Record | None
+
+
+S = TypeVar("S", bound=GameState)
 
 
 @dataclass(frozen=True)
@@ -24,15 +46,15 @@ class Start:
 
     label: str
     hint: str
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
-def is_int(x) -> bool:
+def is_int(x: object) -> TypeGuard[int]:
     """A whole number, and not a bool (``True == 1`` must not pass as an option)."""
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def check_players(players, low: int, high: int, title: str) -> list[str]:
+def check_players(players: object, low: int, high: int, title: str) -> list[str]:
     """The names, stripped: a list of ``low`` to ``high`` distinct non-empty names."""
     if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
         raise OptionError("Players must be a list of names")
@@ -45,7 +67,7 @@ def check_players(players, low: int, high: int, title: str) -> list[str]:
     return names
 
 
-def clone(data):
+def clone(data: Any) -> Any:
     """A deep copy of plain JSON data (lists, dicts, scalars), several times faster than
     ``copy.deepcopy``, which a move would otherwise spend most of its time in."""
     kind = type(data)
@@ -56,12 +78,12 @@ def clone(data):
     return data
 
 
-def options_dict(options) -> dict:
+def options_dict(options: object) -> dict[str, Any]:
     """An options dataclass as a dict (its values are scalars, so no deep copy)."""
     return dict(vars(options))
 
 
-def dealer_seat(options, players: list[str]) -> int:
+def dealer_seat(options: Mapping[str, Any] | None, players: list[str]) -> int:
     """The first dealer's seat: option ``dealer`` (a player's name), by default the first listed."""
     dealer = (options or {}).get("dealer", players[0])
     if dealer not in players:
@@ -69,7 +91,8 @@ def dealer_seat(options, players: list[str]) -> int:
     return players.index(dealer)
 
 
-def read_options(options, players: int | None, rules, title: str) -> tuple[dict, int | None]:
+def read_options(options: object, players: int | None, rules: ModuleType,
+                 title: str) -> tuple[dict[str, Any], int | None]:
     """The checks every game's ``resolve_options`` starts with; returns ``(given, count)``.
 
     ``options`` must be a mapping (``dealer`` is left to ``start``); its ``players``, if
@@ -102,7 +125,7 @@ def read_options(options, players: int | None, rules, title: str) -> tuple[dict,
     return given, count
 
 
-def copy_state(state):
+def copy_state(state: S) -> S:
     """A copy ``apply`` may change freely; the finished-deal records are shared."""
     new = copy.copy(state)
     for f in fields(state):
@@ -114,13 +137,13 @@ def copy_state(state):
     return new
 
 
-def dump_state(state) -> dict:
+def dump_state(state: GameState) -> Record:
     """The state as plain JSON data (the options dataclass as a dict)."""
     out = {}
     for f in fields(state):
         value = getattr(state, f.name)
         if is_dataclass(value):
-            value = asdict(value)
+            value = asdict(cast("DataclassInstance", value))  # the options: an instance, never a class
         elif f.name in SHARED:
             value = list(value)
         elif isinstance(value, (list, dict)):
@@ -129,22 +152,25 @@ def dump_state(state) -> dict:
     return out
 
 
-def load_state(state_class, options_class, data: dict, title: str):
+def load_state(state_class: Callable[..., S], options_class: Callable[..., object], data: Record,
+               title: str) -> S:
     """Rebuild a state from :func:`dump_state`'s output (``ValueError`` if it isn't one)."""
     try:
-        d = {k: (list(v) if k in SHARED else clone(v)) for k, v in data.items()}
+        d: dict[str, Any] = {k: (list(v) if k in SHARED else clone(v)) for k, v in data.items()}
         return state_class(**{**d, "options": options_class(**d["options"])})
     except (TypeError, KeyError, AttributeError) as e:
         raise ValueError(f"Not a {title} state: {e}") from None
 
 
-def apply_move(state, move, handlers: dict, expects, to_act, wrong_time, title: str, free=("tally",)):
+def apply_move(state: S, move: object, handlers: Mapping[str, Callable[[S, Move], None]],
+               expects: Callable[[S], list[str]], to_act: Callable[[S], int | None],
+               wrong_time: Callable[[S, str], str], title: str, free: tuple[str, ...] = ("tally",)) -> S:
     """What every game's ``apply`` does around its move handlers (DESIGN.md engine contract):
     the move is a mapping of a known type, expected now, by the player to act if it names
     one (moves in ``free`` name someone else, or nobody); the handler changes a copy."""
     if not isinstance(move, dict):
         raise InvalidMove("A move must be a mapping with a 'type'")
-    kind = move.get("type")
+    kind: Any = move.get("type")  # any JSON value: once it names a handler, a str
     handler = handlers.get(kind)
     if handler is None:
         raise InvalidMove(f"Unknown move type {kind!r}; {title} moves are: {', '.join(handlers)}")
@@ -156,8 +182,10 @@ def apply_move(state, move, handlers: dict, expects, to_act, wrong_time, title: 
     if who is not None and kind not in free:
         if who not in state.players:
             raise InvalidMove(f"{who!r} is not playing in this game")
-        if state.players.index(who) != to_act(state):
-            raise IllegalMove(f"It is {state.players[to_act(state)]}'s turn, not {who}'s.")
+        seat = to_act(state)
+        if state.players.index(who) != seat:
+            assert seat is not None  # the game is not over (checked above): every game has someone to act
+            raise IllegalMove(f"It is {state.players[seat]}'s turn, not {who}'s.")
     new = copy_state(state)
     handler(new, move)
     return new
