@@ -19,7 +19,7 @@ Cards are canonical strings ("10D", "QH"); a suit is its letter.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 #: The duty a player faced, in words a player reads ("Ben had to ...").
 DUTY_TEXT = {
@@ -28,6 +28,10 @@ DUTY_TEXT = {
     "trump": "play a trump when out of the suit led",
     "overtrump": "beat the trump already in the trick",
 }
+
+#: A game's duty check, as :func:`audit` calls it: ``check(hand, before, trump, card)``
+#: is the duty that playing ``card`` breaks (a key of DUTY_TEXT), or None.
+Check = Callable[[frozenset[str], tuple[str, ...], str | None, str], str | None]
 
 
 def suit(card: str) -> str:
@@ -116,8 +120,7 @@ class Play:
     trump: str | None
 
 
-def audit(plays: list[Play], known: Mapping[int, Iterable[str]],
-          check: Callable[[frozenset[str], tuple[str, ...], str | None, str], str | None]) -> list[dict]:
+def audit(plays: list[Play], known: Mapping[int, Iterable[str]], check: Check) -> list[dict[str, Any]]:
     """Every play now proven illegal, with the card that proves it (RULES.md §2.11, §3.14).
 
     Nothing is drawn after the deal, so a player's hand when they played ``p`` held at
@@ -144,7 +147,7 @@ def audit(plays: list[Play], known: Mapping[int, Iterable[str]],
     return found
 
 
-def _proof(after: list[str], p: Play, duty: str, check) -> str:
+def _proof(after: list[str], p: Play, duty: str, check: Check) -> str:
     """The first of the player's later (or known) cards they could have played instead."""
     for card in after:
         if check(frozenset(after) | {p.card}, p.before, p.trump, card) is None:
