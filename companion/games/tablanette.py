@@ -42,8 +42,10 @@ referee would expect, and the rules page shows them):
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, product
+from typing import Any
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
@@ -55,8 +57,10 @@ from companion.games.common import (
     dump_state,
     is_int as _is_int,
     load_state,
+    Move,
     options_dict,
     read_options,
+    Record,
     Start,
 )
 
@@ -86,7 +90,7 @@ POINT_SCALES = {
 }
 
 # RULES.md 1.7 and 1.9: named presets; explicit options override them.
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     "tablanette": {},
     "tablic": {
         "jack_is_12": True, "forced_capture": False, "max_group_size": None,
@@ -123,7 +127,8 @@ OPTION_LABELS = {
 
 #: One line per option, for the new-game form and the rules page.
 OPTION_HELP = {
-    "preset": "Tablanette as the Japanese rule pages play it, or the Balkan Tablić (jack 12, optional captures, 1 per tabla, 101).",
+    "preset": ("Tablanette as the Japanese rule pages play it, or the Balkan Tablić (jack 12, optional captures, "
+               "1 per tabla, 101)."),
     "partnership": "Four players as two teams, partners opposite (seats 1+3 and 2+4).",
     "hand_size": "Cards dealt to each player per round: 6 or 8 with 2 players, 4 with 3-4.",
     "max_group_size": "Most cards in one adding group (empty: no limit).",
@@ -181,7 +186,7 @@ class Options:
 OPTION_NAMES = tuple(f.name for f in Options.__dataclass_fields__.values())
 
 
-def resolve_options(options: dict | None, players: int | None = None) -> Options:
+def resolve_options(options: dict[str, Any] | None, players: int | None = None) -> Options:
     """Validate an options dict (as ``start`` takes it) and fill in the defaults.
 
     ``players`` is the number of players; with ``None`` (the dispute lab) only the
@@ -254,7 +259,7 @@ class Capture:
         return sort_cards(self.cards)
 
 
-def sort_cards(cards) -> list[str]:
+def sort_cards(cards: Iterable[str | Card]) -> list[str]:
     """Cards by rank (A to K), then suit (spades, hearts, diamonds, clubs), as people sort them.
 
     >>> sort_cards(["8S", "2C", "3D", "AH"])
@@ -302,12 +307,12 @@ class _Search:
         self.vals = tuple(_values(cs[0], opts) for cs in self.cards)
         self.guard = sum(_HIGH << (_BITS * i) for i in range(len(self.ranks)))
         self._types: dict[int, tuple[int, ...]] = {}
-        self._memo: dict[int, dict] = {}
+        self._memo: dict[tuple[int, bool], dict[int, _Split | None]] = {}
         self._weights: dict[int, tuple[int, int]] = {}
         self._by_first: dict[int, list[list[int]]] = {}
 
     # -- packed vectors -------------------------------------------------------
-    def pack(self, vec) -> int:
+    def pack(self, vec: Iterable[int]) -> int:
         return sum(k << (_BITS * i) for i, k in enumerate(vec))
 
     def unpack(self, u: int) -> tuple[int, ...]:
@@ -336,7 +341,7 @@ class _Search:
         for t in found:
             self._weights[t] = self.weight(t)
 
-        def walk(i: int, vec: int, size: int, low: int, aces: int):
+        def walk(i: int, vec: int, size: int, low: int, aces: int) -> None:
             # low: the sum with every ace as 1; each ace may add 10 more.
             if i == n:
                 extra = v - low
@@ -358,7 +363,7 @@ class _Search:
             self._by_first[v][((t & -t).bit_length() - 1) // _BITS].append(t)
         return self._types[v]
 
-    def split(self, v: int, u: int, weight: tuple[int, int] | None = None, most: bool = False):
+    def split(self, v: int, u: int, weight: tuple[int, int] | None = None, most: bool = False) -> _Split | None:
         """``(groups, the groups)`` that ``u`` splits into exactly, or ``None``.
 
         With ``most`` the split with the most groups (it sets a sweep's bonus, P8);
@@ -370,7 +375,7 @@ class _Search:
         # Cheap test first: every group adds up to v, so the total (aces as 1 or 11)
         # must be a multiple of v.
         low, aces = weight or self.weight(u)
-        best = None
+        best: _Split | None = None
         if any((low + 10 * j) % v == 0 for j in range(aces + 1)):
             # The lowest rank present must lie in a group, and that group has no lower rank.
             first = ((u & -u).bit_length() - 1) // _BITS
@@ -390,7 +395,7 @@ class _Search:
     def holds_group(self, v: int, r: int) -> bool:
         return any(self.fits(t, r) for t in self.types(v))
 
-    def unions(self, v: int, maximal: bool):
+    def unions(self, v: int, maximal: bool) -> Iterator[int]:
         """Packed count vectors of every legal non-empty take for ``v`` (maximal ones if asked)."""
         types = self.types(v)
         # A rank in no group is never taken: leave it out of the search altogether.
@@ -410,7 +415,7 @@ class _Search:
         everything = sum(counts[i] << (_BITS * i) for i in live)
         all_low, all_aces = self.weight(everything)
 
-        def walk(pos: int, r: int, low: int, aces: int):
+        def walk(pos: int, r: int, low: int, aces: int) -> Iterator[int]:
             if pos == len(live):
                 u = everything - r
                 if u and self.split(v, u, (all_low - low, all_aces - aces)) is not None:
@@ -438,13 +443,16 @@ class _Search:
 
 
 _BITS, _MASK, _HIGH = 4, 0b0111, 0b1000  # 3 bits hold a count (0-4), the 4th is the guard
+#: A split of a take into groups: (how many groups, the groups as packed count vectors).
+_Split = tuple[int, tuple[int, ...]]
 
 
-def _played(card) -> Card:
+def _played(card: str | Card) -> Card:
     return Card.parse(card)
 
 
-def capture_options(card, table, options: dict | Options | None = None) -> list[Capture]:
+def capture_options(card: str | Card, table: Iterable[str | Card],
+                    options: dict[str, Any] | Options | None = None) -> list[Capture]:
     """Every legal outcome of playing ``card`` on ``table`` (RULES.md 1.4 P4-P8).
 
     An empty capture (the card is laid down) is listed only when nothing can be taken,
@@ -464,11 +472,13 @@ def capture_options(card, table, options: dict | Options | None = None) -> list[
         if t:
             found.append(_jack_capture(p, t, opts))
     else:
-        best: dict[int, tuple] = {}
+        best: dict[int, tuple[int, int, tuple[int, ...]]] = {}
         whole = search.pack(search.counts)  # taking it all may be a sweep
         for v in _values(p, opts):
             for u in search.unions(v, maximal=opts.forced_capture):
-                k, groups = search.split(v, u, most=u == whole)
+                split = search.split(v, u, most=u == whole)
+                assert split is not None  # unions() yields only takes that split
+                k, groups = split
                 if u not in best or v * (k + 1) > best[u][0] * (best[u][1] + 1):
                     best[u] = (v, k, groups)
         for u, (v, _, groups) in best.items():
@@ -493,11 +503,13 @@ def _jack_capture(p: Card, table: list[Card], opts: Options) -> Capture:
         bonus, how = 1, "a tabla scores 1"
     else:
         bonus = sum(max(VALUES[c.rank]) for c in others)
-        how = f"{p} takes the whole table: {' + '.join(str(max(VALUES[c.rank])) for c in others)} = {bonus} (the jack counts 0)"
+        how = (f"{p} takes the whole table: {' + '.join(str(max(VALUES[c.rank])) for c in others)} = {bonus} "
+               f"(the jack counts 0)")
     return Capture(taken, True, bonus, (tuple(sort_cards(taken)),), None, how)
 
 
-def _make_capture(p: Card, table_size: int, search: _Search, v: int, shape, choice) -> Capture:
+def _make_capture(p: Card, table_size: int, search: _Search, v: int, shape: Sequence[Sequence[int]],
+                  choice: Iterable[Iterable[str]]) -> Capture:
     """Turn a capture's chosen cards into its groups (``shape``: counts per rank, one
     vector a group) and work out its sweep bonus."""
     pool = [list(cs) for cs in choice]
@@ -521,7 +533,8 @@ def _make_capture(p: Card, table_size: int, search: _Search, v: int, shape, choi
     return Capture(taken, True, bonus, tuple(named), v, how)
 
 
-def judge_capture(card, table, taken, options: dict | Options | None = None) -> Capture | None:
+def judge_capture(card: str | Card, table: Iterable[str | Card], taken: Iterable[str | Card],
+                  options: dict[str, Any] | Options | None = None) -> Capture | None:
     """The outcome if taking ``taken`` with ``card`` is legal, else ``None``.
 
     Checks one declared capture directly, without listing every legal one.
@@ -544,7 +557,7 @@ def judge_capture(card, table, taken, options: dict | Options | None = None) -> 
     if u is None:
         return None
     rest = search.pack(search.counts) - u
-    best = None
+    best: tuple[int, _Split] | None = None
     for v in _values(p, opts):
         if not took:
             if opts.forced_capture and search.types(v):
@@ -564,7 +577,8 @@ def judge_capture(card, table, taken, options: dict | Options | None = None) -> 
     return _make_capture(p, len(t), search, v, [search.unpack(g) for g in groups], choice)
 
 
-def explain_refusal(card, table, taken, options: dict | Options | None = None) -> str:
+def explain_refusal(card: str | Card, table: Iterable[str | Card], taken: Iterable[str | Card],
+                    options: dict[str, Any] | Options | None = None) -> str:
     """Why taking ``taken`` with ``card`` is illegal, in words, naming the rule and the legal captures."""
     opts = options if isinstance(options, Options) else resolve_options(options)
     p = _played(card)
@@ -586,6 +600,7 @@ def explain_refusal(card, table, taken, options: dict | Options | None = None) -
                 f"capture must capture (Tablanette P4).{listing}")
     search = _Search(t, opts)
     u = search.kinds_of(took)
+    assert u is not None  # every card taken is on the table and none is a special jack (checked above)
     rest = search.pack(search.counts) - u
     for v in _values(p, opts):
         if search.split(v, u) is not None:
@@ -605,7 +620,7 @@ def explain_refusal(card, table, taken, options: dict | Options | None = None) -
             f"adding up, no card counted twice (Tablanette P1-P2).{listing}")
 
 
-def leftovers(card, table, capture: Capture) -> tuple[list[str], bool]:
+def leftovers(card: str | Card, table: Iterable[str | Card], capture: Capture) -> tuple[list[str], bool]:
     """With the deal's last card: ``(table cards left, whether they go to this player)``
     (RULES.md 1.5 end of deal, TB-F1). They go to whoever captured last: this player if
     this card captured, else an earlier capturer; either way it is not a sweep.
@@ -619,7 +634,7 @@ def leftovers(card, table, capture: Capture) -> tuple[list[str], bool]:
     return sort_cards(left), bool(capture.cards)
 
 
-def sweep_bonus_refusal(bonus, options: dict | Options | None = None) -> str | None:
+def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None = None) -> str | None:
     """Why no sweep can score ``bonus`` (for a tally), or None if one can.
 
     RULES.md 1.4 P8: a sweep scores the capture value ``v`` once for the played card and
@@ -644,7 +659,7 @@ def sweep_bonus_refusal(bonus, options: dict | Options | None = None) -> str | N
             f"and once for each group taken (Tablanette P8).")
 
 
-def sweep_of(card, taken, options: dict | Options | None = None) -> Capture:
+def sweep_of(card: str | Card, taken: Iterable[str | Card], options: dict[str, Any] | Options | None = None) -> Capture:
     """The sweep made by playing ``card`` on a table of exactly ``taken`` (for a tally).
 
     Raises ``IllegalMove`` with the reason when taking all of them is not a legal sweep.
@@ -688,13 +703,13 @@ class State:
     scores: list[int] = field(default_factory=list)  # per side, the game
     last_capturer: int | None = None  # seat
     buried: list[str] = field(default_factory=list)  # layout jacks put under the stock
-    history: list[dict] = field(default_factory=list)
-    result: dict | None = None
-    last: dict | None = None  # what the last move did, for announcing it
+    history: list[Record] = field(default_factory=list)
+    result: Record | None = None
+    last: Record | None = None  # what the last move did, for announcing it
     warnings: list[str] = field(default_factory=list)
 
 
-def start(players: list[str], options: dict | None = None) -> State:
+def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     """A new game; the player after the dealer (option ``dealer``) plays first."""
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
@@ -736,7 +751,7 @@ def to_act(state: State) -> int | None:
     return None
 
 
-def apply(state: State, move: dict) -> State:
+def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
     return apply_move(state, move, _MOVES, expects, to_act,
                       lambda s, kind: _WRONG_TIME[s.phase].format(kind=kind), TITLE)
@@ -752,7 +767,7 @@ def expects(state: State) -> list[str]:
     return {"layout": ["layout", "tally"], "play": ["play"]}.get(state.phase, [])
 
 
-def _cards_field(move: dict, key: str) -> list[Card]:
+def _cards_field(move: Move, key: str) -> list[Card]:
     value = move.get(key)
     if not isinstance(value, (list, tuple)):
         raise InvalidMove(f"The move needs '{key}': a list of cards")
@@ -763,7 +778,7 @@ def _cards_field(move: dict, key: str) -> list[Card]:
     return cards
 
 
-def _layout(s: State, move: dict) -> None:
+def _layout(s: State, move: Move) -> None:
     cards = _cards_field(move, "cards")
     if len(cards) != LAYOUT_SIZE:
         raise InvalidMove(f"The layout is exactly {LAYOUT_SIZE} cards, not {len(cards)}")
@@ -774,7 +789,8 @@ def _layout(s: State, move: dict) -> None:
                               f"(Tablanette 1.2, layout jacks): enter the card that replaced it.")
     for c in buried:
         if c.rank != "J" or s.options.jack_is_12:
-            raise IllegalMove(f"Only a jack goes under the stock at the layout, and only when jacks are special, not {c}.")
+            raise IllegalMove(f"Only a jack goes under the stock at the layout, and only when jacks are special, "
+                              f"not {c}.")
         if c in cards:
             raise InvalidMove(f"{c} can't be both in the layout and under the stock")
     s.table = [str(c) for c in cards]
@@ -783,11 +799,12 @@ def _layout(s: State, move: dict) -> None:
     s.stock = len(PACK) - LAYOUT_SIZE - _per_round(s)
 
 
-def _play(s: State, move: dict) -> None:
+def _play(s: State, move: Move) -> None:
     if "card" not in move:
         raise InvalidMove("A play needs the 'card' played")
     p = Card.parse(move["card"])
     seat = to_act(s)
+    assert seat is not None  # a play is expected only in the play phase, where someone is to act
     if str(p) in s.table:
         raise IllegalMove(f"{p} is on the table already: each card is played once.")
     if any(str(p) in pile for pile in s.piles):
@@ -837,7 +854,7 @@ def _play(s: State, move: dict) -> None:
             _end_of_deal(s)
 
 
-def card_points(cards, scale: str = "standard") -> int:
+def card_points(cards: Iterable[str | Card], scale: str = "standard") -> int:
     """Card points of a pile: ``card_points(["10D", "2C", "AS"]) == 4``."""
     table = POINT_SCALES[scale]
     return sum(table.get(str(c), table.get(Card.parse(c).rank, 0)) for c in cards)
@@ -864,12 +881,14 @@ def _score_deal(s: State, counts: list[int], counters: list[list[str]], tallied:
     _after_deal(s)
 
 
-def _deal_record(s: State, points, counts=None, card_pts=None, most=None, tallied=False, abandoned=False):
+def _deal_record(s: State, points: list[int], counts: list[int] | None = None, card_pts: list[int] | None = None,
+                 most: list[int] | None = None, tallied: bool = False, abandoned: bool = False) -> Record:
     names = labels(s)
     record = {"deal": s.deal, "dealer": s.players[s.dealer], "points": dict(zip(names, points)),
               "sweeps": dict(zip(names, (list(b) for b in s.sweeps))),
               "tallied": tallied, "abandoned": abandoned}
     if counts is not None:
+        assert card_pts is not None and most is not None  # a scored deal passes all three
         record |= {"cards": dict(zip(names, counts)), "card_points": dict(zip(names, card_pts)),
                    "most_cards": dict(zip(names, most))}
     return record
@@ -895,7 +914,8 @@ def _after_deal(s: State) -> None:
     s.sweeps = [[] for _ in s.sweeps]
 
 
-def verdict(scores: dict[str, int], target: int = 251, on_tie: str = "draw", sweeper: str | None = None) -> dict | None:
+def verdict(scores: dict[str, int], target: int = 251, on_tie: str = "draw",
+            sweeper: str | None = None) -> Record | None:
     """Who wins with these scores, or None to play on (RULES.md 1.6).
 
     After a deal: the highest at or above the target wins; level there is a draw (or, with
@@ -926,9 +946,28 @@ def _finish(s: State, winners: list[int], draw: bool) -> None:
                 "losers": [n for i, n in enumerate(names) if i not in winners], "draw": draw}
 
 
-def _tally(s: State, move: dict) -> None:
+def _tally(s: State, move: Move) -> None:
     """A whole deal entered at its end: cards taken, counting cards and sweeps per side."""
     names = labels(s)
+    cards, counters, sweeps = _tally_parts(move, names)
+    counts = _tally_counts(cards, names)
+    piles = _tally_piles(s, counters, names, counts)
+    bonuses = _tally_sweeps(s, sweeps, names)
+    s.table, s.piles, s.sweeps = [], piles, bonuses
+    before = list(s.scores)
+    for i, b in enumerate(bonuses):
+        s.scores[i] += sum(b)
+    reached = [i for i, x in enumerate(s.scores) if x >= s.options.target and before[i] < s.options.target]
+    if s.options.fixed_deals is None and len(reached) == 1 and sum(bonuses[reached[0]]) != 0:
+        # Its sweeps alone reached the target: the game ended then (RULES.md 1.6).
+        s.history.append(_deal_record(s, [sum(b) for b in bonuses], tallied=True, abandoned=True))
+        _finish(s, reached, draw=False)
+        return
+    _score_deal(s, counts, piles, tallied=True)
+
+
+def _tally_parts(move: Move, names: list[str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A tally's ``cards``, ``counters`` and ``sweeps``: mappings keyed by this game's sides."""
     cards, counters, sweeps = (move.get(k) for k in ("cards", "counters", "sweeps"))
     if not isinstance(cards, dict) or not isinstance(counters, dict):
         raise InvalidMove("A tally needs 'cards' (side -> cards taken) and 'counters' (side -> counting cards)")
@@ -939,11 +978,21 @@ def _tally(s: State, move: dict) -> None:
         stray = [k for k in part if k not in names]
         if stray:
             raise InvalidMove(f"{stray[0]!r} is not a side in this game; sides are: {', '.join(names)}")
+    return cards, counters, sweeps
+
+
+def _tally_counts(cards: dict[str, Any], names: list[str]) -> list[int]:
+    """Cards taken per side: whole numbers that add up to the pack."""
     counts = [cards.get(n, 0) for n in names]
     if not all(_is_int(c) and c >= 0 for c in counts):
         raise InvalidMove("Cards taken must be whole numbers of 0 or more")
     if sum(counts) != len(PACK):
         raise IllegalMove(f"The piles hold {len(PACK)} cards in all, not {sum(counts)} (Tablanette 1.5).")
+    return counts
+
+
+def _tally_piles(s: State, counters: dict[str, Any], names: list[str], counts: list[int]) -> list[list[str]]:
+    """Counting cards per side, no more than the side took; every counting card in one pile."""
     piles = []
     for n, count in zip(names, counts):
         value = counters.get(n, [])
@@ -953,6 +1002,12 @@ def _tally(s: State, move: dict) -> None:
         if len(pile) > count:
             raise IllegalMove(f"{n} took {count} cards, so can't hold {len(pile)} counting cards.")
         piles.append(pile)
+    _check_counting_cards(s, piles)
+    return piles
+
+
+def _check_counting_cards(s: State, piles: list[list[str]]) -> None:
+    """The piles hold counting cards only, each once, and all of them (Tablanette 1.5)."""
     every = [c for p in piles for c in p]
     scoring = {str(c) for c in PACK if card_points([str(c)], s.options.point_scale)}
     extra = sorted(set(every) - scoring)
@@ -963,8 +1018,13 @@ def _tally(s: State, move: dict) -> None:
         raise IllegalMove(f"{', '.join(twice)} can be in only one pile.")
     unplaced = sort_cards(scoring - set(every))
     if unplaced:
+        total = sum(card_points([c], s.options.point_scale) for c in scoring)
         raise IllegalMove(f"Every counting card is in some pile: where is {', '.join(unplaced)}? "
-                          f"(card points add up to {sum(card_points([c], s.options.point_scale) for c in scoring)})")
+                          f"(card points add up to {total})")
+
+
+def _tally_sweeps(s: State, sweeps: dict[str, Any], names: list[str]) -> list[list[int]]:
+    """Sweep bonuses per side, each one a bonus some sweep can score (Tablanette P8)."""
     bonuses = []
     for n in names:
         b = sweeps.get(n, [])
@@ -974,22 +1034,12 @@ def _tally(s: State, move: dict) -> None:
         if refusal:
             raise IllegalMove(refusal)
         bonuses.append(list(b))
-    s.table, s.piles, s.sweeps = [], piles, bonuses
-    before = list(s.scores)
-    for i, b in enumerate(bonuses):
-        s.scores[i] += sum(b)
-    reached = [i for i, x in enumerate(s.scores) if x >= s.options.target and before[i] < s.options.target]
-    if s.options.fixed_deals is None and len(reached) == 1 and sum(bonuses[reached[0]]):
-        # Its sweeps alone reached the target: the game ended then (RULES.md 1.6).
-        s.history.append(_deal_record(s, [sum(b) for b in bonuses], tallied=True, abandoned=True))
-        _finish(s, reached, draw=False)
-        return
-    _score_deal(s, counts, piles, tallied=True)
+    return bonuses
 
 
-def _fresh(handler):
+def _fresh(handler: Callable[[State, Move], None]) -> Callable[[State, Move], None]:
     """Each move's announcement replaces the last one's."""
-    def run(s: State, move: dict) -> None:
+    def run(s: State, move: Move) -> None:
         s.last = None
         handler(s, move)
     return run
@@ -1003,7 +1053,7 @@ _MOVES = {kind: _fresh(h) for kind, h in {"layout": _layout, "play": _play, "tal
 # ---------------------------------------------------------------------------
 
 
-def view(state: State) -> dict:
+def view(state: State) -> Record:
     """A JSON-ready picture of the game (DESIGN.md "view")."""
     s, names = state, labels(state)
     seat = to_act(s)
@@ -1044,17 +1094,17 @@ def view(state: State) -> dict:
     }
 
 
-def dump(state: State) -> dict:
+def dump(state: State) -> Record:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
     return dump_state(state)
 
 
-def load(data: dict) -> State:
+def load(data: Record) -> State:
     """Rebuild a state from :func:`dump`'s output."""
     return load_state(State, Options, data, TITLE)
 
 
-def narrate(state: State, move: dict) -> str:
+def narrate(state: State, move: Move) -> str:
     """One move in words for the log, from the state it led to.
 
     >>> s = apply(start(["Ann", "Ben"]), {"type": "layout", "cards": ["3S", "10H", "QD", "5C"]})
