@@ -39,7 +39,9 @@ Decisions where RULES.md leaves the engine a choice (besides those it lists, B1-
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from companion.cards import PACK_36_NO_2, PACK_40, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
@@ -52,8 +54,10 @@ from companion.games.common import (
     dump_state,
     is_int as _is_int,
     load_state,
+    Move,
     options_dict,
     read_options,
+    Record,
     Start,
 )
 
@@ -113,7 +117,8 @@ CHOICES = {
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "triple_tie": {"all_lose": "All three lose", "last_trick_rule": "The last trick decides", "no_loser": "Nobody loses"},
+    "triple_tie": {"all_lose": "All three lose", "last_trick_rule": "The last trick decides",
+                   "no_loser": "Nobody loses"},
     "revoke_penalty": {"loss_mark": "One loss mark for the offender", "none": "Nothing",
                        "replay_deal": "The deal is played again"},
 }
@@ -139,7 +144,7 @@ OPTION_NAMES = tuple(Options.__dataclass_fields__)
 
 
 
-def resolve_options(options: dict | Options | None, players: int | None = None) -> Options:
+def resolve_options(options: dict[str, Any] | Options | None, players: int | None = None) -> Options:
     """Validate an options dict (RULES.md §2.8) into :class:`Options`.
 
     >>> resolve_options({"loss_limit": 4}, 4).loss_limit
@@ -162,20 +167,21 @@ def resolve_options(options: dict | Options | None, players: int | None = None) 
     return Options(**given)
 
 
-def _options_of(options) -> Options:
+def _options_of(options: dict[str, Any] | Options | None) -> Options:
     return options if isinstance(options, Options) else resolve_options(options)
 
 
-def card_points(cards) -> int:
+def card_points(cards: Iterable[str | Card]) -> int:
     """RULES.md §2.2: A 11, 3 10, K 4, Q 3, J 2, the rest 0."""
     return sum(POINTS.get(tricks.rank(str(c)), 0) for c in cards)
 
 
-def _code(card) -> str:
+def _code(card: str | Card) -> str:
     return str(Card.parse(card))
 
 
-def legal_plays(hand, trick, trump: str | None, options=None) -> set[str]:
+def legal_plays(hand: Iterable[str | Card], trick: Iterable[str | Card], trump: str | None,
+                options: dict[str, Any] | Options | None = None) -> set[str]:
     """The cards of ``hand`` that may be added to ``trick`` under ``trump`` (RULES.md §2.4).
 
     >>> sorted(legal_plays(["AC", "4D", "2D"], ["7S", "5D"], "D"))
@@ -188,23 +194,24 @@ def legal_plays(hand, trick, trump: str | None, options=None) -> set[str]:
                                   STRENGTH, o.must_head, o.undertrump_required))
 
 
-def why_illegal(hand, trick, trump: str | None, card, options=None) -> str | None:
+def why_illegal(hand: Iterable[str | Card], trick: Iterable[str | Card], trump: str | None, card: str | Card,
+                options: dict[str, Any] | Options | None = None) -> str | None:
     """Why ``card`` may not be added to ``trick`` from ``hand``, in words, or None if it may.
 
     >>> why_illegal(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S")
     'must beat the best card of the suit led: 3S does (Tute 2.4)'
     """
     o = _options_of(options)
-    hand, trick, card = [_code(c) for c in hand], [_code(c) for c in trick], _code(card)
+    held, before, card = [_code(c) for c in hand], [_code(c) for c in trick], _code(card)
     trump = _suit_or_none(trump)
-    duty = tricks.broken_duty(hand, trick, trump, card, STRENGTH, o.must_head, o.undertrump_required)
+    duty = tricks.broken_duty(held, before, trump, card, STRENGTH, o.must_head, o.undertrump_required)
     if duty is None:
         return None
-    better = sorted(tricks.legal_plays(set(hand) | {card}, trick, trump, STRENGTH, o.must_head, o.undertrump_required))
+    better = sorted(tricks.legal_plays(set(held) | {card}, before, trump, STRENGTH, o.must_head, o.undertrump_required))
     return f"must {tricks.DUTY_TEXT[duty]}: {' '.join(better)} {'does' if len(better) == 1 else 'do'} (Tute 2.4)"
 
 
-def trick_winner(trick, trump: str | None) -> int:
+def trick_winner(trick: Iterable[str | Card], trump: str | None) -> int:
     """Index of the card that wins ``trick`` (RULES.md §2.4).
 
     >>> trick_winner(["KH", "QH", "3H", "2C"], "D")
@@ -216,7 +223,7 @@ def trick_winner(trick, trump: str | None) -> int:
 _SUIT_WORDS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"} | {v: k for k, v in SPANISH_SUITS.items()}
 
 
-def _suit_or_none(trump) -> str | None:
+def _suit_or_none(trump: object) -> str | None:
     """A suit letter from S/H/D/C (any case), a suit symbol or a Spanish suit name."""
     if trump in (None, "", "none"):
         return None
@@ -227,7 +234,8 @@ def _suit_or_none(trump) -> str | None:
     return letter
 
 
-def marriages(trick, trump: str | None, players: int, first_sets_trump: bool = False) -> list[dict]:
+def marriages(trick: Iterable[str | Card], trump: str | None, players: int,
+              first_sets_trump: bool = False) -> list[Record]:
     """In-trick cantes (RULES.md §2.5): each K+Q of one suit in the trick scores 20, or 40
     in trumps; with 3 players the first pair of the deal scores 40 and names the trump.
 
@@ -235,7 +243,7 @@ def marriages(trick, trump: str | None, players: int, first_sets_trump: bool = F
     [{'suit': 'H', 'points': 20}, {'suit': 'C', 'points': 20}]
     """
     cards = {_code(c) for c in trick}
-    out = []
+    out: list[Record] = []
     for s in "SHDC":
         if f"K{s}" in cards and f"Q{s}" in cards:
             if players == 3 and first_sets_trump and not out:
@@ -245,7 +253,7 @@ def marriages(trick, trump: str | None, players: int, first_sets_trump: bool = F
     return out
 
 
-def game_end(marks: dict[str, int], loss_limit: int = 6) -> dict | None:
+def game_end(marks: dict[str, int], loss_limit: int = 6) -> Record | None:
     """The game's result once someone has ``loss_limit`` marks, else None (RULES.md §2.7):
     every player at the limit loses (jointly, B10); the fewest marks are listed best.
 
@@ -259,8 +267,8 @@ def game_end(marks: dict[str, int], loss_limit: int = 6) -> dict | None:
             "losers": [p for p, m in marks.items() if m >= loss_limit], "draw": False}
 
 
-def deal_outcome(totals: dict[str, int], last_trick: str, options=None,
-                 tricks_taken: dict[str, int] | None = None) -> dict:
+def deal_outcome(totals: dict[str, int], last_trick: str, options: dict[str, Any] | Options | None = None,
+                 tricks_taken: dict[str, int] | None = None) -> Record:
     """Who loses a deal (RULES.md §2.6), and why, in words.
 
     ``totals`` are in seat (play) order. Returns ``{"losers": [...], "reason": str}``.
@@ -304,7 +312,8 @@ def _losers(totals: dict[str, int], last: str, threshold: int) -> tuple[list[str
     if last in tied:
         return [last], f"{_and(tied)} tie on {top}; {last} took the last trick and loses (Tute 2.6)"
     start = names.index(last)
-    first = next(names[(start + k) % len(names)] for k in range(1, len(names)) if names[(start + k) % len(names)] in tied)
+    first = next(names[(start + k) % len(names)] for k in range(1, len(names))
+                 if names[(start + k) % len(names)] in tied)
     return [first], (f"{_and(tied)} tie on {top}; {first} is the first of them after {last}, "
                      f"who took the last trick (Tute 2.6)")
 
@@ -345,17 +354,17 @@ class State:
     trump: str | None = None
     turned: str | None = None          # the dealer's turned card (4-5 players)
     leader: int = 0                    # who leads the trick being played
-    trick: list = field(default_factory=list)      # [[seat, card], ...]
-    tricks: list = field(default_factory=list)     # finished tricks of this deal (dicts)
-    known: list = field(default_factory=list)      # per seat: unplayed cards known to be held
-    declarations: list = field(default_factory=list)  # {"seat", "suit", "points", "after_trick"}
-    revokes: list = field(default_factory=list)    # tricks.audit() records
-    losses: list = field(default_factory=list)
-    history: list = field(default_factory=list)
-    result: dict | None = None
+    trick: list[list[Any]] = field(default_factory=list)      # [[seat, card], ...]
+    tricks: list[Record] = field(default_factory=list)     # finished tricks of this deal
+    known: list[list[str]] = field(default_factory=list)   # per seat: unplayed cards known to be held
+    declarations: list[Record] = field(default_factory=list)  # {"seat", "suit", "points", "after_trick"}
+    revokes: list[Record] = field(default_factory=list)    # tricks.audit() records
+    losses: list[int] = field(default_factory=list)
+    history: list[Record] = field(default_factory=list)
+    result: Record | None = None
 
 
-def start(players: list[str], options: dict | None = None) -> State:
+def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     """A new game; the player after the dealer (option ``dealer``) leads first."""
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
@@ -423,7 +432,7 @@ def expects(state: State) -> list[str]:
     return out
 
 
-def apply(state: State, move: dict) -> State:
+def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
     return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, "Tute")
 
@@ -449,7 +458,7 @@ def _wrong_time(s: State, kind: str) -> str:
     return f"A {kind} can't come now."
 
 
-def _card(move: dict) -> str:
+def _card(move: Move) -> str:
     if "card" not in move:
         raise InvalidMove("The move needs a 'card'")
     return _code(move["card"])
@@ -472,17 +481,19 @@ def _holder(s: State, card: str) -> int | None:
     return next((i for i, cards in enumerate(s.known) if card in cards), None)
 
 
-def _trump(s: State, move: dict) -> None:
+def _trump(s: State, move: Move) -> None:
     card = _card(move)
     _check_in_pack(s, card)
     s.turned, s.trump = card, card[-1]
     s.known[s.dealer] = [card]  # RULES.md §2.3: the dealer takes the turned card into hand
 
 
-def _play(s: State, move: dict) -> None:
+def _play(s: State, move: Move) -> None:
     card = _card(move)
     _check_in_pack(s, card)
-    seat, name = to_act(s), s.players[to_act(s)]
+    seat = to_act(s)
+    assert seat is not None  # the game is not over (apply_move checks), so someone is to act
+    name = s.players[seat]
     played = _played(s)
     if card in played:
         raise IllegalMove(f"{card} was already played in trick {played[card]} of this deal.")
@@ -500,7 +511,8 @@ def _play(s: State, move: dict) -> None:
                               s.options.undertrump_required)
     if duty is not None:
         proof = next(c for c in known if tricks.broken_duty(set(known) | {card}, before, s.trump, c, STRENGTH,
-                                                             s.options.must_head, s.options.undertrump_required) is None)
+                                                             s.options.must_head,
+                                                             s.options.undertrump_required) is None)
         raise IllegalMove(f"{name} must {tricks.DUTY_TEXT[duty]}: {name} holds {proof} "
                           f"({_why_known(s, seat, proof)}). Take {card} back (Tute 2.4).")
     if holder == seat:
@@ -541,10 +553,10 @@ def _plays(s: State) -> list[tricks.Play]:
     return out
 
 
-def _audit(s: State) -> list[dict]:
+def _audit(s: State) -> list[Record]:
     o = s.options
 
-    def check(hand, before, trump, card):
+    def check(hand: frozenset[str], before: tuple[str, ...], trump: str | None, card: str) -> str | None:
         return tricks.broken_duty(hand, before, trump, card, STRENGTH, o.must_head, o.undertrump_required)
 
     found = tricks.audit(_plays(s), dict(enumerate(s.known)), check)
@@ -555,7 +567,7 @@ def _audit(s: State) -> list[dict]:
     return found
 
 
-def _declare(s: State, move: dict) -> None:
+def _declare(s: State, move: Move) -> None:
     suit = _suit_or_none(move.get("suit"))
     if suit is None:
         raise InvalidMove("A cante needs a 'suit': S, H, D or C")
@@ -563,6 +575,7 @@ def _declare(s: State, move: dict) -> None:
     if refusal:
         raise IllegalMove(refusal)
     seat = to_act(s)
+    assert seat is not None  # the game is not over (apply_move checks), so someone is to act
     s.declarations.append({"seat": seat, "suit": suit, "points": CANTE_TRUMP if suit == s.trump else CANTE,
                            "after_trick": len(s.tricks)})
     s.known[seat] += [c for c in (f"K{suit}", f"Q{suit}") if c not in s.known[seat]]
@@ -570,7 +583,9 @@ def _declare(s: State, move: dict) -> None:
 
 def _cante_refusal(s: State, suit: str) -> str | None:
     """Why the player to act can't sing ``suit`` now (RULES.md §2.5, §2.11), or None."""
-    seat, name = to_act(s), s.players[to_act(s)]
+    seat = to_act(s)
+    assert seat is not None  # a cante is weighed only while the game is on, so someone is to act
+    name = s.players[seat]
     played = _played(s)
     for card in (f"K{suit}", f"Q{suit}"):
         if card in played:
@@ -593,7 +608,8 @@ def _cante_refusal(s: State, suit: str) -> str | None:
     return None
 
 
-def cante_check(hand, suit, trump: str | None, sung=(), sang_after_this_trick: bool = False,
+def cante_check(hand: Iterable[str | Card], suit: str | None, trump: str | None,
+                sung: Iterable[tuple[str, int]] = (), sang_after_this_trick: bool = False,
                 players: int = 4) -> str | None:
     """Why a player holding ``hand`` may not sing ``suit`` now, or None (RULES.md 2.5):
     both cards in hand, one cante per trick won, each suit once, and the lock rule (a 20
@@ -608,7 +624,8 @@ def cante_check(hand, suit, trump: str | None, sung=(), sang_after_this_trick: b
     hand, suit, trump = {_code(c) for c in hand}, _suit_or_none(suit), _suit_or_none(trump)
     missing = [c for c in (f"K{suit}", f"Q{suit}") if c not in hand]
     if missing:
-        return f"Needs both K{suit} and Q{suit} in hand; {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not there (Tute 2.5)."
+        return (f"Needs both K{suit} and Q{suit} in hand; {' and '.join(missing)} "
+                f"{'is' if len(missing) == 1 else 'are'} not there (Tute 2.5).")
     if sang_after_this_trick:
         return "One cante per trick won: this trick's cante is already sung (Tute 2.5)."
     if any(_suit_or_none(x) == suit for x, _ in sung):
@@ -656,7 +673,8 @@ def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | 
     if offenders and penalty == "loss_mark":
         losers, reason = offenders, f"{_and(offenders)} revoked: the revoke costs the deal (revoke_penalty)"
     elif offenders and penalty == "replay_deal":
-        losers, reason, replay = [], f"{_and(offenders)} revoked: the deal is void and dealt again (revoke_penalty)", True
+        losers, reason, replay = [], (f"{_and(offenders)} revoked: the deal is void and dealt again "
+                                      f"(revoke_penalty)"), True
     elif offenders:
         reason += f"; revokes by {_and(offenders)} are not penalised (revoke_penalty none)"
     for p in losers:
@@ -676,7 +694,7 @@ def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | 
     _new_deal(s, s.dealer if replay else (s.dealer + 1) % len(names))  # RULES.md §2.3: next dealer D+1
 
 
-def _tally(s: State, move: dict) -> None:
+def _tally(s: State, move: Move) -> None:
     """A whole deal from its end: card points, the last trick, cantes (DESIGN.md tally)."""
     names = s.players
     points, last, cantes = move.get("card_points"), move.get("last_trick"), move.get("marriages", {})
@@ -698,7 +716,8 @@ def _tally(s: State, move: dict) -> None:
     if every.count(CANTE_TRUMP) > 1 or every.count(CANTE) > 3:
         raise IllegalMove("A deal has at most one 40 and three 20s: each suit's king and queen score once (Tute 2.5).")
     if len(names) == 3 and every and CANTE_TRUMP not in every:
-        raise IllegalMove("With 3 players the first cante is the 40 that names the trump; a 20 needs it first (Tute 2.5).")
+        raise IllegalMove("With 3 players the first cante is the 40 that names the trump; "
+                          "a 20 needs it first (Tute 2.5).")
     tricks_taken = move.get("tricks")
     won = None
     if tricks_taken is not None:
@@ -724,7 +743,7 @@ _MOVES = {"trump": _trump, "play": _play, "declare": _declare, "tally": _tally}
 # ---------------------------------------------------------------------------
 
 
-def view(state: State) -> dict:
+def view(state: State) -> Record:
     """A JSON-ready summary (DESIGN.md view keys for tute, and what the app shows)."""
     s, names = state, state.players
     cards, cantes, won = _totals(s)
@@ -758,17 +777,17 @@ def view(state: State) -> dict:
     }
 
 
-def dump(state: State) -> dict:
+def dump(state: State) -> Record:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
     return dump_state(state)
 
 
-def load(data: dict) -> State:
+def load(data: Record) -> State:
     """Rebuild a state from :func:`dump`'s output."""
     return load_state(State, Options, data, "Tute")
 
 
-def narrate(state: State, move: dict) -> str:
+def narrate(state: State, move: Move) -> str:
     """One move in words for the log, from the state it led to."""
     kind = move.get("type")
     names = state.players
@@ -797,6 +816,6 @@ def narrate(state: State, move: dict) -> str:
     return text + (". " + _deal_words(state.history[-1]) if ended else "")
 
 
-def _deal_words(h: dict) -> str:
+def _deal_words(h: Record) -> str:
     points = ", ".join(f"{p} {v}" for p, v in h["points"].items())
     return f"Deal {h['deal']}: {points}. {h['reason']}."
