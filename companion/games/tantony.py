@@ -36,7 +36,9 @@ Decisions where RULES.md leaves the engine a choice (besides C1-C8):
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from companion.cards import PACK_36_NO_7, PACK_52, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
@@ -49,8 +51,10 @@ from companion.games.common import (
     dump_state,
     is_int as _is_int,
     load_state,
+    Move,
     options_dict,
     read_options,
+    Record,
     Start,
 )
 
@@ -96,7 +100,8 @@ OPTION_HELP = {
     "last_card_rule": "Web 2023: a 13th trick whose winner swaps for the runt. Penguin 2008: 12 tricks, "
                       "then the lowest last card scores.",
     "deals": "Deals in a game (usual: 4, or 3 with 3 players).",
-    "sudden_death": "A side reaching 60 x the deal number wins at once, as two games (usual: on with fixed partners).",
+    "sudden_death": ("A side reaching 60 x the deal number wins at once, as two games "
+                     "(usual: on with fixed partners)."),
     "three_player_values": "3 players: court values as usual, or shifted down (J 10, Q 15, K 20, A 25).",
 }
 CHOICES = {
@@ -108,8 +113,10 @@ CHOICES = {
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
     "partnership_mode": {"fixed": "Fixed partners", "split": "Split: own + left neighbour's"},
-    "value_scale": {"web2023": "Web rules 2023 (J 15, Q 20, K 25, A 30)", "penguin2008": "Penguin book 2008 (courts 15, A 20)"},
-    "last_card_rule": {"web2023": "Web rules 2023: the 13th trick", "penguin2008": "Penguin book 2008: lowest last card"},
+    "value_scale": {"web2023": "Web rules 2023 (J 15, Q 20, K 25, A 30)",
+                    "penguin2008": "Penguin book 2008 (courts 15, A 20)"},
+    "last_card_rule": {"web2023": "Web rules 2023: the 13th trick",
+                       "penguin2008": "Penguin book 2008: lowest last card"},
     "three_player_values": {"same": "As usual", "shifted": "Shifted down (J 10 … A 25)"},
 }
 USUAL = {"deals": "4, or 3 with 3 players"}
@@ -131,7 +138,7 @@ OPTION_NAMES = tuple(Options.__dataclass_fields__)
 
 
 
-def resolve_options(options: dict | Options | None, players: int | None = None) -> Options:
+def resolve_options(options: dict[str, Any] | Options | None, players: int | None = None) -> Options:
     """Validate an options dict (RULES.md §3.11) into :class:`Options`, usual values filled in.
 
     >>> o = resolve_options(None, 4)
@@ -157,15 +164,15 @@ def resolve_options(options: dict | Options | None, players: int | None = None) 
     return Options(**given)
 
 
-def _options_of(options) -> Options:
+def _options_of(options: dict[str, Any] | Options | None) -> Options:
     return options if isinstance(options, Options) else resolve_options(options)
 
 
-def _code(card) -> str:
+def _code(card: str | Card) -> str:
     return str(Card.parse(card))
 
 
-def trick_winner(trick) -> int:
+def trick_winner(trick: Iterable[str | Card]) -> int:
     """Index of the winner: the highest card of the suit led (RULES.md §3.3).
 
     >>> trick_winner(["6S", "10S", "QS", "2S"])
@@ -174,7 +181,7 @@ def trick_winner(trick) -> int:
     return tricks.trick_winner([_code(c) for c in trick], None, STRENGTH)
 
 
-def runt(trick) -> str:
+def runt(trick: Iterable[str | Card]) -> str:
     """The trick's runt: the lowest card of the suit led (RULES.md §3.3).
 
     >>> runt(["9S", "5S", "QS", "3H"])
@@ -185,7 +192,7 @@ def runt(trick) -> str:
     return min(led, key=lambda c: STRENGTH[c[:-1]])
 
 
-def exchange(trick) -> tuple[int, int] | None:
+def exchange(trick: Iterable[str | Card]) -> tuple[int, int] | None:
     """The 13th trick's exchange (RULES.md §3.5): ``(runt index, winner index)`` when the
     winner swaps their card for the runt, or None when the winner's card is the runt.
 
@@ -197,7 +204,7 @@ def exchange(trick) -> tuple[int, int] | None:
     return None if i == w else (i, w)
 
 
-def kept(trick) -> list[str]:
+def kept(trick: Iterable[str | Card]) -> list[str]:
     """The card each player of the 13th trick keeps for the next hand (RULES.md §3.5, §3.7):
     their own, except that the winner and the runt's player swap.
 
@@ -212,7 +219,7 @@ def kept(trick) -> list[str]:
     return cards
 
 
-def card_value(card, options=None, players: int = 4) -> int:
+def card_value(card: str | Card, options: dict[str, Any] | Options | None = None, players: int = 4) -> int:
     """What a runt scores (RULES.md §3.3, §3.10).
 
     >>> card_value("AS"), card_value("AS", {"value_scale": "penguin2008"})
@@ -243,7 +250,7 @@ def gift_refusal(held: dict[str, int], to: str, players: int = 4) -> str | None:
             + (f"Only {room[0]} has room." if len(room) == 1 else f"Players with room: {', '.join(room)}."))
 
 
-def legal_plays(hand, trick) -> set[str]:
+def legal_plays(hand: Iterable[str | Card], trick: Iterable[str | Card]) -> set[str]:
     """Follow suit if able, else anything (RULES.md §3.3)."""
     return set(tricks.legal_plays([_code(c) for c in hand], [_code(c) for c in trick], None, STRENGTH,
                                   must_head=False))
@@ -261,16 +268,16 @@ class State:
     dealer: int
     deal: int = 1
     leader: int = 0
-    trick: list = field(default_factory=list)    # [[seat, card], ...]
-    tricks: list = field(default_factory=list)   # finished tricks of this deal (dicts)
-    hands: list | None = None                    # per seat, the cards still held, when known
-    revokes: list = field(default_factory=list)
-    scores: list = field(default_factory=list)   # per side, cumulative
-    history: list = field(default_factory=list)
-    result: dict | None = None
+    trick: list[list[Any]] = field(default_factory=list)   # [[seat, card], ...]
+    tricks: list[Record] = field(default_factory=list)     # finished tricks of this deal
+    hands: list[list[str]] | None = None                   # per seat, the cards still held, when known
+    revokes: list[Record] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)        # per side, cumulative
+    history: list[Record] = field(default_factory=list)
+    result: Record | None = None
 
 
-def start(players: list[str], options: dict | None = None) -> State:
+def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     """A new game; the player after the dealer leads (RULES.md §3.2)."""
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
@@ -336,7 +343,8 @@ def to_act(state: State) -> int | None:
     if state.result is not None:
         return None
     if _awaiting_gift(state):
-        return state.tricks[-1]["winner"]
+        winner: int = state.tricks[-1]["winner"]
+        return winner
     return (state.leader + len(state.trick)) % len(state.players)
 
 
@@ -350,7 +358,7 @@ def expects(state: State) -> list[str]:
     return ["play"]
 
 
-def apply(state: State, move: dict) -> State:
+def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
     return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
 
@@ -369,14 +377,17 @@ def _wrong_time(s: State, kind: str) -> str:
     return f"A {kind} can't come now."
 
 
-def _play(s: State, move: dict) -> None:
+def _play(s: State, move: Move) -> None:
     if "card" not in move:
         raise InvalidMove("The move needs a 'card'")
     card = _code(move["card"])
     n = len(s.players)
-    seat, name = to_act(s), s.players[to_act(s)]
+    seat = to_act(s)
+    assert seat is not None  # the game is not over (apply_move checks), so someone is to act
+    name = s.players[seat]
     if Card.parse(card) not in pack(n):
-        raise IllegalMove(f"{card} is not in the pack: 3-player Tantony uses 36 cards, without 7s to 10s (Tantony 3.10).")
+        raise IllegalMove(f"{card} is not in the pack: 3-player Tantony uses 36 cards, without 7s to 10s "
+                          f"(Tantony 3.10).")
     played = _played(s)
     if card in played:
         raise IllegalMove(f"{card} was already played in trick {played[card]} of this deal.")
@@ -411,7 +422,7 @@ def _played(s: State) -> dict[str, int]:
     return out
 
 
-def sort_cards(cards) -> list[str]:
+def sort_cards(cards: Iterable[str]) -> list[str]:
     """By suit (S H D C), high to low within a suit."""
     return sorted(cards, key=lambda c: ("SHDC".index(c[-1]), -STRENGTH[c[:-1]]))
 
@@ -419,11 +430,11 @@ def sort_cards(cards) -> list[str]:
 def _close_trick(s: State) -> None:
     cards = [c for _, c in s.trick]
     n = len(s.tricks) + 1
-    record = {"n": n, "leader": s.leader, "cards": s.trick}
+    record: Record = {"n": n, "leader": s.leader, "cards": s.trick}
     if _revealing(s):
-        low = min(STRENGTH[c[:-1]] for c in cards)
+        lowest = min(STRENGTH[c[:-1]] for c in cards)
         record |= {"last_cards": True, "winner": None, "runt": None, "value": 0, "to": None, "forced": False,
-                   "scoring": [[p, c, _value(s, c)] for p, c in s.trick if STRENGTH[c[:-1]] == low]}
+                   "scoring": [[p, c, _value(s, c)] for p, c in s.trick if STRENGTH[c[:-1]] == lowest]}
         s.tricks.append(record)
         s.trick = []
         return
@@ -450,7 +461,7 @@ def _value(s: State, card: str) -> int:
     return card_value(card, s.options, len(s.players))
 
 
-def _give(s: State, move: dict) -> None:
+def _give(s: State, move: Move) -> None:
     to = move.get("to")
     if to not in s.players:
         raise InvalidMove(f"'to' must name a player: {', '.join(s.players)}")
@@ -463,8 +474,8 @@ def _give(s: State, move: dict) -> None:
     s.leader = seat  # RULES.md §3.4: the recipient leads the next trick
 
 
-def _audit(s: State) -> list[dict]:
-    def check(hand, before, trump, card):
+def _audit(s: State) -> list[Record]:
+    def check(hand: frozenset[str], before: tuple[str, ...], trump: str | None, card: str) -> str | None:
         return tricks.broken_duty(hand, before, None, card, STRENGTH, must_head=False)
 
     plays = []
@@ -483,7 +494,7 @@ def _audit(s: State) -> list[dict]:
 
 def _scoring(s: State) -> list[list[str]]:
     """Each seat's scoring cards this deal so far (RULES.md §3.4-3.6)."""
-    out = [[] for _ in s.players]
+    out: list[list[str]] = [[] for _ in s.players]
     for t in s.tricks:
         if t.get("last_cards"):
             for p, c, _ in t["scoring"]:
@@ -495,7 +506,7 @@ def _scoring(s: State) -> list[list[str]]:
 
 def _next_hands(s: State) -> list[list[str]]:
     """RULES.md §3.7: the cards of the tricks held, plus the card kept from the last trick."""
-    hands = [[] for _ in s.players]
+    hands: list[list[str]] = [[] for _ in s.players]
     for t in s.tricks:
         if t.get("last_cards"):
             for p, c in t["cards"]:
@@ -535,7 +546,8 @@ def _score_deal(s: State, scoring: list[list[str]], tallied: bool) -> None:
                       "individual": dict(zip(s.players, individual)),
                       "scoring": {p: sort_cards(c) for p, c in zip(s.players, scoring)},
                       "scores": dict(zip(names, s.scores)), "tallied": tallied,
-                      "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes]})
+                      "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")}
+                                  for r in s.revokes]})
     _game_end(s)
     s.deal += 1
     s.dealer = (s.dealer + 1) % len(s.players)  # RULES.md §3.2: the deal passes to D+1
@@ -543,7 +555,7 @@ def _score_deal(s: State, scoring: list[list[str]], tallied: bool) -> None:
     s.trick, s.tricks, s.revokes = [], [], []
 
 
-def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: bool = True) -> dict | None:
+def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: bool = True) -> Record | None:
     """The game's result after ``deal`` with these cumulative ``scores``, or None to play on
     (RULES.md §3.8, C5): a side alone at 60 x deal or more wins at once, as two games;
     level leaders past the line play on; after the last deal the higher total wins.
@@ -570,11 +582,13 @@ def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: boo
 
 
 def _game_end(s: State) -> None:
-    s.result = verdict(dict(zip(labels(s), s.scores)), s.deal, s.options.deals, s.options.sudden_death)
+    deals, sudden_death = s.options.deals, s.options.sudden_death
+    assert deals is not None and sudden_death is not None  # start() resolves both for its players
+    s.result = verdict(dict(zip(labels(s), s.scores)), s.deal, deals, sudden_death)
     s.history[-1]["line"] = THRESHOLD * s.deal if s.options.sudden_death else None
 
 
-def _tally(s: State, move: dict) -> None:
+def _tally(s: State, move: Move) -> None:
     """A whole deal from its end: each player's scoring cards (DESIGN.md tally)."""
     scoring = move.get("scoring")
     if not isinstance(scoring, dict) or set(scoring) != set(s.players):
@@ -582,14 +596,15 @@ def _tally(s: State, move: dict) -> None:
     cards = {p: [_code(c) for c in v] if isinstance(v, list) else None for p, v in scoring.items()}
     if any(v is None for v in cards.values()):
         raise InvalidMove("Each player's scoring cards are a list of cards")
-    every = [c for v in cards.values() for c in v]
+    scored = cast("dict[str, list[str]]", cards)  # every value a list: the check above
+    every = [c for v in scored.values() for c in v]
     dup = next((c for c in every if every.count(c) > 1), None)
     if dup:
         raise IllegalMove(f"{dup} is listed twice: every card scores once at most.")
     outside = [c for c in every if Card.parse(c) not in pack(len(s.players))]
     if outside:
         raise IllegalMove(f"{outside[0]} is not in the pack.")
-    counts = sorted(len(v) for v in cards.values())
+    counts = sorted(len(v) for v in scored.values())
     q = quota(s)
     if len(s.players) == 3:
         if counts != [q] * 3:
@@ -599,7 +614,7 @@ def _tally(s: State, move: dict) -> None:
             raise IllegalMove("Each player scores 3 runts and the 13th trick's winner a 4th (Tantony 3.5).")
     elif counts[0] < 3 or sum(counts) < 13:
         raise IllegalMove("Each player scores 3 runts, and the lowest last card scores too (Tantony 3.5).")
-    _score_deal(s, [cards[p] for p in s.players], tallied=True)
+    _score_deal(s, [scored[p] for p in s.players], tallied=True)
     s.hands = None  # DESIGN.md: after a tallied deal the hands are not known
 
 
@@ -611,7 +626,7 @@ _MOVES = {"play": _play, "give": _give, "tally": _tally}
 # ---------------------------------------------------------------------------
 
 
-def view(state: State) -> dict:
+def view(state: State) -> Record:
     """A JSON-ready summary (DESIGN.md view keys for tantony, and what the app shows)."""
     s, names = state, state.players
     act = to_act(s)
@@ -650,17 +665,17 @@ def view(state: State) -> dict:
     }
 
 
-def dump(state: State) -> dict:
+def dump(state: State) -> Record:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
     return dump_state(state)
 
 
-def load(data: dict) -> State:
+def load(data: Record) -> State:
     """Rebuild a state from :func:`dump`'s output."""
     return load_state(State, Options, data, TITLE)
 
 
-def narrate(state: State, move: dict) -> str:
+def narrate(state: State, move: Move) -> str:
     """One move in words for the log, from the state it led to."""
     kind, names = move.get("type"), state.players
     if kind == "give":
@@ -680,7 +695,8 @@ def narrate(state: State, move: dict) -> str:
     t = state.tricks[-1]
     if t.get("last_cards"):
         return f"Last cards turned up; {', '.join(f'{names[p]} scores {c}' for p, c, _ in t['scoring'])}"
-    text = f"{names[t['cards'][-1][0]]} played {card}; {names[t['winner']]} wins trick {t['n']}, runt {t['runt']} ({t['value']})"
+    text = (f"{names[t['cards'][-1][0]]} played {card}; {names[t['winner']]} wins trick {t['n']}, "
+            f"runt {t['runt']} ({t['value']})")
     if t["forced"]:
         text += f", which goes to {names[t['to']]}, the only one with room"
     return text
