@@ -55,9 +55,9 @@ def test_tablanette_tally_scores_like_the_played_deal(client, seed):
     for c in sorted(counters, key=lambda c: -TB.card_points([c])):
         if TB.card_points(ann + [c]) <= need:
             ann.append(c)
-    fields = {"cards.0": record["cards"]["Ann"], "act": "record",
-              "sw.0": ",".join(map(str, record["sweeps"]["Ann"])), "sw.1": ",".join(map(str, record["sweeps"]["Ben"]))}
-    fields |= {f"ctr.{c}": 0 if c in ann else 1 for c in counters}
+    fields = {"cards_0": record["cards"]["Ann"], "record": "record",
+              "sweeps_0": record["sweeps"]["Ann"], "sweeps_1": record["sweeps"]["Ben"]}
+    fields |= {f"owner_{c}": 0 if c in ann else 1 for c in counters}
     answer = tally(client, game_id, **fields)
     assert answer.status_code == 204 and answer.headers["HX-Redirect"].endswith(game_id)
     stored = view(client, game_id)["view"]["history"][-1]
@@ -73,28 +73,28 @@ def test_tablanette_tally_scores_like_the_played_deal(client, seed):
 def test_tablanette_tally_builds_a_sweep_from_its_cards(client):
     """The sweep builder: tap the played card and what it swept; the bonus is computed."""
     game_id = create(client, "tablanette", ["Ann", "Ben"])
-    page = tally(client, game_id, **{"sb.card": "KC", "sb.taken": "KS,10H,4D", "act": "sbadd:0"}).get_data(as_text=True)
-    assert 'name="sw.0" value="42"' in page
-    page = tally(client, game_id, **{"sb.card": "KH", "sb.taken": "2S,3H,5D,9C", "act": "sbadd:1"}).get_data(as_text=True)
-    assert "Tablanette P1" in page and 'name="sw.1" value=""' in page
+    page = tally(client, game_id, sb_card="KC", sb_taken=["KS", "10H", "4D"], sb_add="0").get_data(as_text=True)
+    assert 'name="sweeps_0" value="42"' in page
+    page = tally(client, game_id, sb_card="KH", sb_taken=["2S", "3H", "5D", "9C"], sb_add="1").get_data(as_text=True)
+    assert "Tablanette P1" in page and 'name="sweeps_1"' not in page  # no sweep kept for Ben
 
 
 @pytest.mark.parametrize(("fields", "reason"), [
-    ({"cards.0": "60"}, "whole numbers of 0 or more"),
-    ({"cards.0": "30", "sw.0": "23"}, "No sweep scores 23"),
-    ({"cards.0": "2", "ctr.AS": "0", "ctr.AH": "0", "ctr.AD": "0"}, "can't hold"),
+    ({"cards_0": "60"}, "whole numbers of 0 or more"),
+    ({"cards_0": "30", "sweeps_0": "23"}, "No sweep scores 23"),
+    ({"cards_0": "2", "owner_AS": "0", "owner_AH": "0", "owner_AD": "0"}, "can't hold"),
 ])
 def test_an_impossible_tablanette_tally_is_refused_and_stores_nothing(client, fields, reason):
     game_id = create(client, "tablanette", ["Ann", "Ben"])
-    answer = tally(client, game_id, act="record", **fields)
+    answer = tally(client, game_id, record="record", **fields)
     assert reason in answer.get_data(as_text=True).replace("&#39;", "'")
     assert view(client, game_id)["version"] == 0
 
 
 def test_a_typed_bonus_no_sweep_can_make_is_refused(client):
     game_id = create(client, "tablanette", ["Ann", "Ben"])
-    page = tally(client, game_id, **{"add.0": "23", "act": "addsweep:0"}).get_data(as_text=True)
-    assert "No sweep scores 23" in page and 'name="sw.0" value=""' in page
+    page = tally(client, game_id, bonus_0="23", add_sweep="0").get_data(as_text=True)
+    assert "No sweep scores 23" in page and 'name="sweeps_0"' not in page  # no sweep kept for Ann
 
 
 def played_tute_deal(seed):
@@ -130,9 +130,9 @@ def test_tute_tally_scores_like_the_played_deal(client, seed):
             cantes[p].append(40)
             extra -= 40
         cantes[p] += [20] * (extra // 20)
-    fields = {f"pts.{i}": record["card_points"][p] for i, p in enumerate(names[:-1])}
-    fields |= {f"ct.{i}": ",".join(map(str, cantes[p])) for i, p in enumerate(names)}
-    answer = tally(client, game_id, last=record["last_trick"], act="record", **fields)
+    fields = {f"points_{i}": record["card_points"][p] for i, p in enumerate(names[:-1])}
+    fields |= {f"cantes_{i}": cantes[p] for i, p in enumerate(names)}
+    answer = tally(client, game_id, last_trick=record["last_trick"], record="record", **fields)
     assert answer.status_code == 204, answer.get_data(as_text=True)
     stored = view(client, game_id)["view"]["history"][-1]
     assert stored["points"] == record["points"] and stored["losers"] == record["losers"]
@@ -140,7 +140,7 @@ def test_tute_tally_scores_like_the_played_deal(client, seed):
 
 def test_tute_tally_refuses_points_that_do_not_add_up(client):
     game_id = create(client, "tute", ["Ann", "Ben", "Cat", "Dan"])
-    answer = tally(client, game_id, **{"pts.0": "100", "pts.1": "30", "pts.2": "0", "last": "Ann", "act": "record"})
+    answer = tally(client, game_id, points_0="100", points_1="30", points_2="0", last_trick="Ann", record="record")
     assert answer.status_code == 422 and "0 to 120" in answer.get_data(as_text=True)
     assert view(client, game_id)["version"] == 0
 
@@ -164,8 +164,8 @@ def test_tantony_tally_scores_like_the_played_deal(client):
         s = TT.apply(s, {"type": "play", "card": card})
     record = s.history[-1]
     game_id = create(client, "tantony", names)
-    fields = {f"sc.{c}": i for i, p in enumerate(names) for c in record["scoring"][p]}
-    answer = tally(client, game_id, act="record", **fields)
+    fields = {f"runt_{c}": i for i, p in enumerate(names) for c in record["scoring"][p]}
+    answer = tally(client, game_id, record="record", **fields)
     assert answer.status_code == 204, answer.get_data(as_text=True)
     stored = view(client, game_id)["view"]
     assert stored["history"][-1]["points"] == record["points"] and stored["hands"] is None
@@ -173,7 +173,7 @@ def test_tantony_tally_scores_like_the_played_deal(client):
 
 def test_tantony_tally_refuses_the_wrong_number_of_runts(client):
     game_id = create(client, "tantony", ["Nan", "Eve", "Sam", "Wes"])
-    answer = tally(client, game_id, act="record", **{"sc.2S": 0, "sc.3S": 1})
+    answer = tally(client, game_id, record="record", runt_2S=0, runt_3S=1)
     assert answer.status_code == 422 and "3 runts" in answer.get_data(as_text=True)
     assert view(client, game_id)["version"] == 0
 
@@ -181,7 +181,7 @@ def test_tantony_tally_refuses_the_wrong_number_of_runts(client):
 def test_hundred_tally_is_one_tap(client):
     """RULES.md 4.4: who lost the hand; the loser loses a token."""
     game_id = create(client, "hundred", ["Ann", "Ben", "Cat"])
-    answer = tally(client, game_id, act="lost:Ben")
+    answer = tally(client, game_id, loser="Ben")
     assert answer.status_code == 204
     assert view(client, game_id)["view"]["tokens"]["Ben"] == 2
 
