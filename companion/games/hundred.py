@@ -36,7 +36,9 @@ Decisions where RULES.md leaves the engine a choice (besides D1-D10):
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from companion.cards import PACK_52, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
@@ -48,8 +50,10 @@ from companion.games.common import (
     dump_state,
     is_int as _is_int,
     load_state,
+    Move,
     options_dict,
     read_options,
+    Record,
     Start,
 )
 
@@ -140,7 +144,7 @@ OPTION_NAMES = tuple(Options.__dataclass_fields__)
 
 
 
-def resolve_options(options: dict | Options | None, players: int | None = None) -> Options:
+def resolve_options(options: dict[str, Any] | Options | None, players: int | None = None) -> Options:
     """Validate an options dict (RULES.md §4.5) into :class:`Options`.
 
     >>> resolve_options({"variant": "98"}, 8).decks
@@ -160,20 +164,26 @@ def resolve_options(options: dict | Options | None, players: int | None = None) 
     return Options(**given)
 
 
-def _options_of(options) -> Options:
+def _options_of(options: dict[str, Any] | Options | None) -> Options:
     return options if isinstance(options, Options) else resolve_options(options)
 
 
-def target(options=None) -> int:
+def _decks(o: Options) -> int:
+    """The packs in play: ``start`` resolves ``decks`` for its number of players."""
+    assert o.decks is not None
+    return o.decks
+
+
+def target(options: dict[str, Any] | Options | None = None) -> int:
     return TARGET[_options_of(options).variant]
 
 
-def hand_size(options=None) -> int:
+def hand_size(options: dict[str, Any] | Options | None = None) -> int:
     """RULES.md §4.2: 3 cards, 4 in 98."""
     return 4 if _options_of(options).variant == "98" else 3
 
 
-def effect(card, total: int, options=None) -> tuple[list[int], bool]:
+def effect(card: str | Card, total: int, options: dict[str, Any] | Options | None = None) -> tuple[list[int], bool]:
     """``(every total the card can make from total, reverses?)`` (RULES.md §4.3).
 
     >>> effect("10H", 92, {"variant": "99"})
@@ -188,7 +198,7 @@ def effect(card, total: int, options=None) -> tuple[list[int], bool]:
     m = TARGET[o.variant]
     face = {"A": 1, "J": 11, "Q": 12, "K": 13}.get(r) or int(r)
 
-    def minus(x):
+    def minus(x: int) -> int:
         return max(0, total - x) if o.floor_at_zero else total - x
 
     if o.variant == "100":
@@ -214,7 +224,7 @@ def effect(card, total: int, options=None) -> tuple[list[int], bool]:
     return sorted(set(table.get(r, [total + face]))), False
 
 
-def totals(card, total: int, options=None) -> set[int]:
+def totals(card: str | Card, total: int, options: dict[str, Any] | Options | None = None) -> set[int]:
     """The set of totals ``card`` can make from ``total`` (DESIGN.md helper).
 
     >>> sorted(totals("AH", 90, {"variant": "99"}))
@@ -223,7 +233,7 @@ def totals(card, total: int, options=None) -> set[int]:
     return set(effect(card, total, options)[0])
 
 
-def safe_totals(card, total: int, options=None) -> set[int]:
+def safe_totals(card: str | Card, total: int, options: dict[str, Any] | Options | None = None) -> set[int]:
     """The totals ``card`` can make without going over the target."""
     m = target(options)
     return {t for t in totals(card, total, options) if t <= m}
@@ -243,17 +253,17 @@ class State:
     total: int = 0
     direction: int = 1
     turn: int = 0
-    pile: list = field(default_factory=list)    # cards played since the pile last became the stock
+    pile: list[str] = field(default_factory=list)    # cards played since the pile last became the stock
     stock: int = 0
     played: int = 0                             # plays this hand
-    last: dict | None = None
-    losses: list = field(default_factory=list)
-    tokens: list = field(default_factory=list)
-    history: list = field(default_factory=list)
-    result: dict | None = None
+    last: Record | None = None
+    losses: list[int] = field(default_factory=list)
+    tokens: list[int] = field(default_factory=list)
+    history: list[Record] = field(default_factory=list)
+    result: Record | None = None
 
 
-def start(players: list[str], options: dict | None = None) -> State:
+def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     """A new match; the player after the dealer plays first (RULES.md §4.2, D1)."""
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     opts = resolve_options(options, len(players))
@@ -277,7 +287,7 @@ def _step(s: State, seat: int, direction: int) -> int:
     return _next_seat(seat, direction, len(s.players), active(s))
 
 
-def _next_seat(seat: int, direction: int, players: int, live) -> int:
+def _next_seat(seat: int, direction: int, players: int, live: Iterable[int]) -> int:
     live = set(live)
     nxt = (seat + direction) % players
     while nxt not in live:
@@ -285,7 +295,9 @@ def _next_seat(seat: int, direction: int, players: int, live) -> int:
     return nxt
 
 
-def turn_after(card, seat: int, players: int, direction: int = 1, options=None, live=None) -> tuple[int, int]:
+def turn_after(card: str | Card, seat: int, players: int, direction: int = 1,
+               options: dict[str, Any] | Options | None = None,
+               live: Iterable[int] | None = None) -> tuple[int, int]:
     """``(next seat, new direction)`` after ``seat`` plays ``card`` (RULES.md 4.2, D3).
 
     Seats are in clockwise order; ``live`` are the seats still in (all by default).
@@ -309,7 +321,7 @@ def _new_hand(s: State, dealer: int) -> None:
     s.dealer = dealer
     s.total, s.direction, s.pile, s.played = 0, 1, [], 0
     s.turn = _step(s, dealer, 1)  # D1: the dealer's left plays first
-    s.stock = 52 * s.options.decks - len(active(s)) * hand_size(s.options)
+    s.stock = 52 * _decks(s.options) - len(active(s)) * hand_size(s.options)
 
 
 def sides(state: State) -> list[list[str]]:
@@ -326,7 +338,7 @@ def expects(state: State) -> list[str]:
     return ["play", "lose", "tally"] if state.played == 0 else ["play", "lose"]
 
 
-def apply(state: State, move: dict) -> State:
+def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed.
 
     ``lose`` names its player itself (the one to act) and ``tally`` its loser."""
@@ -336,10 +348,10 @@ def apply(state: State, move: dict) -> State:
 
 def _in_pile(s: State, card: str) -> bool:
     """RULES.md §4.8: with one pack a card can't be seen twice (two with two packs)."""
-    return s.pile.count(card) >= s.options.decks
+    return s.pile.count(card) >= _decks(s.options)
 
 
-def _announced(move: dict) -> int | None:
+def _announced(move: Move) -> int | None:
     value = move.get("total")
     if value in (None, ""):
         return None
@@ -349,7 +361,7 @@ def _announced(move: dict) -> int | None:
         raise InvalidMove(f"The announced total must be a number, not {value!r}") from None
 
 
-def _play(s: State, move: dict) -> None:
+def _play(s: State, move: Move) -> None:
     if "card" not in move:
         raise InvalidMove("The move needs a 'card'")
     card = str(Card.parse(move["card"]))
@@ -382,7 +394,7 @@ def _play(s: State, move: dict) -> None:
     s.turn, s.direction = turn_after(card, s.turn, len(s.players), s.direction, s.options, active(s))
 
 
-def lose_refusal(hand, total: int, options=None) -> str | None:
+def lose_refusal(hand: Iterable[str | Card], total: int, options: dict[str, Any] | Options | None = None) -> str | None:
     """Why a player holding ``hand`` on ``total`` has not lost (a safe card, named), or None
     when every card goes over the target (RULES.md 4.2).
 
@@ -397,7 +409,7 @@ def lose_refusal(hand, total: int, options=None) -> str | None:
     return None
 
 
-def confirm_needed(state: State, move: dict) -> str | None:
+def confirm_needed(state: State, move: Move) -> str | None:
     """What to ask before a play that goes over the target (the app confirms it), or None.
 
     >>> s = start(["A", "B"], {"variant": "98"})
@@ -433,7 +445,7 @@ def _draw(s: State) -> None:
         s.stock -= 1
 
 
-def _lose_move(s: State, move: dict) -> None:
+def _lose_move(s: State, move: Move) -> None:
     who = move.get("player", s.players[s.turn])
     if who not in s.players:
         raise InvalidMove(f"{who!r} is not playing in this game")
@@ -451,7 +463,7 @@ def _lose_move(s: State, move: dict) -> None:
     if len(cards) > size:
         raise IllegalMove(f"A hand holds {size} cards, not {len(cards)}.")
     for c in cards:
-        if _in_pile(s, c) or cards.count(c) > s.options.decks:
+        if _in_pile(s, c) or cards.count(c) > _decks(s.options):
             raise IllegalMove(f"{c} can't be in {who}'s hand: it is already on the pile.")
     refusal = lose_refusal(cards, s.total, s.options)
     if refusal:
@@ -461,7 +473,7 @@ def _lose_move(s: State, move: dict) -> None:
 
 
 def _lose(s: State, seat: int, reason: str, verified: bool, bust: str | None = None,
-          shown: list | None = None) -> None:
+          shown: list[str] | None = None) -> None:
     name = s.players[seat]
     s.losses[seat] += 1
     if s.tokens:
@@ -496,7 +508,7 @@ def _after_hand(s: State, loser: int) -> None:
     _new_hand(s, dealer)
 
 
-def _tally(s: State, move: dict) -> None:
+def _tally(s: State, move: Move) -> None:
     """A whole hand from its end: who lost (DESIGN.md tally)."""
     loser = move.get("loser")
     if loser not in s.players:
@@ -516,7 +528,7 @@ _MOVES = {"play": _play, "lose": _lose_move, "tally": _tally}
 # ---------------------------------------------------------------------------
 
 
-def view(state: State) -> dict:
+def view(state: State) -> Record:
     """A JSON-ready summary (DESIGN.md view keys for hundred, and what the app shows)."""
     s, names = state, state.players
     o = s.options
@@ -532,7 +544,7 @@ def view(state: State) -> dict:
         "eliminated": [p for i, p in enumerate(names) if i not in active(s)],
         "order": [names[i] for i in _order(s)],
         "stock": s.stock, "pile": len(s.pile), "hand_size": hand_size(o),
-        "seen": sorted(c for c, k in counts.items() if k >= o.decks),
+        "seen": sorted(c for c, k in counts.items() if k >= _decks(o)),
         "pack": [str(c) for c in PACK_52],
     }
 
@@ -549,17 +561,17 @@ def _order(s: State) -> list[int]:
     return out
 
 
-def dump(state: State) -> dict:
+def dump(state: State) -> Record:
     """The state as plain JSON data; ``load(dump(s)) == s``."""
     return dump_state(state)
 
 
-def load(data: dict) -> State:
+def load(data: Record) -> State:
     """Rebuild a state from :func:`dump`'s output."""
     return load_state(State, Options, data, "100/99/98")
 
 
-def narrate(state: State, move: dict) -> str:
+def narrate(state: State, move: Move) -> str:
     """One move in words for the log, from the state it led to."""
     kind = move.get("type")
     if kind in ("lose", "tally") or (kind == "play" and (state.last or {}).get("bust")):
