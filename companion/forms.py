@@ -77,11 +77,11 @@ def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskFo
     """The new-game form for ``game``: players in seat order, dealer, a one-tap start and
     every option (filled in from the start)."""
     rules = games.get(game)
-    start = start if start in rules.STARTS else next(iter(rules.STARTS))
+    chosen = start if start is not None and start in rules.STARTS else next(iter(rules.STARTS))
     attrs = {
         "game": RadioField("Game", choices=[SelectChoice(n, games.get(n).TITLE) for n in games.GAMES], default=game),
         "start": RadioField("How you play", choices=[SelectChoice(k, s.label) for k, s in rules.STARTS.items()],
-                            default=start),
+                            default=chosen),
         "dealer": SelectField("First dealer", choices=[SelectChoice(str(i), f"Player {i + 1}")
                                                        for i in range(rules.MAX_PLAYERS)],
                               default="0", description="Who deals the first deal; the next player plays first."),
@@ -92,7 +92,7 @@ def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskFo
                                            Length(max=NAME_LENGTH)],
             render_kw={"autocomplete": "off", "autocapitalize": "words"})
     option_names = [f.name for f in dataclasses.fields(rules.Options)]
-    attrs |= option_fields(rules, start)
+    attrs |= option_fields(rules, chosen)
     form_class = type("NewGameForm", (FlaskForm,), attrs)
     form = form_class(formdata=formdata)
     form.option_names = option_names

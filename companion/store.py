@@ -119,7 +119,7 @@ migrations = Migrations("companion")
 
 @migrations()
 def m001_games_and_moves(db: sqlite_utils.Database) -> None:
-    db["games"].create(
+    db.table("games").create(
         {"id": str, "game": str, "players": str, "options": str, "created": str, "updated": str,
          "version": int, "state": str, "key_hash": str, "finished": int, "status": str},
         pk="id",
@@ -128,7 +128,7 @@ def m001_games_and_moves(db: sqlite_utils.Database) -> None:
     )
     # The compound primary key is the (game_id, seq) index, and it makes a doubled
     # seq impossible even if the version check were bypassed.
-    db["moves"].create(
+    db.table("moves").create(
         {"game_id": str, "seq": int, "move": str, "time": str, "undone": int},
         pk=("game_id", "seq"),
         not_null={"move", "time", "undone"},
@@ -139,7 +139,7 @@ def m001_games_and_moves(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m002_games_by_updated(db: sqlite_utils.Database) -> None:
-    db["games"].create_index(["updated"])  # list_games: newest first
+    db.table("games").create_index(["updated"])  # list_games: newest first
 
 
 @migrations()
@@ -150,23 +150,23 @@ def m003_referees_links_archive(db: sqlite_utils.Database) -> None:
     hand-over or "revoke" marks rows ``revoked``, never deletes them). ``links`` holds the
     hash of each "add a referee" / "hand over" token, its expiry and when it was used.
     """
-    db["referees"].create(
+    db.table("referees").create(
         {"id": str, "game_id": str, "key_hash": str, "created": str, "revoked": str},
         pk="id", not_null={"game_id", "key_hash", "created"},
         foreign_keys=[("game_id", "games", "id")],
     )
-    db["referees"].create_index(["game_id"])
-    db["links"].create(
+    db.table("referees").create_index(["game_id"])
+    db.table("links").create(
         {"token_hash": str, "game_id": str, "kind": str, "created": str, "expires": str, "used": str},
         pk="token_hash", not_null={"game_id", "kind", "created", "expires"},
         foreign_keys=[("game_id", "games", "id")],
     )
-    db["links"].create_index(["game_id"])
+    db.table("links").create_index(["game_id"])
     for row in db.execute("SELECT id, key_hash, created FROM games").fetchall():
         db.execute("INSERT INTO referees (id, game_id, key_hash, created) VALUES (?, ?, ?, ?)",
                    (secrets.token_urlsafe(6), row[0], row[1], row[2]))
-    db["games"].transform(drop={"key_hash"})
-    db["games"].add_column("archived", int, not_null_default=0)
+    db.table("games").transform(drop={"key_hash"})
+    db.table("games").add_column("archived", int, not_null_default=0)
 
 
 @migrations()
