@@ -30,6 +30,15 @@ ONE_VALUE = "Only one value can be sent here, not a list."
 ONE_TAP = "One tap at a time: only one button can be sent."
 
 
+def whole(value) -> int:
+    """A choice's number from the form (a seat, a cante): ASCII digits only, as ``NUMBER``."""
+    if isinstance(value, int):
+        return value
+    if not isinstance(value, str) or NUMBER.fullmatch(value) is None:
+        raise ValueError(f"not a whole number: {value!r}")
+    return int(value)
+
+
 class WholeNumber(IntegerField):
     """A whole number typed in a text box (a phone's numeric keypad); blank is "not yet"."""
 
@@ -111,7 +120,7 @@ def each(check):
 def seat_choice(label: str, seats: list[str], **kwargs) -> Pick:
     """One of the game's seats (a side or a player), sent as its index in seat order."""
     message = f"Choose one of {', '.join(seats)}."
-    return Pick(label, coerce=int, choices=[SelectChoice(i, s) for i, s in enumerate(seats)],
+    return Pick(label, coerce=whole, choices=[SelectChoice(i, s) for i, s in enumerate(seats)],
                 invalid_choice_message=message, invalid_value_message=message, **kwargs)
 
 
@@ -245,7 +254,7 @@ class TablanetteTally(TallyForm):
             out[f"sweeps_{i}"] = Numbers(f"Sweeps of {side}", [Length(max=cls.most_sweeps(ctx)), bonus],
                                          message="Sweep bonuses are whole numbers above 0.")
             out[f"bonus_{i}"] = WholeNumber(f"Sweep bonus for {side}", [Optional(), bonus])
-            out[f"remove_sweep_{i}"] = Pick(f"Remove a sweep of {side}", coerce=int, choices=[],
+            out[f"remove_sweep_{i}"] = Pick(f"Remove a sweep of {side}", coerce=whole, choices=[],
                                               invalid_choice_message=f"{side} has no such sweep.",
                                               invalid_value_message=f"{side} has no such sweep.")
         for card in counters:
@@ -376,7 +385,7 @@ class TuteTally(TallyForm):
                 out[f"points_{i}"] = WholeNumber(name, [Optional(), points])
             out[f"cantes_{i}"] = SelectMultipleField(
                 f"Cantes of {name}", [Length(max=MOST_CANTES, message=f"At most {MOST_CANTES} cantes a player.")],
-                coerce=int, choices=[SelectChoice(v, str(v)) for v in CANTES], default=list,
+                coerce=whole, choices=[SelectChoice(v, str(v)) for v in CANTES], default=list,
                 invalid_choice_message="A cante is 20 or 40.", invalid_value_message="A cante is 20 or 40.")
         return out
 

@@ -67,7 +67,7 @@ DATA_CASES = {
         ("version", ["-1", "x", "", "²", ["0", "0"]], "record"),
         ("cards_0", ["-1", "53", HUGE, "-" + HUGE, "x", "²", "1_0", "1.5", ["13", "13"]], "cards_0"),
         ("cards_2", ["-5", "60", HUGE, "ZZ"], "cards_2"),
-        ("owner_AS", ["9", "4", "-1", "x", "", "²", HUGE, ["0", "1"]], "cycle"),
+        ("owner_AS", ["9", "4", "-1", "x", "", "²", "٣", " 1", "1_0", HUGE, ["0", "1"]], "cycle"),
         ("owner_10D", ["Ann", "0.5"], "cycle"),
         ("sweeps_0", ["23", "0", "-14", HUGE, "x", "²", ["26", "nope"], ["26"] * 27], "add_sweep"),
         ("sweeps_3", ["1", "-1"], "add_sweep"),
@@ -80,7 +80,7 @@ DATA_CASES = {
         ("points_0", ["-1", "121", HUGE, "-" + HUGE, "x", "²", ["30", "30"]], "points_0"),
         ("points_2", ["-30", "500"], "points_2"),
         ("last_trick", ["Zed", "9", "0", "", ["Ann", "Ben"]], "set_last_trick"),
-        ("cantes_0", ["30", "0", "-20", HUGE, "x", "²", ["20"] * 5], "cante_20"),
+        ("cantes_0", ["30", "0", "-20", HUGE, "x", "²", "٢٠", ["20"] * 5], "cante_20"),
         ("cantes_3", ["400", "x"], "cante_40"),
     ],
     "tantony": [
@@ -131,7 +131,7 @@ TAP_CASES = {
     ],
     "tute": [
         ("set_last_trick", ["Zed", "9", "", ["Ann", "Ben"]], "set_last_trick", {}),
-        ("cante_20", ["9", "4", "-1", "x", "Ann", ["0", "1"]], "cante_20", {}),
+        ("cante_20", ["9", "4", "-1", "x", "٣", "Ann", ["0", "1"]], "cante_20", {}),
         ("cante_40", ["9", "-1", HUGE], "cante_40", {}),
         ("cante_40", ["0"], "cante_40", {"cantes_0": ["20", "20", "20", "40"]}),
         ("remove_cante", ["9", "-1", "x"], "remove_cante", {"cantes_0": "20"}),
