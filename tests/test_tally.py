@@ -6,12 +6,10 @@ import random
 
 import pytest
 
-from tests.conftest import become_referee
-
-from companion.games import hundred as H
 from companion.games import tablanette as TB
 from companion.games import tantony as TT
 from companion.games import tute as TU
+from tests.conftest import become_referee
 
 
 def create(client, game, players, options=None):

@@ -8,7 +8,6 @@ engine's; the form only turns taps into the move."""
 from __future__ import annotations
 
 from flask import Blueprint, abort, redirect, render_template, url_for
-
 from flask_htmx import make_response as htmx_response
 
 from companion import games, htmx
