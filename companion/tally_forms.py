@@ -255,8 +255,8 @@ class TablanetteTally(TallyForm):
                                          message="Sweep bonuses are whole numbers above 0.")
             out[f"bonus_{i}"] = WholeNumber(f"Sweep bonus for {side}", [Optional(), bonus])
             out[f"remove_sweep_{i}"] = Pick(f"Remove a sweep of {side}", coerce=whole, choices=[],
-                                              invalid_choice_message=f"{side} has no such sweep.",
-                                              invalid_value_message=f"{side} has no such sweep.")
+                                            invalid_choice_message=f"{side} has no such sweep.",
+                                            invalid_value_message=f"{side} has no such sweep.")
         for card in counters:
             out[f"owner_{card}"] = seat_choice(card, sides, default=0)
         return out
