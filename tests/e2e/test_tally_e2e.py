@@ -17,18 +17,21 @@ def test_tally_a_tablanette_deal_in_under_30_taps(page, base_url, shot):
         taps += 1
         answered(page, lambda: page.click(selector), region)
 
-    def type_in(name, digits):
-        """Tap the field and type (a tap per key); the form answers when the field is left."""
+    def type_in(name, digits, enter=False):
+        """Tap the field and type (a tap per key); the form answers when the field is left,
+        or at Enter (which must only refresh the totals, never press another button)."""
         nonlocal taps
         page.click(f"input[name='{name}']")
         page.keyboard.type(digits)
-        taps += 1 + len(digits)
-        answered(page, lambda: page.locator(f"input[name='{name}']").blur(), "#tally")
+        taps += 1 + len(digits) + enter
+        leave = (lambda: page.keyboard.press("Enter")) if enter else page.locator(f"input[name='{name}']").blur
+        answered(page, leave, "#tally")
 
     tap("text=Tally this deal instead", "body")
     expect(page.locator("#tally")).to_be_visible()
     shot("tally-01-empty")
-    type_in("cards_0", "27")
+    type_in("cards_0", "27", enter=True)
+    expect(page.locator(f"#tally button[aria-label^='{Card.parse('AS').name}:']")).to_contain_text("Ann")
     for code in BEN:
         tap(f"#tally button[aria-label^='{Card.parse(code).name}:']")
     type_in("bonus_0", "26")
