@@ -145,10 +145,19 @@ def test_a_game_links_to_the_lab_at_its_position(client):
     assert "Table:" in client.get(href).get_data(as_text=True)
 
 
-def test_bad_positions_get_a_message_not_a_500(client):
-    for url in ("/rules/tablanette?table=ZZ&card=KH", "/rules/tute?trick=8S", "/rules/hundred?total=x&card=AS",
-                "/rules/tablanette?max_group_size=banana", "/rules/nope"):
-        assert client.get(url).status_code in (200, 404)
+@pytest.mark.parametrize(("url", "status", "message"), [
+    ("/rules/tablanette?table=ZZ&card=KH", 200, "'ZZ' is not a card"),  # a position the referee can't answer
+    ("/rules/tute?trick=8S", 200, "the pack has no 8♠"),
+    ("/rules/hundred?total=x&card=AS", 400, "Total now (total) must be a whole number"),  # a wrong value
+    ("/rules/tablanette?max_group_size=banana", 400, "(max_group_size) must be a whole number"),
+    ("/rules/nope", 404, None),
+])
+def test_bad_positions_get_a_message_not_a_500(client, url, status, message):
+    response = client.get(url)
+    assert response.status_code == status
+    if message:
+        alerts = re.findall(r'role="alert">(.*?)</p>', response.get_data(as_text=True).replace("&#39;", "'"))
+        assert any(message in a for a in alerts), alerts
 
 
 def test_tute_TU50_game_end(client):
