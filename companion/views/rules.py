@@ -47,8 +47,8 @@ def rule_links(text: str) -> Markup:
 def position_url(view: dict) -> str:
     """The dispute lab set to a game's current position and rules (one tap from the game)."""
     game, o = view["game"], view.get("options", {})
-    args = {k: ("none" if o[k] is None else str(o[k]).lower() if isinstance(o[k], bool) else o[k])
-            for k in LAB_OPTIONS[game] if k in o}
+    args: dict[str, typing.Any] = {k: ("none" if o[k] is None else str(o[k]).lower() if isinstance(o[k], bool)
+                                       else o[k]) for k in LAB_OPTIONS[game] if k in o}
     trick = ",".join(c for _, c in view.get("trick", []))
     if game == "tablanette":
         args["table"] = ",".join(view["table"])
@@ -138,17 +138,29 @@ class Query:
 
     def text(self, name: str, default: str = "") -> str:
         """The one value of ``name``, stripped; a repeated parameter is wrong."""
+        value = self._one(name)
+        return default if value is None else value
+
+    def _one(self, name: str) -> str | None:
+        """The one value of ``name``, stripped, or None (absent, or wrongly repeated)."""
         values = self.args.getlist(name)
         if len(values) > 1:
             self.wrong(name, f"{self.label(name)} ({name}) is given {len(values)} times: give it once.")
-            return default
-        return values[0].strip() if values else default
+            return None
+        return values[0].strip() if values else None
+
+    @typing.overload
+    def number(self, name: str, low: int, high: int, default: int, required: bool = False) -> int: ...
+
+    @typing.overload
+    def number(self, name: str, low: int, high: int, default: None = None,
+               required: bool = False) -> int | None: ...
 
     def number(self, name: str, low: int, high: int, default: int | None = None,
                required: bool = False) -> int | None:
         """A whole number from ``low`` to ``high``; absent (or empty, unless ``required``)
         gives ``default``."""
-        raw = self.text(name, None)
+        raw = self._one(name)
         if raw is None or (raw == "" and not required):
             return default
         if WHOLE.fullmatch(raw) and low <= int(raw) <= high:
@@ -165,7 +177,13 @@ class Query:
                          f"like 26, 42, not {_shown(self.text(name))}.")
         return []
 
-    def choice(self, name: str, allowed, default: str | None = None) -> str | None:
+    @typing.overload
+    def choice(self, name: str, allowed: typing.Collection[str], default: str) -> str: ...
+
+    @typing.overload
+    def choice(self, name: str, allowed: typing.Collection[str], default: None = None) -> str | None: ...
+
+    def choice(self, name: str, allowed: typing.Collection[str], default: str | None = None) -> str | None:
         """One of ``allowed``; absent or empty gives ``default``."""
         raw = self.text(name)
         if raw == "":
@@ -346,14 +364,15 @@ def words(game: str):
 
 def _tablanette(rules, opts, q: Query) -> dict:
     table, claim = q.cards("table"), q.cards("claim")
-    played = (q.cards("card") or [None])[0]
+    chosen = q.cards("card")
+    played: str | None = chosen[0] if chosen else None
     if played in table:
         q.problems.append(f"{played} can't be both on the table and the card played.")
         played = None
     claim = [c for c in claim if c in table]
     last = q.flag("last")
     pack = [str(c) for c in rules.PACK]
-    out = {"table": table, "card": played, "claim": claim, "captures": None, "verdict": None,
+    out: dict[str, typing.Any] = {"table": table, "card": played, "claim": claim, "captures": None, "verdict": None,
            "section": "Tablanette 1.4",
            "grid": q.one_grid({
                "table": ("Table cards", {c: q.url(table=toggled(table, c), claim=[x for x in claim if x != c],
@@ -386,7 +405,7 @@ def _tablanette_captures(rules, opts, played: str, table: list[str], claim: list
 
 def _tablanette_layout(rules, opts, q: Query) -> dict:
     layout = q.cards("layout")
-    out = {"layout": ", ".join(layout)}
+    out: dict[str, typing.Any] = {"layout": ", ".join(layout)}
     if layout:
         try:
             rules.apply(rules.start(["A", "B"], {"jack_is_12": opts.jack_is_12}), {"type": "layout", "cards": layout})
@@ -433,8 +452,8 @@ TUTE_SEATS = tuple(f"P{i}" for i in range(1, 6))
 
 def _tute(rules, opts, q: Query) -> dict:
     players = q.number("players", rules.MIN_PLAYERS, rules.MAX_PLAYERS, 4, required=True)
-    trump = q.choice("trump", ("S", "H", "D", "C", "none"), "none")
-    trump = None if trump == "none" else trump
+    word = q.choice("trump", ("S", "H", "D", "C", "none"), "none")
+    trump = None if word == "none" else word
     pack = [str(c) for c in rules.pack(players)]
     out = _tute_position(q, players, pack) | {"trump": trump}
     out |= _tute_game_end(rules, opts, q, players)
@@ -481,9 +500,9 @@ def _tute_game_end(rules, opts, q: Query, players: int) -> dict:
     for p in q.args.getlist("lost"):
         if p not in TUTE_SEATS:
             q.wrong("lost", f"{q.label('lost')} (lost) must be among {', '.join(TUTE_SEATS)}, not {_shown(p)}.")
-    out = {"marks": {p: q.shown(f"m_{p}") for p in seats}, "lost": lost, "game_end": None}
+    out: dict[str, typing.Any] = {"marks": {p: q.shown(f"m_{p}") for p in seats}, "lost": lost, "game_end": None}
     if all(m is not None for m in marks.values()):
-        after = {p: m + (p in lost) for p, m in marks.items()}
+        after = {p: m + (p in lost) for p, m in marks.items() if m is not None}  # all are
         out["marks_after"] = after
         out["game_end"] = rules.game_end(after, opts.loss_limit) or {"losers": [], "winners": []}
     return out
@@ -549,7 +568,7 @@ def _tantony_gift(rules, q: Query, seats: list[str], players: int) -> dict:
     """May the trick be given to ``to`` (RULES.md 3.4)?"""
     held = {s: q.number(f"held_{s}", 0, 13) for s in seats}
     to = q.choice("to", TANTONY_SEATS)
-    out = {"held": {s: q.shown(f"held_{s}") for s in seats}, "to": to}
+    out: dict[str, typing.Any] = {"held": {s: q.shown(f"held_{s}") for s in seats}, "to": to}
     if to in seats and all(v is not None for v in held.values()):
         out["gift"] = rules.gift_refusal(held, to, players)
         out["gift_asked"] = True
@@ -567,7 +586,8 @@ def _tantony_sudden_death(rules, q: Query) -> dict:
 
 
 def _hundred(rules, opts, q: Query) -> dict:
-    played = (q.cards("card") or [None])[0]
+    chosen = q.cards("card")
+    played = chosen[0] if chosen else None
     # No total is 0; a wrong one is none (the lab answers nothing that needs it).
     total = q.number("total", 0 if opts.floor_at_zero else -BIG, BIG, None if "total" in q.args else 0, required=True)
     out = {"card": played, "total": total, "target": rules.target(opts), "section": "100/99/98 4.3",
