@@ -7,7 +7,7 @@ HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run dev test screens bench chromium clean
+.PHONY: run dev test lint screens bench chromium clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ dev: $(STAMP)
 # Tests write only to temporary folders: no bytecode caches in the checkout either.
 test: $(STAMP) chromium
 	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest
+
+# Lint, format and types (ruff, mypy: strict on the engines), leaving no cache in the checkout.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check --no-cache .
+	$(VENV)/bin/ruff format --no-cache --check .
+	$(VENV)/bin/mypy --cache-dir=/dev/null
 
 # The browser tests again, keeping their screenshots in tests/e2e/screens/ (git-ignored) to look at.
 screens: $(STAMP) chromium
