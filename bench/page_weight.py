@@ -4,13 +4,15 @@ with gzip, as a phone would fetch it, for each game."""
 
 from __future__ import annotations
 
-import re
 import tempfile
 
 from companion import create_app
 
 GAMES = {
-    "tablanette": (["Ann", "Ben"], [{"type": "layout", "cards[]": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}]),
+    "tablanette": (
+        ["Ann", "Ben"],
+        [{"type": "layout", "cards[]": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}],
+    ),
     "tute": (["Ann", "Ben", "Cat", "Dan"], [{"type": "trump", "card": "5D"}, {"type": "play", "card": "7S"}]),
     "tantony": (["Nan", "Eve", "Sam", "Wes"], [{"type": "play", "card": "9D"}, {"type": "play", "card": "3D"}]),
     "hundred": (["Ann", "Ben", "Cat"], [{"type": "play", "card": "8H"}, {"type": "play", "card": "9H"}]),
@@ -21,26 +23,33 @@ def main() -> None:
     app = create_app({"DATABASE": tempfile.mkdtemp() + "/w.db", "SECRET_KEY": "w", "WTF_CSRF_ENABLED": False})
     client = app.test_client()
     gz = {"Accept-Encoding": "gzip"}
-    static = sum(len(client.get(path, headers=gz).data)
-                 for path in ("/static/htmx.min.js", "/static/app.css", "/static/app.js"))
+    static = sum(
+        len(client.get(path, headers=gz).data) for path in ("/static/htmx.min.js", "/static/app.css", "/static/app.js")
+    )
     print(f"htmx + app.css + app.js, gzip: {static / 1024:.1f} KB")
     for game, (players, moves) in GAMES.items():
         created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
         game_id = created["id"]
-        link = client.post(f"/api/games/{game_id}/links", json={"kind": "add"},
-                           headers={"X-Edit-Key": created["edit_key"]}).get_json()["url"]
+        link = client.post(
+            f"/api/games/{game_id}/links", json={"kind": "add"}, headers={"X-Edit-Key": created["edit_key"]}
+        ).get_json()["url"]
         client.post(f"/games/{game_id}/join", data={"token": link.rsplit("/", 1)[1]})  # this client referees
         page = client.get(f"/games/{game_id}", headers=gz).data
         sizes = []
         for version, move in enumerate(moves):
-            answer = client.post(f"/games/{game_id}/moves", data={"version": version, **move},
-                                 headers={**gz, "HX-Request": "true"})
+            answer = client.post(
+                f"/games/{game_id}/moves", data={"version": version, **move}, headers={**gz, "HX-Request": "true"}
+            )
             assert answer.status_code == 200, answer.data[:300]
             sizes.append(len(answer.data))
         poll = client.get(f"/games/{game_id}/live?version={len(moves)}", headers={**gz, "HX-Request": "true"})
         first = len(page) + static
-        print(f"{game:11s} first load {first / 1024:5.1f} KB (bar 24{' OVER' if first > 24 * 1024 else ''})   moves {', '.join(f'{s} B' for s in sizes)}"
-              f"   poll when unchanged {poll.status_code} {len(poll.data)} B")
+        over = " OVER" if first > 24 * 1024 else ""
+        print(
+            f"{game:11s} first load {first / 1024:5.1f} KB (bar 24{over})"
+            f"   moves {', '.join(f'{s} B' for s in sizes)}"
+            f"   poll when unchanged {poll.status_code} {len(poll.data)} B"
+        )
 
 
 if __name__ == "__main__":

@@ -76,16 +76,20 @@ def main() -> None:
                 time.sleep(0.1)
         moves = legal_moves(MOVES)
         trivial = [timed(conn, "GET", "/healthz")[0] for _ in range(300)]
-        _, status, data = timed(conn, "POST", "/api/games",
-                                json.dumps({"game": "tablanette", "players": ["Ann", "Ben"],
-                                            "options": {"target": 10**6}}),
-                                {"Content-Type": "application/json"})
+        _, status, data = timed(
+            conn,
+            "POST",
+            "/api/games",
+            json.dumps({"game": "tablanette", "players": ["Ann", "Ben"], "options": {"target": 10**6}}),
+            {"Content-Type": "application/json"},
+        )
         game = json.loads(data)
         headers = {"Content-Type": "application/json", "X-Edit-Key": game["edit_key"]}
         costs = []
         for version, move in enumerate(moves):
-            elapsed, status, data = timed(conn, "POST", f"/api/games/{game['id']}/moves",
-                                          json.dumps({"version": version, "move": move}), headers)
+            elapsed, status, data = timed(
+                conn, "POST", f"/api/games/{game['id']}/moves", json.dumps({"version": version, "move": move}), headers
+            )
             assert status == 200, (status, data[:300])
             costs.append(elapsed)
         reads = [timed(conn, "GET", f"/api/games/{game['id']}")[0] for _ in range(100)]
@@ -98,11 +102,15 @@ def main() -> None:
 
     base = statistics.median(trivial)
     early, late = costs[:100], costs[-100:]
-    print(f"gunicorn as make run starts it ({serve.WORKERS} workers x {serve.THREADS} threads), 127.0.0.1, "
-          f"one keep-alive client, {MOVES} moves")
+    print(
+        f"gunicorn as make run starts it ({serve.WORKERS} workers x {serve.THREADS} threads), 127.0.0.1, "
+        f"one keep-alive client, {MOVES} moves"
+    )
     print(f"  trivial GET /healthz        {ms(trivial)}")
     print(f"  move, moves 1-100           {ms(early)}   ratio {statistics.median(early) / base:4.2f} (bar 2.5)")
-    print(f"  move, moves {MOVES - 99}-{MOVES}       {ms(late)}   ratio {statistics.median(late) / base:4.2f} (bar 2.5)")
+    print(
+        f"  move, moves {MOVES - 99}-{MOVES}       {ms(late)}   ratio {statistics.median(late) / base:4.2f} (bar 2.5)"
+    )
     print(f"  read the game at move {MOVES}   {ms(reads)}")
 
 

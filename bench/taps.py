@@ -1,7 +1,8 @@
 """Taps per card (issue 12): a recorded deal of each family entered the way the game page
 enters it, counting the taps a referee makes. A card is one tap; a second tap is needed
 only when the app shows a choice (which capture, which total) or for what is not a card
-(Tute's cante, Tantony's gift). Tablanette's layout is laid out by its fourth card. Goal: 1.02 or fewer for Tablanette and Tute."""
+(Tute's cante, Tantony's gift). Tablanette's layout is laid out by its fourth card.
+Goal: 1.02 or fewer for Tablanette and Tute."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ class Referee:
 
     def __init__(self, client, game: str, players: list[str]):
         created = client.post("/api/games", json={"game": game, "players": players}).get_json()
-        link = client.post(f"/api/games/{created['id']}/links", json={"kind": "add"},
-                           headers={"X-Edit-Key": created["edit_key"]}).get_json()["url"]
+        link = client.post(
+            f"/api/games/{created['id']}/links", json={"kind": "add"}, headers={"X-Edit-Key": created["edit_key"]}
+        ).get_json()["url"]
         client.post(f"/games/{created['id']}/join", data={"token": link.rsplit("/", 1)[1]})
         self.client, self.id, self.taps, self.cards = client, created["id"], 0, 0
 
@@ -46,7 +48,7 @@ def deal(pack, players: int, size: int, rng, first: int = 0) -> dict[int, list[s
     """A shuffled pack dealt ``size`` cards each, the first hand to seat ``first``."""
     deck = [str(c) for c in pack]
     rng.shuffle(deck)
-    return {(first + i) % players: deck[i * size:(i + 1) * size] for i in range(players)}
+    return {(first + i) % players: deck[i * size : (i + 1) * size] for i in range(players)}
 
 
 def tablanette(client, rng) -> Referee:
@@ -127,8 +129,10 @@ def ninety_nine(client, rng) -> Referee:
 
 
 def main() -> None:
-    app = create_app({"DATABASE": tempfile.mkdtemp() + "/t.db", "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False},
-                     instance_path=tempfile.mkdtemp())
+    app = create_app(
+        {"DATABASE": tempfile.mkdtemp() + "/t.db", "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False},
+        instance_path=tempfile.mkdtemp(),
+    )
     print("taps per card, a deal entered as the game page enters it (goal 1.02 for Tablanette and Tute)")
     for name, play in (("tablanette", tablanette), ("tute", tute), ("tantony", tantony), ("100", ninety_nine)):
         taps = cards = 0

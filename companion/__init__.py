@@ -29,9 +29,11 @@ compress = Compress()
 _PACKAGE = Path(__file__).resolve().parent
 
 # No inline script anywhere, so the policy can forbid it (htmx's indicator styles are off).
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
-       "object-src 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
+    "object-src 'none'"
+)
 
 #: A year: static URLs carry a hash of the file (``?v=``), so a changed file is a new URL.
 STATIC_MAX_AGE = 365 * 24 * 3600
@@ -62,8 +64,13 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     """The app. ``instance_path`` (or ``COMPANION_INSTANCE_PATH``) is where the database
     and the generated secret key live; by default ``instance/`` beside the package."""
     instance_path = instance_path or os.environ.get("COMPANION_INSTANCE_PATH") or None
-    app = Flask(__name__, instance_relative_config=True, instance_path=instance_path,
-                template_folder=_shipped("templates"), static_folder=_shipped("static"))
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        instance_path=instance_path,
+        template_folder=_shipped("templates"),
+        static_folder=_shipped("static"),
+    )
     app.config.from_mapping(
         DATABASE=str(Path(app.instance_path) / "companion.db"),
         PUBLIC_URL=None,  # e.g. https://cards.example.org behind a proxy; else the phone's own address
@@ -95,8 +102,15 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     compress.init_app(app)
     # Security headers: flask-talisman with our CSP. No HTTPS forcing (phones reach a
     # laptop on the room's Wi-Fi over plain HTTP); HSTS is sent only on HTTPS requests.
-    Talisman(app, force_https=False, session_cookie_secure=False, content_security_policy=CSP,
-             frame_options="DENY", referrer_policy="no-referrer", strict_transport_security=True)
+    Talisman(
+        app,
+        force_https=False,
+        session_cookie_secure=False,
+        content_security_policy=CSP,
+        frame_options="DENY",
+        referrer_policy="no-referrer",
+        strict_transport_security=True,
+    )
 
     from companion.views import api, games, play, rules, share, tally
 
@@ -148,9 +162,12 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def csrf_error(e):
-        return render_template("error.html", title="Please reload",
-                               message="This page is out of date or did not come from this app. "
-                                       "Reload it and try again; nothing was changed."), 400
+        return render_template(
+            "error.html",
+            title="Please reload",
+            message="This page is out of date or did not come from this app. "
+            "Reload it and try again; nothing was changed.",
+        ), 400
 
 
 @lru_cache(maxsize=64)

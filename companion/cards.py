@@ -23,16 +23,34 @@ SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RED_SUITS = frozenset("HD")
 RANK_NAMES = {
-    "A": "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
-    "8": "eight", "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king",
+    "A": "ace",
+    "2": "two",
+    "3": "three",
+    "4": "four",
+    "5": "five",
+    "6": "six",
+    "7": "seven",
+    "8": "eight",
+    "9": "nine",
+    "10": "ten",
+    "J": "jack",
+    "Q": "queen",
+    "K": "king",
 }
 
 # Every spelling accepted on input, upper-cased: "T" is the one-letter ten; symbols
 # (with or without the emoji variation selector) stand for their suit letters.
 _RANK_INPUT = {r: r for r in RANKS} | {"T": "10"}
-_SUIT_INPUT = {s: s for s in SUITS} | {v: k for k, v in SUIT_SYMBOLS.items()} | {
-    "♤": "S", "♡": "H", "♢": "D", "♧": "C",
-}
+_SUIT_INPUT = (
+    {s: s for s in SUITS}
+    | {v: k for k, v in SUIT_SYMBOLS.items()}
+    | {
+        "♤": "S",
+        "♡": "H",
+        "♢": "D",
+        "♧": "C",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True, order=False)

@@ -26,8 +26,9 @@ def start_values(rules, start: str) -> dict:
     """Every option's value under one of the game's one-tap starts (blank: the usual for
     the number of players)."""
     usual = getattr(rules, "USUAL", {})
-    return ({f.name: None if f.name in usual else f.default for f in dataclasses.fields(rules.Options)}
-            | rules.STARTS[start].options)
+    return {f.name: None if f.name in usual else f.default for f in dataclasses.fields(rules.Options)} | rules.STARTS[
+        start
+    ].options
 
 
 def option_fields(rules, start: str) -> dict[str, Field]:
@@ -44,28 +45,44 @@ def option_fields(rules, start: str) -> dict[str, Field]:
         if name == "preset":  # a rule set, chosen by the start's tap
             out[name] = HiddenField(default=default)
         elif nullable and bool in kind.__args__:  # on, off, or the usual for the table
-            out[name] = SelectField(label, choices=[SelectChoice("", "As usual"), SelectChoice("on", "Yes"),
-                                                    SelectChoice("off", "No")],
-                                    default={None: "", True: "on", False: "off"}[default], description=help_)
+            out[name] = SelectField(
+                label,
+                choices=[SelectChoice("", "As usual"), SelectChoice("on", "Yes"), SelectChoice("off", "No")],
+                default={None: "", True: "on", False: "off"}[default],
+                description=help_,
+            )
         elif name in getattr(rules, "USUAL", {}):
-            out[name] = IntegerField(label, validators=[Optional(), NumberRange(min=1)],
-                                     default=default, description=f"{help_} Blank: the usual, {rules.USUAL[name]}.",
-                                     render_kw={"placeholder": "usual", "inputmode": "numeric"})
+            out[name] = IntegerField(
+                label,
+                validators=[Optional(), NumberRange(min=1)],
+                default=default,
+                description=f"{help_} Blank: the usual, {rules.USUAL[name]}.",
+                render_kw={"placeholder": "usual", "inputmode": "numeric"},
+            )
         elif kind is bool:
             out[name] = BooleanField(label, default=default, description=help_)
         elif name in getattr(rules, "CHOICES", {}):
             values = rules.CHOICES[name]
             shown = labels.get(name, {})
-            out[name] = SelectField(label, choices=[SelectChoice(_word(v), shown.get(v, _word(v)))
-                                                    for v in values],
-                                    default=_word(default), description=help_)
+            out[name] = SelectField(
+                label,
+                choices=[SelectChoice(_word(v), shown.get(v, _word(v))) for v in values],
+                default=_word(default),
+                description=help_,
+            )
         elif nullable:
-            out[name] = IntegerField(label, validators=[Optional()], default=default,
-                                     description=help_, render_kw={"inputmode": "numeric"})
+            out[name] = IntegerField(
+                label, validators=[Optional()], default=default, description=help_, render_kw={"inputmode": "numeric"}
+            )
         else:
             # The engine checks the range and its message is shown beside the field.
-            out[name] = IntegerField(label, validators=[InputRequired()], default=default,
-                                     description=help_, render_kw={"inputmode": "numeric"})
+            out[name] = IntegerField(
+                label,
+                validators=[InputRequired()],
+                default=default,
+                description=help_,
+                render_kw={"inputmode": "numeric"},
+            )
     return out
 
 
@@ -80,17 +97,25 @@ def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskFo
     chosen = start if start is not None and start in rules.STARTS else next(iter(rules.STARTS))
     attrs = {
         "game": RadioField("Game", choices=[SelectChoice(n, games.get(n).TITLE) for n in games.GAMES], default=game),
-        "start": RadioField("How you play", choices=[SelectChoice(k, s.label) for k, s in rules.STARTS.items()],
-                            default=chosen),
-        "dealer": SelectField("First dealer", choices=[SelectChoice(str(i), f"Player {i + 1}")
-                                                       for i in range(rules.MAX_PLAYERS)],
-                              default="0", description="Who deals the first deal; the next player plays first."),
+        "start": RadioField(
+            "How you play", choices=[SelectChoice(k, s.label) for k, s in rules.STARTS.items()], default=chosen
+        ),
+        "dealer": SelectField(
+            "First dealer",
+            choices=[SelectChoice(str(i), f"Player {i + 1}") for i in range(rules.MAX_PLAYERS)],
+            default="0",
+            description="Who deals the first deal; the next player plays first.",
+        ),
     }
     for i in range(rules.MAX_PLAYERS):
         attrs[f"player{i}"] = StringField(
-            f"Player {i + 1}", validators=[Optional() if i >= rules.MIN_PLAYERS else InputRequired("Enter a name"),
-                                           Length(max=NAME_LENGTH)],
-            render_kw={"autocomplete": "off", "autocapitalize": "words"})
+            f"Player {i + 1}",
+            validators=[
+                Optional() if i >= rules.MIN_PLAYERS else InputRequired("Enter a name"),
+                Length(max=NAME_LENGTH),
+            ],
+            render_kw={"autocomplete": "off", "autocapitalize": "words"},
+        )
     option_names = [f.name for f in dataclasses.fields(rules.Options)]
     attrs |= option_fields(rules, chosen)
     form_class = type("NewGameForm", (FlaskForm,), attrs)
@@ -107,8 +132,11 @@ def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskFo
 def rules_summary(form) -> str:
     """One line for the collapsed rules: the start's, and the options changed from it."""
     usual = new_game_form(form.rules.NAME, form.start.data)
-    changed = [field.label.text for name in form.option_names
-               if (field := getattr(form, name)).data != getattr(usual, name).data]
+    changed = [
+        field.label.text
+        for name in form.option_names
+        if (field := getattr(form, name)).data != getattr(usual, name).data
+    ]
     label = form.rules.STARTS[usual.start.data].label
     return f"{label}, changed: {', '.join(changed)}" if changed else f"As usual for {label}"
 
@@ -116,8 +144,10 @@ def rules_summary(form) -> str:
 def name_dealers(form) -> None:
     """The dealer list shows the names typed ("Player 3" only for a seat still blank);
     static/app.js renames them as the names are typed."""
-    form.dealer.choices = [SelectChoice(str(i), (seat.data or "").strip()[:NAME_LENGTH] or f"Player {i + 1}")
-                           for i, seat in enumerate(form.seats)]
+    form.dealer.choices = [
+        SelectChoice(str(i), (seat.data or "").strip()[:NAME_LENGTH] or f"Player {i + 1}")
+        for i, seat in enumerate(form.seats)
+    ]
 
 
 def keep_names(form, values) -> None:

@@ -55,16 +55,19 @@ def banner(host: str, port: int) -> tuple[str | None, list[str]]:
     if host in ("0.0.0.0", "", "::"):
         addresses = lan_addresses()
         if not addresses:
-            return None, [f"No network found: open http://127.0.0.1:{port} on this machine.",
-                          "Join the room's Wi-Fi and start again to serve the phones."]
+            return None, [
+                f"No network found: open http://127.0.0.1:{port} on this machine.",
+                "Join the room's Wi-Fi and start again to serve the phones.",
+            ]
         url = f"http://{addresses[0]}:{port}"
         lines = [f"Open {url} on the phones at the table (same Wi-Fi), or scan:"]
         if addresses[1:]:
             lines.append("Other addresses of this machine: " + ", ".join(f"http://{ip}:{port}" for ip in addresses[1:]))
         return url, lines
     if host == "localhost" or host == "::1" or host.startswith("127."):
-        return None, [f"Private: http://{host}:{port} on this machine only "
-                      "(`make run` without HOST= serves the phones)."]
+        return None, [
+            f"Private: http://{host}:{port} on this machine only (`make run` without HOST= serves the phones)."
+        ]
     url = f"http://{host}:{port}"
     return url, [f"Open {url} on the phones at the table, or scan:"]
 
@@ -72,14 +75,31 @@ def banner(host: str, port: int) -> tuple[str | None, list[str]]:
 def gunicorn_command(host: str, port: int, log_level: str = "info") -> list[str]:
     """gunicorn with threads: a phone's poll waits on no other phone's request."""
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    return [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(WORKERS), "--threads", str(THREADS),
-            "--worker-class", "gthread", "--log-level", log_level, "companion:create_app()"]
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        bind,
+        "--workers",
+        str(WORKERS),
+        "--threads",
+        str(THREADS),
+        "--worker-class",
+        "gthread",
+        "--log-level",
+        log_level,
+        "companion:create_app()",
+    ]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default=os.environ.get("HOST", "0.0.0.0"),
-                        help="0.0.0.0 (every interface: the phones) or 127.0.0.1 (this machine only)")
+    parser.add_argument(
+        "--host",
+        default=os.environ.get("HOST", "0.0.0.0"),
+        help="0.0.0.0 (every interface: the phones) or 127.0.0.1 (this machine only)",
+    )
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5000")))
     args = parser.parse_args(argv)
     url, lines = banner(args.host, args.port)

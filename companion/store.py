@@ -56,8 +56,19 @@ try:
 except ImportError as e:  # pragma: no cover - sqlite-utils 3.x
     raise ImportError("companion.store needs sqlite-utils 4.0 or later (for Migrations)") from e
 
-__all__ = ["Store", "StoreError", "NotFound", "Conflict", "NothingToUndo", "BadTranscript", "LinkUsedUp",
-           "TRANSCRIPT_FORMAT", "BUSY_TIMEOUT", "LINK_KINDS", "migrations"]
+__all__ = [
+    "Store",
+    "StoreError",
+    "NotFound",
+    "Conflict",
+    "NothingToUndo",
+    "BadTranscript",
+    "LinkUsedUp",
+    "TRANSCRIPT_FORMAT",
+    "BUSY_TIMEOUT",
+    "LINK_KINDS",
+    "migrations",
+]
 
 TRANSCRIPT_FORMAT = "companion-transcript/1"
 
@@ -120,8 +131,19 @@ migrations = Migrations("companion")
 @migrations()
 def m001_games_and_moves(db: sqlite_utils.Database) -> None:
     db.table("games").create(
-        {"id": str, "game": str, "players": str, "options": str, "created": str, "updated": str,
-         "version": int, "state": str, "key_hash": str, "finished": int, "status": str},
+        {
+            "id": str,
+            "game": str,
+            "players": str,
+            "options": str,
+            "created": str,
+            "updated": str,
+            "version": int,
+            "state": str,
+            "key_hash": str,
+            "finished": int,
+            "status": str,
+        },
         pk="id",
         not_null={"game", "players", "options", "created", "updated", "version", "state", "key_hash"},
         defaults={"version": 0, "finished": 0, "status": ""},
@@ -152,19 +174,23 @@ def m003_referees_links_archive(db: sqlite_utils.Database) -> None:
     """
     db.table("referees").create(
         {"id": str, "game_id": str, "key_hash": str, "created": str, "revoked": str},
-        pk="id", not_null={"game_id", "key_hash", "created"},
+        pk="id",
+        not_null={"game_id", "key_hash", "created"},
         foreign_keys=[("game_id", "games", "id")],
     )
     db.table("referees").create_index(["game_id"])
     db.table("links").create(
         {"token_hash": str, "game_id": str, "kind": str, "created": str, "expires": str, "used": str},
-        pk="token_hash", not_null={"game_id", "kind", "created", "expires"},
+        pk="token_hash",
+        not_null={"game_id", "kind", "created", "expires"},
         foreign_keys=[("game_id", "games", "id")],
     )
     db.table("links").create_index(["game_id"])
     for row in db.execute("SELECT id, key_hash, created FROM games").fetchall():
-        db.execute("INSERT INTO referees (id, game_id, key_hash, created) VALUES (?, ?, ?, ?)",
-                   (secrets.token_urlsafe(6), row[0], row[1], row[2]))
+        db.execute(
+            "INSERT INTO referees (id, game_id, key_hash, created) VALUES (?, ?, ?, ?)",
+            (secrets.token_urlsafe(6), row[0], row[1], row[2]),
+        )
     db.table("games").transform(drop={"key_hash"})
     db.table("games").add_column("archived", int, not_null_default=0)
 
@@ -210,8 +236,7 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: the sqlite3 module issues no implicit BEGIN, so the
         # transactions below are exactly the BEGIN IMMEDIATE ... COMMIT written here.
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None,
-                               check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; 4x the writes of FULL
@@ -291,8 +316,7 @@ class Store:
 
         One row is read and no move is replayed, however long the game.
         """
-        row = self._conn().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
-                                   (game_id,)).fetchone()
+        row = self._conn().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else _game_dict(row)
 
     def check_key(self, game_id: str, key) -> bool:
@@ -312,9 +336,16 @@ class Store:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [{**dict(r), "players": json.loads(r["players"]), "finished": bool(r["finished"]),
-                 "archived": bool(r["archived"]), "status": _status(r["status"])}
-                for r in self._conn().execute(sql, params)]
+        return [
+            {
+                **dict(r),
+                "players": json.loads(r["players"]),
+                "finished": bool(r["finished"]),
+                "archived": bool(r["archived"]),
+                "status": _status(r["status"]),
+            }
+            for r in self._conn().execute(sql, params)
+        ]
 
     # -- referees -----------------------------------------------------------------
     def make_link(self, game_id: str, kind: str, minutes: float = 10) -> str:
@@ -329,8 +360,10 @@ class Store:
         now = datetime.now(timezone.utc)
         with self._write() as conn:
             self._require(conn, game_id)
-            conn.execute("INSERT INTO links (token_hash, game_id, kind, created, expires) VALUES (?, ?, ?, ?, ?)",
-                         (_token_hash(token), game_id, kind, _stamp(now), _stamp(now + timedelta(minutes=minutes))))
+            conn.execute(
+                "INSERT INTO links (token_hash, game_id, kind, created, expires) VALUES (?, ?, ?, ?, ?)",
+                (_token_hash(token), game_id, kind, _stamp(now), _stamp(now + timedelta(minutes=minutes))),
+            )
         return token
 
     def link_kind(self, game_id: str, token) -> str:
@@ -363,8 +396,11 @@ class Store:
 
     def referees(self, game_id: str) -> int:
         """How many referee keys of the game are in force."""
-        return self._conn().execute("SELECT COUNT(*) FROM referees WHERE game_id = ? AND revoked IS NULL",
-                                    (game_id,)).fetchone()[0]
+        return (
+            self._conn()
+            .execute("SELECT COUNT(*) FROM referees WHERE game_id = ? AND revoked IS NULL", (game_id,))
+            .fetchone()[0]
+        )
 
     # -- archive and delete -------------------------------------------------------
     def archive(self, game_id: str, archived: bool = True) -> None:
@@ -394,11 +430,14 @@ class Store:
             row = self._current(conn, game_id, version)
             rules = games.get(row["game"])
             state = rules.apply(rules.load(_load_state(row["state"])), move)
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE game_id = ?",
-                               (game_id,)).fetchone()[0]
+            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE game_id = ?", (game_id,)).fetchone()[
+                0
+            ]
             now = _now()
-            conn.execute("INSERT INTO moves (game_id, seq, move, time, undone) VALUES (?, ?, ?, ?, 0)",
-                         (game_id, seq, _dumps(move), now))
+            conn.execute(
+                "INSERT INTO moves (game_id, seq, move, time, undone) VALUES (?, ?, ?, ?, 0)",
+                (game_id, seq, _dumps(move), now),
+            )
             new_version = self._save(conn, rules, game_id, row["version"], state, now)
         return new_version, state
 
@@ -411,14 +450,16 @@ class Store:
         with self._write() as conn:
             row = self._current(conn, game_id, version)
             rules = games.get(row["game"])
-            last = conn.execute("SELECT seq FROM moves WHERE game_id = ? AND undone = 0 "
-                                "ORDER BY seq DESC LIMIT 1", (game_id,)).fetchone()
+            last = conn.execute(
+                "SELECT seq FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,)
+            ).fetchone()
             if last is None:
                 raise NothingToUndo("Nothing to undo: no move is in effect.")
             conn.execute("UPDATE moves SET undone = 1 WHERE game_id = ? AND seq = ?", (game_id, last["seq"]))
             state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
-            for (move,) in conn.execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 "
-                                        "ORDER BY seq", (game_id,)).fetchall():
+            for (move,) in conn.execute(
+                "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,)
+            ).fetchall():
                 state = rules.apply(state, json.loads(move))
             new_version = self._save(conn, rules, game_id, row["version"], state, _now())
         return new_version, state
@@ -428,14 +469,20 @@ class Store:
         """Every stored move in order, undone ones included: seq, move, time, undone."""
         conn = self._conn()
         self._require(conn, game_id)
-        return [{"seq": r["seq"], "move": json.loads(r["move"]), "time": r["time"], "undone": bool(r["undone"])}
-                for r in conn.execute("SELECT seq, move, time, undone FROM moves WHERE game_id = ? ORDER BY seq",
-                                      (game_id,))]
+        return [
+            {"seq": r["seq"], "move": json.loads(r["move"]), "time": r["time"], "undone": bool(r["undone"])}
+            for r in conn.execute(
+                "SELECT seq, move, time, undone FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
+            )
+        ]
 
     def last_move(self, game_id: str) -> dict | None:
         """The latest move in effect (what Undo would take back), or None. One indexed row."""
-        row = self._conn().execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 "
-                                   "ORDER BY seq DESC LIMIT 1", (game_id,)).fetchone()
+        row = (
+            self._conn()
+            .execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,))
+            .fetchone()
+        )
         return None if row is None else json.loads(row["move"])
 
     def transcript(self, game_id: str) -> dict:
@@ -445,12 +492,21 @@ class Store:
         conn.execute("BEGIN")
         try:
             row = self._require(conn, game_id)
-            moves = [json.loads(m) for (m,) in conn.execute(
-                "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,))]
+            moves = [
+                json.loads(m)
+                for (m,) in conn.execute(
+                    "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,)
+                )
+            ]
         finally:
             conn.execute("COMMIT")
-        return {"format": TRANSCRIPT_FORMAT, "game": row["game"], "players": json.loads(row["players"]),
-                "options": json.loads(row["options"]), "moves": moves}
+        return {
+            "format": TRANSCRIPT_FORMAT,
+            "game": row["game"],
+            "players": json.loads(row["players"]),
+            "options": json.loads(row["options"]),
+            "moves": moves,
+        }
 
     def import_transcript(self, data) -> tuple[dict, str]:
         """Store a transcript as a new game; return its row and edit key.
@@ -487,10 +543,11 @@ class Store:
             plain.append(move)
         key = secrets.token_urlsafe(16)
         with self._write() as conn:
-            row = self._insert_game(conn, rules, data["game"], players, options, state, key,
-                                    version=len(plain))
-            conn.executemany("INSERT INTO moves (game_id, seq, move, time, undone) VALUES (?, ?, ?, ?, 0)",
-                             [(row["id"], i, _dumps(m), row["created"]) for i, m in enumerate(plain, 1)])
+            row = self._insert_game(conn, rules, data["game"], players, options, state, key, version=len(plain))
+            conn.executemany(
+                "INSERT INTO moves (game_id, seq, move, time, undone) VALUES (?, ?, ?, ?, 0)",
+                [(row["id"], i, _dumps(m), row["created"]) for i, m in enumerate(plain, 1)],
+            )
         return row, key
 
     # -- helpers ----------------------------------------------------------------
@@ -498,8 +555,7 @@ class Store:
         """The id of the referee whose key this is, if it is in force."""
         if not isinstance(key, str) or not key:
             return None
-        for row in conn.execute("SELECT id, key_hash FROM referees WHERE game_id = ? AND revoked IS NULL",
-                                (game_id,)):
+        for row in conn.execute("SELECT id, key_hash FROM referees WHERE game_id = ? AND revoked IS NULL", (game_id,)):
             if _key_matches(row["key_hash"], key):
                 return row["id"]
         return None
@@ -507,8 +563,10 @@ class Store:
     def _add_referee(self, conn, game_id: str, now: str, key: str | None = None) -> str:
         """A new referee row; return its key (a fresh one unless given)."""
         key = key or secrets.token_urlsafe(16)
-        conn.execute("INSERT INTO referees (id, game_id, key_hash, created) VALUES (?, ?, ?, ?)",
-                     (secrets.token_urlsafe(6), game_id, _hash_key(key), now))
+        conn.execute(
+            "INSERT INTO referees (id, game_id, key_hash, created) VALUES (?, ?, ?, ?)",
+            (secrets.token_urlsafe(6), game_id, _hash_key(key), now),
+        )
         return key
 
     def _revoke_all(self, conn, game_id: str, now: str) -> None:
@@ -518,15 +576,18 @@ class Store:
     def _usable_link(self, conn, game_id: str, token) -> sqlite3.Row:
         row = None
         if isinstance(token, str) and token:
-            row = conn.execute("SELECT token_hash, kind, expires, used FROM links WHERE token_hash = ? "
-                               "AND game_id = ?", (_token_hash(token), game_id)).fetchone()
+            row = conn.execute(
+                "SELECT token_hash, kind, expires, used FROM links WHERE token_hash = ? AND game_id = ?",
+                (_token_hash(token), game_id),
+            ).fetchone()
         if row is None or row["used"] is not None or row["expires"] <= _now():
             raise LinkUsedUp("This link has expired or was already used.")
         return row
 
     def _require(self, conn, game_id: str) -> sqlite3.Row:
-        row = conn.execute("SELECT game, players, options, version, state FROM games WHERE id = ?",
-                           (game_id,)).fetchone()
+        row = conn.execute(
+            "SELECT game, players, options, version, state FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
         if row is None:
             raise NotFound(f"No game {game_id!r}")
         return row
@@ -540,23 +601,44 @@ class Store:
 
     def _save(self, conn, rules, game_id: str, version: int, state, now: str) -> int:
         finished, status = _summary(rules.view(state))
-        conn.execute("UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ? "
-                     "WHERE id = ?", (_dump_state(rules.dump(state)), version + 1, now, finished, status, game_id))
+        conn.execute(
+            "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ? WHERE id = ?",
+            (_dump_state(rules.dump(state)), version + 1, now, finished, status, game_id),
+        )
         return version + 1
 
     def _insert_game(self, conn, rules, game, players, options, state, key, version) -> dict:
         now = _now()
         finished, status = _summary(rules.view(state))
-        row = {"game": game, "players": players, "options": options, "created": now, "updated": now,
-               "version": version, "finished": bool(finished), "status": _status(status)}
-        values = (game, _dumps(players), _dumps(options), now, now, version, _dump_state(rules.dump(state)),
-                  finished, status)
+        row = {
+            "game": game,
+            "players": players,
+            "options": options,
+            "created": now,
+            "updated": now,
+            "version": version,
+            "finished": bool(finished),
+            "status": _status(status),
+        }
+        values = (
+            game,
+            _dumps(players),
+            _dumps(options),
+            now,
+            now,
+            version,
+            _dump_state(rules.dump(state)),
+            finished,
+            status,
+        )
         while True:
             game_id = secrets.token_urlsafe(9)  # 72 random bits; a clash is retried, not overwritten
             try:
-                conn.execute("INSERT INTO games (id, game, players, options, created, updated, version, "
-                             "state, finished, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                             (game_id, *values))
+                conn.execute(
+                    "INSERT INTO games (id, game, players, options, created, updated, version, "
+                    "state, finished, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, *values),
+                )
             except sqlite3.IntegrityError:  # pragma: no cover - astronomically rare
                 continue
             self._add_referee(conn, game_id, now, key)
@@ -605,10 +687,19 @@ def _plain(data, error: type[ValueError], what: str):
 
 def _game_dict(row: sqlite3.Row) -> dict:
     rules = games.get(row["game"])
-    return {"id": row["id"], "game": row["game"], "players": json.loads(row["players"]),
-            "options": json.loads(row["options"]), "created": row["created"], "updated": row["updated"],
-            "version": row["version"], "finished": bool(row["finished"]), "status": _status(row["status"]),
-            "archived": bool(row["archived"]), "state": rules.load(_load_state(row["state"]))}
+    return {
+        "id": row["id"],
+        "game": row["game"],
+        "players": json.loads(row["players"]),
+        "options": json.loads(row["options"]),
+        "created": row["created"],
+        "updated": row["updated"],
+        "version": row["version"],
+        "finished": bool(row["finished"]),
+        "status": _status(row["status"]),
+        "archived": bool(row["archived"]),
+        "state": rules.load(_load_state(row["state"])),
+    }
 
 
 def _summary(view: dict) -> tuple[int, str]:

@@ -97,8 +97,9 @@ class Cards(SelectMultipleField):
     """Cards kept by the screen (one hidden input each), every one a card of the pack, once."""
 
     def __init__(self, label=None, validators=None, **kwargs):
-        super().__init__(label, validators, default=list,
-                         invalid_choice_message="%(value)s is not a card of this pack.", **kwargs)
+        super().__init__(
+            label, validators, default=list, invalid_choice_message="%(value)s is not a card of this pack.", **kwargs
+        )
 
     def post_validate(self, form, validation_stopped):
         if self.data and len(set(self.data)) != len(self.data):
@@ -108,20 +109,28 @@ class Cards(SelectMultipleField):
 def each(check):
     """A validator from an engine check that gives a refusal (or None) for one value: the
     field's value, or each of its values."""
+
     def validator(form, field):
         values = field.data if isinstance(field.data, list) else [field.data]
         for value in values:
             refusal = check(value)
             if refusal:
                 raise ValidationError(refusal)
+
     return validator
 
 
 def seat_choice(label: str, seats: list[str], **kwargs) -> Pick:
     """One of the game's seats (a side or a player), sent as its index in seat order."""
     message = f"Choose one of {', '.join(seats)}."
-    return Pick(label, coerce=whole, choices=[SelectChoice(i, s) for i, s in enumerate(seats)],
-                invalid_choice_message=message, invalid_value_message=message, **kwargs)
+    return Pick(
+        label,
+        coerce=whole,
+        choices=[SelectChoice(i, s) for i, s in enumerate(seats)],
+        invalid_choice_message=message,
+        invalid_value_message=message,
+        **kwargs,
+    )
 
 
 def card_choice(label: str, cards: list[str], message: str) -> Pick:
@@ -132,9 +141,14 @@ class TallyForm(FlaskForm):
     """What every tally form has: the game's version (a record is refused if another phone
     changed the game first) and taps, at most one a post."""
 
-    version = WholeNumber("Version", widget=HiddenInput(),
-                          validators=[InputRequired("The form lost the game's version: reload the page."),
-                                      NumberRange(min=0, message="The game's version is a whole number of 0 or more.")])
+    version = WholeNumber(
+        "Version",
+        widget=HiddenInput(),
+        validators=[
+            InputRequired("The form lost the game's version: reload the page."),
+            NumberRange(min=0, message="The game's version is a whole number of 0 or more."),
+        ],
+    )
 
     def __init__(self, ctx: dict, **kwargs):
         self.ctx = ctx
@@ -213,11 +227,16 @@ class TallyForm(FlaskForm):
 
     def messages(self, *names: str) -> list[str]:
         """The errors of the fields named, or starting with a name that ends in ``_``."""
-        return [e for field in self if any(field.name == n or (n.endswith("_") and field.name.startswith(n))
-                                           for n in names) for e in field.errors]
+        return [
+            e
+            for field in self
+            if any(field.name == n or (n.endswith("_") and field.name.startswith(n)) for n in names)
+            for e in field.errors
+        ]
 
 
 # -- Tablanette: cards taken, counting cards, sweeps ----------------------------------------
+
 
 class TablanetteTally(TallyForm):
     """RULES.md 1.5: the cards each side took (the last side's are the rest of the pack),
@@ -230,16 +249,21 @@ class TablanetteTally(TallyForm):
     @staticmethod
     def context(rules, state, view) -> dict:
         scale = state.options.point_scale
-        return {"rules": rules, "options": state.options, "sides": [" & ".join(s) for s in view["sides"]],
-                "pack": [str(c) for c in rules.PACK],
-                "counters": [c for c in map(str, rules.PACK) if rules.card_points([c], scale)]}
+        return {
+            "rules": rules,
+            "options": state.options,
+            "sides": [" & ".join(s) for s in view["sides"]],
+            "pack": [str(c) for c in rules.PACK],
+            "counters": [c for c in map(str, rules.PACK) if rules.card_points([c], scale)],
+        }
 
     @classmethod
     def fields(cls, ctx: dict) -> dict[str, Field]:
         sides, pack, counters = ctx["sides"], ctx["pack"], ctx["counters"]
         bonus = each(partial(ctx["rules"].sweep_bonus_refusal, options=ctx["options"]))
-        taken = NumberRange(0, len(pack), message=f"Cards taken must be whole numbers of 0 or more, "
-                                                  f"{len(pack)} at most.")
+        taken = NumberRange(
+            0, len(pack), message=f"Cards taken must be whole numbers of 0 or more, {len(pack)} at most."
+        )
         out: dict[str, Field] = {
             "cycle": card_choice("Counting card", counters, "Tap one of the counting cards."),
             "sb": card_choice("Sweep card", pack, "Tap a card of the pack."),
@@ -251,12 +275,19 @@ class TablanetteTally(TallyForm):
         for i, side in enumerate(sides):
             if i < len(sides) - 1:
                 out[f"cards_{i}"] = WholeNumber(side, [Optional(), taken])
-            out[f"sweeps_{i}"] = Numbers(f"Sweeps of {side}", [Length(max=cls.most_sweeps(ctx)), bonus],
-                                         message="Sweep bonuses are whole numbers above 0.")
+            out[f"sweeps_{i}"] = Numbers(
+                f"Sweeps of {side}",
+                [Length(max=cls.most_sweeps(ctx)), bonus],
+                message="Sweep bonuses are whole numbers above 0.",
+            )
             out[f"bonus_{i}"] = WholeNumber(f"Sweep bonus for {side}", [Optional(), bonus])
-            out[f"remove_sweep_{i}"] = Pick(f"Remove a sweep of {side}", coerce=whole, choices=[],
-                                            invalid_choice_message=f"{side} has no such sweep.",
-                                            invalid_value_message=f"{side} has no such sweep.")
+            out[f"remove_sweep_{i}"] = Pick(
+                f"Remove a sweep of {side}",
+                coerce=whole,
+                choices=[],
+                invalid_choice_message=f"{side} has no such sweep.",
+                invalid_value_message=f"{side} has no such sweep.",
+            )
         for card in counters:
             out[f"owner_{card}"] = seat_choice(card, sides, default=0)
         return out
@@ -276,8 +307,14 @@ class TablanetteTally(TallyForm):
             raise ValidationError("The card played can't be among the cards it swept.")
 
     def taps(self) -> list:
-        out = [(self.record, self._record), (self.cycle, self._cycle), (self.sb, self._build),
-               (self.sb_clear, self._clear), (self.sb_add, self._add_built), (self.add_sweep, self._add_typed)]
+        out = [
+            (self.record, self._record),
+            (self.cycle, self._cycle),
+            (self.sb, self._build),
+            (self.sb_clear, self._clear),
+            (self.sb_add, self._add_built),
+            (self.add_sweep, self._add_typed),
+        ]
         return out + [(self[f"remove_sweep_{i}"], partial(self._remove, i)) for i in range(len(self.ctx["sides"]))]
 
     def _cycle(self, card: str) -> None:
@@ -331,7 +368,7 @@ class TablanetteTally(TallyForm):
 
     def _remove(self, side: int, k: int) -> None:
         sweeps = self[f"sweeps_{side}"]
-        sweeps.data = sweeps.data[:k] + sweeps.data[k + 1:]
+        sweeps.data = sweeps.data[:k] + sweeps.data[k + 1 :]
 
     def model(self) -> dict:
         sides, counters = self.ctx["sides"], self.ctx["counters"]
@@ -343,12 +380,25 @@ class TablanetteTally(TallyForm):
         if last is None:
             problems.append("Enter the cards each side took.")
         else:
-            move = {"type": "tally", "cards": dict(zip(sides, taken + [last])),
-                    "counters": {s: [c for c in counters if owner[c] == i] for i, s in enumerate(sides)},
-                    "sweeps": {s: sweeps[i] for i, s in enumerate(sides) if sweeps[i]}}
-        return {"sides": sides, "counters": counters, "owner": owner, "sweeps": sweeps, "taken": taken,
-                "last": last, "pack_size": len(self.ctx["pack"]), "played": self.sb_card.data,
-                "swept": self.sb_taken.data, "move": move, "problems": problems}
+            move = {
+                "type": "tally",
+                "cards": dict(zip(sides, taken + [last])),
+                "counters": {s: [c for c in counters if owner[c] == i] for i, s in enumerate(sides)},
+                "sweeps": {s: sweeps[i] for i, s in enumerate(sides) if sweeps[i]},
+            }
+        return {
+            "sides": sides,
+            "counters": counters,
+            "owner": owner,
+            "sweeps": sweeps,
+            "taken": taken,
+            "last": last,
+            "pack_size": len(self.ctx["pack"]),
+            "played": self.sb_card.data,
+            "swept": self.sb_taken.data,
+            "move": move,
+            "problems": problems,
+        }
 
 
 # -- Tute: card points, the last trick, cantes ----------------------------------------------
@@ -373,26 +423,39 @@ class TuteTally(TallyForm):
     def fields(cls, ctx: dict) -> dict[str, Field]:
         names, most = ctx["names"], ctx["pack_points"]  # 120 (Tute 2.2)
         points = NumberRange(0, most, message=f"Card points are whole numbers from 0 to {most}.")
-        player = {"choices": [SelectChoice(p) for p in names],
-                  "invalid_choice_message": f"Choose one of {', '.join(names)}."}
-        out: dict[str, Field] = {"last_trick": Pick("Last trick", **player),
-                                 "set_last_trick": Pick("Took the last trick", **player),
-                                 "cante_20": seat_choice("Cante of 20 for", names),
-                                 "cante_40": seat_choice("Cante of 40 for", names),
-                                 "remove_cante": seat_choice("Remove the last cante of", names)}
+        player = {
+            "choices": [SelectChoice(p) for p in names],
+            "invalid_choice_message": f"Choose one of {', '.join(names)}.",
+        }
+        out: dict[str, Field] = {
+            "last_trick": Pick("Last trick", **player),
+            "set_last_trick": Pick("Took the last trick", **player),
+            "cante_20": seat_choice("Cante of 20 for", names),
+            "cante_40": seat_choice("Cante of 40 for", names),
+            "remove_cante": seat_choice("Remove the last cante of", names),
+        }
         for i, name in enumerate(names):
             if i < len(names) - 1:
                 out[f"points_{i}"] = WholeNumber(name, [Optional(), points])
             out[f"cantes_{i}"] = SelectMultipleField(
-                f"Cantes of {name}", [Length(max=MOST_CANTES, message=f"At most {MOST_CANTES} cantes a player.")],
-                coerce=whole, choices=[SelectChoice(v, str(v)) for v in CANTES], default=list,
-                invalid_choice_message="A cante is 20 or 40.", invalid_value_message="A cante is 20 or 40.")
+                f"Cantes of {name}",
+                [Length(max=MOST_CANTES, message=f"At most {MOST_CANTES} cantes a player.")],
+                coerce=whole,
+                choices=[SelectChoice(v, str(v)) for v in CANTES],
+                default=list,
+                invalid_choice_message="A cante is 20 or 40.",
+                invalid_value_message="A cante is 20 or 40.",
+            )
         return out
 
     def taps(self) -> list:
-        return [(self.record, self._record), (self.set_last_trick, self._last),
-                (self.cante_20, partial(self._cante, 20)), (self.cante_40, partial(self._cante, 40)),
-                (self.remove_cante, self._uncante)]
+        return [
+            (self.record, self._record),
+            (self.set_last_trick, self._last),
+            (self.cante_20, partial(self._cante, 20)),
+            (self.cante_40, partial(self._cante, 40)),
+            (self.remove_cante, self._uncante),
+        ]
 
     def _last(self, name: str) -> None:
         self.last_trick.data = name
@@ -420,13 +483,26 @@ class TuteTally(TallyForm):
         elif last is None:
             problems.append("Who took the last trick?")
         else:
-            move = {"type": "tally", "card_points": dict(zip(names, points + [rest])), "last_trick": last,
-                    "marriages": {p: cantes[i] for i, p in enumerate(names) if cantes[i]}}
-        return {"names": names, "points": points, "rest": rest, "pack_points": pack_points, "cantes": cantes,
-                "last": last, "move": move, "problems": problems}
+            move = {
+                "type": "tally",
+                "card_points": dict(zip(names, points + [rest])),
+                "last_trick": last,
+                "marriages": {p: cantes[i] for i, p in enumerate(names) if cantes[i]},
+            }
+        return {
+            "names": names,
+            "points": points,
+            "rest": rest,
+            "pack_points": pack_points,
+            "cantes": cantes,
+            "last": last,
+            "move": move,
+            "problems": problems,
+        }
 
 
 # -- Tantony: each player's scoring cards ---------------------------------------------------
+
 
 class TantonyTally(TallyForm):
     """RULES.md 3.6: each player's scoring cards (the runts). A tap gives a card to the
@@ -457,11 +533,17 @@ class TantonyTally(TallyForm):
         names, pack = self.ctx["names"], self.ctx["pack"]
         owner = {c: self[f"runt_{c}"].data for c in pack}
         scoring = {p: [c for c in pack if owner[c] == i] for i, p in enumerate(names)}
-        return {"names": names, "pack": pack, "owner": owner, "move": {"type": "tally", "scoring": scoring},
-                "problems": []}
+        return {
+            "names": names,
+            "pack": pack,
+            "owner": owner,
+            "move": {"type": "tally", "scoring": scoring},
+            "problems": [],
+        }
 
 
 # -- 100 / 99 / 98: who lost ----------------------------------------------------------------
+
 
 class HundredTally(TallyForm):
     """RULES.md 4.4: who lost the hand, one tap that records it."""
@@ -473,16 +555,24 @@ class HundredTally(TallyForm):
     @classmethod
     def fields(cls, ctx: dict) -> dict[str, Field]:
         live = ctx["players"]
-        return {"loser": Pick("Lost the hand", choices=[SelectChoice(p) for p in live],
-                                invalid_choice_message=f"Choose one of the players still in: {', '.join(live)}.")}
+        return {
+            "loser": Pick(
+                "Lost the hand",
+                choices=[SelectChoice(p) for p in live],
+                invalid_choice_message=f"Choose one of the players still in: {', '.join(live)}.",
+            )
+        }
 
     def taps(self) -> list:
         return [(self.loser, self._record)]
 
     def model(self) -> dict:
         loser = self.loser.data
-        return {"players": self.ctx["players"], "problems": [],
-                "move": {"type": "tally", "loser": loser} if loser is not None else None}
+        return {
+            "players": self.ctx["players"],
+            "problems": [],
+            "move": {"type": "tally", "loser": loser} if loser is not None else None,
+        }
 
 
 FORMS = {"tablanette": TablanetteTally, "tute": TuteTally, "tantony": TantonyTally, "hundred": HundredTally}

@@ -21,8 +21,10 @@ settings.load_profile("companion")
 @pytest.fixture
 def app(tmp_path):
     """The app on a temporary instance folder: nothing is written into the checkout."""
-    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.db"), "WTF_CSRF_ENABLED": False,
-                       "SECRET_KEY": "test"}, instance_path=str(tmp_path))
+    return create_app(
+        {"TESTING": True, "DATABASE": str(tmp_path / "test.db"), "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test"},
+        instance_path=str(tmp_path),
+    )
 
 
 @pytest.fixture
@@ -33,8 +35,9 @@ def client(app):
 @pytest.fixture
 def csrf_client(tmp_path):
     """A client of an app with CSRF checks on, as in production."""
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "csrf.db"), "SECRET_KEY": "test"},
-                     instance_path=str(tmp_path))
+    app = create_app(
+        {"TESTING": True, "DATABASE": str(tmp_path / "csrf.db"), "SECRET_KEY": "test"}, instance_path=str(tmp_path)
+    )
     return app.test_client()
 
 
@@ -98,5 +101,6 @@ def version_of(client, game_id):
 
 def post_move(client, game_id, **move):
     """Post a move as the game page does (htmx), at the game's current version."""
-    return client.post(f"/games/{game_id}/moves", data={"version": version_of(client, game_id), **move},
-                       headers={"HX-Request": "true"})
+    return client.post(
+        f"/games/{game_id}/moves", data={"version": version_of(client, game_id), **move}, headers={"HX-Request": "true"}
+    )

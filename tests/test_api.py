@@ -7,15 +7,19 @@ LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
 
 @pytest.fixture
 def game(client):
-    response = client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"],
-                                               "options": {"target": 151}})
+    response = client.post(
+        "/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"], "options": {"target": 151}}
+    )
     assert response.status_code == 201
     return response.get_json()
 
 
 def post_move(client, game, move, version=None, key=None):
-    return client.post(f"/api/games/{game['id']}/moves", json={"version": game["version"] if version is None else version, "move": move},
-                       headers={"X-Edit-Key": game["edit_key"] if key is None else key})
+    return client.post(
+        f"/api/games/{game['id']}/moves",
+        json={"version": game["version"] if version is None else version, "move": move},
+        headers={"X-Edit-Key": game["edit_key"] if key is None else key},
+    )
 
 
 def test_create_answers_201_with_id_key_version_and_view(game):
@@ -23,9 +27,17 @@ def test_create_answers_201_with_id_key_version_and_view(game):
     assert game["version"] == 0 and game["view"]["target"] == 151 and game["view"]["expects"] == ["layout", "tally"]
 
 
-@pytest.mark.parametrize("body", [None, {}, {"game": "tablanette"}, {"game": "chess", "players": ["A", "B"]},
-                                  {"game": "tablanette", "players": ["Ann"]},
-                                  {"game": "tablanette", "players": ["Ann", "Ben"], "options": {"colour": 1}}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        None,
+        {},
+        {"game": "tablanette"},
+        {"game": "chess", "players": ["A", "B"]},
+        {"game": "tablanette", "players": ["Ann"]},
+        {"game": "tablanette", "players": ["Ann", "Ben"], "options": {"colour": 1}},
+    ],
+)
 def test_create_refuses_bad_bodies_with_400(client, body):
     response = client.post("/api/games", json=body) if body is not None else client.post("/api/games", data="x")
     assert response.status_code == 400 and response.get_json()["error"]
@@ -57,8 +69,16 @@ def test_move_on_unknown_game_is_404(client, game):
     assert response.status_code == 404
 
 
-@pytest.mark.parametrize("body", [{"move": LAYOUT}, {"version": "0", "move": LAYOUT}, {"version": 0},
-                                  {"version": 0, "move": "layout"}, {"version": True, "move": LAYOUT}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"move": LAYOUT},
+        {"version": "0", "move": LAYOUT},
+        {"version": 0},
+        {"version": 0, "move": "layout"},
+        {"version": True, "move": LAYOUT},
+    ],
+)
 def test_malformed_move_is_400(client, game, body):
     response = client.post(f"/api/games/{game['id']}/moves", json=body, headers={"X-Edit-Key": game["edit_key"]})
     assert response.status_code == 400
@@ -78,10 +98,14 @@ def test_illegal_and_ambiguous_moves_are_422_with_options(client, game):
 
 def test_undo_answers_like_a_move(client, game):
     post_move(client, game, LAYOUT)
-    response = client.post(f"/api/games/{game['id']}/undo", json={"version": 1}, headers={"X-Edit-Key": game["edit_key"]})
+    response = client.post(
+        f"/api/games/{game['id']}/undo", json={"version": 1}, headers={"X-Edit-Key": game["edit_key"]}
+    )
     assert response.status_code == 200 and response.get_json()["version"] == 2
     assert response.get_json()["view"]["expects"] == ["layout", "tally"]
-    nothing = client.post(f"/api/games/{game['id']}/undo", json={"version": 2}, headers={"X-Edit-Key": game["edit_key"]})
+    nothing = client.post(
+        f"/api/games/{game['id']}/undo", json={"version": 2}, headers={"X-Edit-Key": game["edit_key"]}
+    )
     assert nothing.status_code == 422
     stale = client.post(f"/api/games/{game['id']}/undo", json={"version": 0}, headers={"X-Edit-Key": game["edit_key"]})
     assert stale.status_code == 409
@@ -104,8 +128,13 @@ def test_transcript_round_trips_through_import(client, game):
 
 
 def test_import_names_the_first_bad_move_and_stores_nothing(client, game):
-    transcript = {"format": "companion-transcript/1", "game": "tablanette", "players": ["Ann", "Ben"],
-                  "options": {}, "moves": [LAYOUT, {"type": "play", "card": "2C"}]}
+    transcript = {
+        "format": "companion-transcript/1",
+        "game": "tablanette",
+        "players": ["Ann", "Ben"],
+        "options": {},
+        "moves": [LAYOUT, {"type": "play", "card": "2C"}],
+    }
     games_before = len(client.application.extensions["store"].list_games())
     response = client.post("/api/games/import", json=transcript)
     assert response.status_code == 422 and "2" in response.get_json()["error"]

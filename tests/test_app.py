@@ -28,12 +28,20 @@ def checkout_files() -> dict[str, float]:
 
 def test_an_app_in_a_temporary_folder_writes_nothing_into_the_checkout(tmp_path):
     before = checkout_files()
-    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False},  # no key, no database given
-                     instance_path=str(tmp_path / "instance"))
+    app = create_app(
+        {"TESTING": True, "WTF_CSRF_ENABLED": False},  # no key, no database given
+        instance_path=str(tmp_path / "instance"),
+    )
     client = app.test_client()
     game_id = new_game(client)
-    for url in ("/", "/games/new", f"/games/{game_id}", f"/games/{game_id}/log", "/rules/tablanette",
-                "/static/app.css"):
+    for url in (
+        "/",
+        "/games/new",
+        f"/games/{game_id}",
+        f"/games/{game_id}/log",
+        "/rules/tablanette",
+        "/static/app.css",
+    ):
         assert client.get(url).status_code == 200, url
     assert checkout_files() == before
     assert "companion.db" in {p.name for p in (tmp_path / "instance").iterdir()}
@@ -75,12 +83,15 @@ def test_htmx_gets_a_fragment_and_a_page_load_gets_the_page(client):
     assert page.startswith("<!doctype html>")
 
 
-@pytest.mark.parametrize("header,value", [
-    ("Content-Security-Policy", "default-src 'self'; script-src 'self'"),
-    ("X-Frame-Options", "DENY"),
-    ("X-Content-Type-Options", "nosniff"),
-    ("Referrer-Policy", "no-referrer"),
-])
+@pytest.mark.parametrize(
+    "header,value",
+    [
+        ("Content-Security-Policy", "default-src 'self'; script-src 'self'"),
+        ("X-Frame-Options", "DENY"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+    ],
+)
 def test_security_headers(client, header, value):
     for url in ("/", "/games/new", "/api/games/nope", "/static/app.css"):
         assert client.get(url).headers[header].startswith(value), (url, header)
@@ -135,6 +146,7 @@ def test_a_changed_static_file_gets_a_new_url(tmp_path):
     app.static_folder = str(static)
     with app.test_request_context():
         from flask import url_for
+
         first = url_for("static", filename="a.css")
         (static / "a.css").write_text("a{color:red}")
         os.utime(static / "a.css", (1, 1))

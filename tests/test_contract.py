@@ -34,15 +34,18 @@ def copy_of(game: str, **changes) -> types.ModuleType:
     return module
 
 
-@pytest.mark.parametrize("changes, words", [
-    ({"narrate": None}, "broken_tute.narrate is missing"),
-    ({"apply": lambda state: state}, "broken_tute.apply must take (state, move)"),
-    ({"TITLE": 7}, "broken_tute.TITLE must be a str"),
-    ({"OPTION_LABELS": {"loss_limit": "Loss marks"}}, "OPTION_LABELS must name every option"),
-    ({"CHOICES": {"colour": ("red",)}}, "CHOICES['colour'] is not an option"),
-    ({"STARTS": {}}, "STARTS must be one or more Start"),
-    ({"USUAL": ["deals"]}, "USUAL must be a Mapping"),
-])
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"narrate": None}, "broken_tute.narrate is missing"),
+        ({"apply": lambda state: state}, "broken_tute.apply must take (state, move)"),
+        ({"TITLE": 7}, "broken_tute.TITLE must be a str"),
+        ({"OPTION_LABELS": {"loss_limit": "Loss marks"}}, "OPTION_LABELS must name every option"),
+        ({"CHOICES": {"colour": ("red",)}}, "CHOICES['colour'] is not an option"),
+        ({"STARTS": {}}, "STARTS must be one or more Start"),
+        ({"USUAL": ["deals"]}, "USUAL must be a Mapping"),
+    ],
+)
 def test_a_module_that_breaks_the_contract_is_named_with_what_it_lacks(changes, words):
     found = contract.problems(copy_of("tute", **changes))
     assert any(words in p for p in found), found
@@ -63,8 +66,7 @@ def test_every_view_carries_the_keys_the_web_reads(game):
 def test_every_start_is_a_valid_way_to_play_for_some_table(game):
     rules = games.get(game)
     for key, start in rules.STARTS.items():
-        sizes = [n for n in range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1)
-                 if _resolves(rules, start.options, n)]
+        sizes = [n for n in range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1) if _resolves(rules, start.options, n)]
         assert sizes, key
 
 

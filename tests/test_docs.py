@@ -8,8 +8,12 @@ import pytest
 from tests import DOCS, ROOT
 
 CITED = re.compile(r"RULES\.md,? *§? *(\d+)(?:\.(\d+))?")
-SOURCES = [p for folder in ("companion", "tests", "bench", "templates") for p in (ROOT / folder).rglob("*")
-           if p.suffix in (".py", ".html", ".md") and "__pycache__" not in p.parts] + [ROOT / "README.md"]
+SOURCES = [
+    p
+    for folder in ("companion", "tests", "bench", "templates")
+    for p in (ROOT / folder).rglob("*")
+    if p.suffix in (".py", ".html", ".md") and "__pycache__" not in p.parts
+] + [ROOT / "README.md"]
 
 
 def sections() -> set[str]:
@@ -32,8 +36,9 @@ def test_every_cited_rule_section_exists(path):
     assert cited <= known, sorted(cited - known)
 
 
-@pytest.mark.parametrize("path", SOURCES + [DOCS / "RULES.md", DOCS / "DESIGN.md", ROOT / "Makefile"],
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", SOURCES + [DOCS / "RULES.md", DOCS / "DESIGN.md", ROOT / "Makefile"], ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_nothing_points_outside_the_repo(path):
     text = path.read_text(encoding="utf-8")
     outside = ["../" + "shared", "shared/" + "vectors", "STACK" + ".md", "STYLE" + ".md"]

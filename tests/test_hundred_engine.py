@@ -152,31 +152,45 @@ TABLES = {
     "100": {
         "A": (lambda t, s: list(range(101)) if s in "SC" else [t + 1], False),
         "2": (lambda t, s: [t * 2] if s == "S" else [t + 2], False),
-        "3": (lambda t, s: [t + 3], False), "4": (lambda t, s: [t], True),
+        "3": (lambda t, s: [t + 3], False),
+        "4": (lambda t, s: [t], True),
         "5": (lambda t, s: [_floor(t - 5)] if s in "HD" else [t + 5], False),
         **{r: ((lambda k: lambda t, s: [t + k])(int(r)), False) for r in ("6", "7", "8", "9")},
-        "10": (lambda t, s: [100], False), "J": (lambda t, s: [_floor(t - 10)], False),
-        "Q": (lambda t, s: [0] if s == "H" else [t + 10], False), "K": (lambda t, s: [t], False),
+        "10": (lambda t, s: [100], False),
+        "J": (lambda t, s: [_floor(t - 10)], False),
+        "Q": (lambda t, s: [0] if s == "H" else [t + 10], False),
+        "K": (lambda t, s: [t], False),
     },
     "99": {
         "A": (lambda t, s: [t + 1, t + 10], False),
         **{r: ((lambda k: lambda t, s: [t + k])(int(r)), False) for r in ("2", "3", "5", "6", "7", "8")},
-        "4": (lambda t, s: [t], True), "9": (lambda t, s: [t], False),
+        "4": (lambda t, s: [t], True),
+        "9": (lambda t, s: [t], False),
         "10": (lambda t, s: sorted({t + 10, _floor(t - 10)}), False),
-        "J": (lambda t, s: [t + 10], False), "Q": (lambda t, s: [t + 10], False), "K": (lambda t, s: [99], False),
+        "J": (lambda t, s: [t + 10], False),
+        "Q": (lambda t, s: [t + 10], False),
+        "K": (lambda t, s: [99], False),
     },
     "99itoya": {
         "A": (lambda t, s: list(range(t, 100)) if s in "SC" else [t + 1], False),
         **{r: ((lambda k: lambda t, s: [t + k])(int(r)), False) for r in ("2", "5", "6", "7", "8")},
-        "3": (lambda t, s: [t], False), "4": (lambda t, s: [t], False), "9": (lambda t, s: [99], False),
-        "10": (lambda t, s: [_floor(t - 10)], False), "J": (lambda t, s: [t + 10], True),
-        "Q": (lambda t, s: [t + 10], False), "K": (lambda t, s: [t + 10], False),
+        "3": (lambda t, s: [t], False),
+        "4": (lambda t, s: [t], False),
+        "9": (lambda t, s: [99], False),
+        "10": (lambda t, s: [_floor(t - 10)], False),
+        "J": (lambda t, s: [t + 10], True),
+        "Q": (lambda t, s: [t + 10], False),
+        "K": (lambda t, s: [t + 10], False),
     },
     "98": {
-        **{r: ((lambda k: lambda t, s: [t + k])(1 if r == "A" else int(r)), False)
-           for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9")},
-        "10": (lambda t, s: [_floor(t - 10)], False), "J": (lambda t, s: [t], False),
-        "Q": (lambda t, s: [t], False), "K": (lambda t, s: [98], False),
+        **{
+            r: ((lambda k: lambda t, s: [t + k])(1 if r == "A" else int(r)), False)
+            for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9")
+        },
+        "10": (lambda t, s: [_floor(t - 10)], False),
+        "J": (lambda t, s: [t], False),
+        "Q": (lambda t, s: [t], False),
+        "K": (lambda t, s: [98], False),
     },
 }
 
@@ -295,8 +309,18 @@ def test_confirm_needed_only_for_a_bust():
     assert H.confirm_needed(s, {"type": "lose"}) is None
 
 
-@pytest.mark.parametrize("options", [{"variant": "101"}, {"decks": 3}, {"floor_at_zero": "yes"},
-                                     {"ace_high_99": "11"}, {"tokens": 0}, {"colour": 1}, {"match_format": None}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"variant": "101"},
+        {"decks": 3},
+        {"floor_at_zero": "yes"},
+        {"ace_high_99": "11"},
+        {"tokens": 0},
+        {"colour": 1},
+        {"match_format": None},
+    ],
+)
 def test_4_5_bad_options(options):
     with pytest.raises(OptionError):
         H.start(["A", "B"], options)

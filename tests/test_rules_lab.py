@@ -7,6 +7,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+
 from tests import VECTORS_FILE
 
 VECTORS = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
@@ -30,9 +31,13 @@ def option_args(options):
 def test_tablanette_captures(client, v):
     """RULES.md 1.8: every legal capture, with its sweep bonus."""
     page = lab(client, "tablanette", table=",".join(v["table"]), card=v["played"], **option_args(v["options"]))
-    expected = {" ".join(sorted(c["cards"])): (str(c["bonus"]) if c["sweep"] else "") for c in v["captures"] if c["cards"]}
-    found = {" ".join(sorted(cards.split())): bonus for cards, bonus in
-             zip(attrs(page, "data-cards"), attrs(page, "data-bonus"))}
+    expected = {
+        " ".join(sorted(c["cards"])): (str(c["bonus"]) if c["sweep"] else "") for c in v["captures"] if c["cards"]
+    }
+    found = {
+        " ".join(sorted(cards.split())): bonus
+        for cards, bonus in zip(attrs(page, "data-cards"), attrs(page, "data-bonus"))
+    }
     assert found == expected
     if not expected:
         assert "data-trail" in page
@@ -53,8 +58,15 @@ def test_tute_legal_plays(client, v, undertrump):
     # TU-10's 3-player hand holds 2H, which the 36-card pack has not: the duties don't
     # depend on the pack, so such a position is asked with 4 players (and no trump).
     three = v["trump"] is None and not any(c.startswith("2") for c in v["trick"] + v["hand"])
-    page = lab(client, "tute", trick=",".join(v["trick"]), hand=",".join(v["hand"]), trump=v["trump"] or "none",
-               players=3 if three else 4, undertrump_required=str(undertrump).lower())
+    page = lab(
+        client,
+        "tute",
+        trick=",".join(v["trick"]),
+        hand=",".join(v["hand"]),
+        trump=v["trump"] or "none",
+        players=3 if three else 4,
+        undertrump_required=str(undertrump).lower(),
+    )
     legal = sorted(c for c, ok in zip(attrs(page, "data-card"), attrs(page, "data-legal")) if ok == "yes")
     assert legal == sorted(v["legal"] if undertrump else v["legal_if_undertrump_not_required"])
     if len(legal) < len(v["hand"]):
@@ -90,8 +102,9 @@ TANTONY_TRICKS = [  # RULES.md 3.12: (id, trick, options, winner index, runt, va
 ]
 
 
-@pytest.mark.parametrize(("vid", "trick", "options", "winner", "runt", "value"), TANTONY_TRICKS,
-                         ids=[t[0] for t in TANTONY_TRICKS])
+@pytest.mark.parametrize(
+    ("vid", "trick", "options", "winner", "runt", "value"), TANTONY_TRICKS, ids=[t[0] for t in TANTONY_TRICKS]
+)
 def test_tantony_tricks(client, vid, trick, options, winner, runt, value):
     """RULES.md 3.12: winner (sow or hog), runt and value of a trick."""
     page = lab(client, "tantony", trick=trick, **options)
@@ -99,13 +112,16 @@ def test_tantony_tricks(client, vid, trick, options, winner, runt, value):
     assert attrs(page, "data-runt") == [runt] and attrs(page, "data-value") == [str(value)]
 
 
-@pytest.mark.parametrize(("held", "to", "players", "allowed"), [
-    ({"N": 3, "E": 3, "S": 2, "W": 3}, "S", 4, "yes"),  # TT-06
-    ({"N": 3, "E": 3, "S": 2, "W": 3}, "N", 4, "no"),
-    ({"N": 3, "E": 3, "S": 2, "W": 3}, "E", 4, "no"),
-    ({"P1": 4, "P2": 4, "P3": 3}, "P3", 3, "yes"),  # TT-14
-    ({"P1": 4, "P2": 4, "P3": 3}, "P1", 3, "no"),
-])
+@pytest.mark.parametrize(
+    ("held", "to", "players", "allowed"),
+    [
+        ({"N": 3, "E": 3, "S": 2, "W": 3}, "S", 4, "yes"),  # TT-06
+        ({"N": 3, "E": 3, "S": 2, "W": 3}, "N", 4, "no"),
+        ({"N": 3, "E": 3, "S": 2, "W": 3}, "E", 4, "no"),
+        ({"P1": 4, "P2": 4, "P3": 3}, "P3", 3, "yes"),  # TT-14
+        ({"P1": 4, "P2": 4, "P3": 3}, "P1", 3, "no"),
+    ],
+)
 def test_tantony_gifts(client, held, to, players, allowed):
     """RULES.md 3.12 TT-06 and TT-14: a gift only to a player with room under the quota."""
     page = lab(client, "tantony", players=players, to=to, **{f"held_{k}": v for k, v in held.items()})
@@ -122,36 +138,45 @@ def test_adding_totals(client, v):
     assert 'href="/rules/hundred/words#s4-3"' in page
 
 
-@pytest.mark.parametrize(("vid", "args", "expected"), [
-    ("AD-04", {"variant": "100", "total": 99, "card": "AC"}, range(0, 101)),
-    ("AD-12", {"variant": "99itoya", "total": 95, "card": "AS"}, range(95, 100)),
-])
+@pytest.mark.parametrize(
+    ("vid", "args", "expected"),
+    [
+        ("AD-04", {"variant": "100", "total": 99, "card": "AC"}, range(0, 101)),
+        ("AD-12", {"variant": "99itoya", "total": 95, "card": "AS"}, range(95, 100)),
+    ],
+)
 def test_adding_black_aces(client, vid, args, expected):
     """RULES.md 4.6 AD-04 and AD-12: a black ace gives a whole range, all safe."""
     page = lab(client, "hundred", **args)
     spans = [tuple(map(int, r.split("-"))) for r in attrs(page, "data-range")]
     made = [t for lo, hi in spans for t in range(lo, hi + 1)] + [int(t) for t in attrs(page, "data-total")]
-    assert sorted(made) == list(expected) and "data-safe=\"no\"" not in page
+    assert sorted(made) == list(expected) and 'data-safe="no"' not in page
 
 
 def test_a_game_links_to_the_lab_at_its_position(client):
     """The game page's 'Rules question?' opens the lab on the game's table."""
     created = client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"]}).get_json()
-    client.post(f"/api/games/{created['id']}/moves", headers={"X-Edit-Key": created["edit_key"]},
-                json={"version": 0, "move": {"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}})
+    client.post(
+        f"/api/games/{created['id']}/moves",
+        headers={"X-Edit-Key": created["edit_key"]},
+        json={"version": 0, "move": {"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}},
+    )
     page = client.get(f"/games/{created['id']}").get_data(as_text=True)
     href = re.search(r'href="(/rules/tablanette\?[^"]+)"', page).group(1).replace("&amp;", "&")
     assert "table=2S,3H,5D,9C" in href
     assert "Table:" in client.get(href).get_data(as_text=True)
 
 
-@pytest.mark.parametrize(("url", "status", "message"), [
-    ("/rules/tablanette?table=ZZ&card=KH", 200, "'ZZ' is not a card"),  # a position the referee can't answer
-    ("/rules/tute?trick=8S", 200, "the pack has no 8♠"),
-    ("/rules/hundred?total=x&card=AS", 400, "Total now (total) must be a whole number"),  # a wrong value
-    ("/rules/tablanette?max_group_size=banana", 400, "(max_group_size) must be a whole number"),
-    ("/rules/nope", 404, None),
-])
+@pytest.mark.parametrize(
+    ("url", "status", "message"),
+    [
+        ("/rules/tablanette?table=ZZ&card=KH", 200, "'ZZ' is not a card"),  # a position the referee can't answer
+        ("/rules/tute?trick=8S", 200, "the pack has no 8♠"),
+        ("/rules/hundred?total=x&card=AS", 400, "Total now (total) must be a whole number"),  # a wrong value
+        ("/rules/tablanette?max_group_size=banana", 400, "(max_group_size) must be a whole number"),
+        ("/rules/nope", 404, None),
+    ],
+)
 def test_bad_positions_get_a_message_not_a_500(client, url, status, message):
     response = client.get(url)
     assert response.status_code == status
@@ -167,37 +192,46 @@ def test_tute_TU50_game_end(client):
     assert attrs(lab(client, "tute", m_P1=4, m_P2=3, m_P3=5, m_P4=2, lost="P1"), "data-game-losers") == [""]
 
 
-@pytest.mark.parametrize(("vid", "trick", "exchange"), [
-    ("TT-07", "AS,QH,KS,8H", "2 0"),  # N scores KS; S takes AS
-    ("TT-08", "4C,2H,3D,5S", "none"),
-])
+@pytest.mark.parametrize(
+    ("vid", "trick", "exchange"),
+    [
+        ("TT-07", "AS,QH,KS,8H", "2 0"),  # N scores KS; S takes AS
+        ("TT-08", "4C,2H,3D,5S", "none"),
+    ],
+)
 def test_tantony_13th_trick(client, vid, trick, exchange):
     """RULES.md 3.5 TT-07 / TT-08: the 13th trick's exchange."""
     assert attrs(lab(client, "tantony", trick=trick), "data-exchange") == [exchange]
 
 
-@pytest.mark.parametrize(("vid", "ns", "ew", "after", "verdict"), [
-    ("TT-10", 59, 30, 1, "play on"),
-    ("TT-11", 125, 70, 2, "N & S double"),
-    ("TT-12", 64, 61, 1, "N & S double"),
-    ("TT-13", 230, 190, 4, "N & S"),
-    ("C5", 64, 64, 1, "play on"),
-])
+@pytest.mark.parametrize(
+    ("vid", "ns", "ew", "after", "verdict"),
+    [
+        ("TT-10", 59, 30, 1, "play on"),
+        ("TT-11", 125, 70, 2, "N & S double"),
+        ("TT-12", 64, 61, 1, "N & S double"),
+        ("TT-13", 230, 190, 4, "N & S"),
+        ("C5", 64, 64, 1, "play on"),
+    ],
+)
 def test_tantony_sudden_death(client, vid, ns, ew, after, verdict):
     """RULES.md 3.8 TT-10..TT-13 and C5."""
     page = lab(client, "tantony", ns=ns, ew=ew, after=after).replace("&amp;", "&")
     assert attrs(page, "data-verdict") == [verdict]
 
 
-@pytest.mark.parametrize(("vid", "args", "next_seat", "direction"), [
-    ("AD-01c", {"total": 100, "card": "4C", "players": 3, "seat": 3}, 2, -1),  # C plays a 4: B next
-    ("AD-01d", {"total": 100, "card": "5H", "players": 3, "seat": 2, "direction": "anticlockwise"}, 1, -1),
-    ("AD-08", {"total": 10, "card": "4S", "players": 4, "seat": 2}, 1, -1),  # P1 (2nd seat) reverses
-    ("AD-08b", {"total": 10, "card": "4H", "players": 4, "seat": 1, "direction": "anticlockwise"}, 2, 1),
-    ("AD-13", {"variant": "99itoya", "total": 60, "card": "JH", "players": 4, "seat": 1}, 4, -1),
-    ("AD-17", {"total": 10, "card": "4S", "players": 2, "seat": 1}, 2, -1),
-    ("AD-17i", {"variant": "99itoya", "total": 10, "card": "JS", "players": 2, "seat": 1}, 2, -1),
-])
+@pytest.mark.parametrize(
+    ("vid", "args", "next_seat", "direction"),
+    [
+        ("AD-01c", {"total": 100, "card": "4C", "players": 3, "seat": 3}, 2, -1),  # C plays a 4: B next
+        ("AD-01d", {"total": 100, "card": "5H", "players": 3, "seat": 2, "direction": "anticlockwise"}, 1, -1),
+        ("AD-08", {"total": 10, "card": "4S", "players": 4, "seat": 2}, 1, -1),  # P1 (2nd seat) reverses
+        ("AD-08b", {"total": 10, "card": "4H", "players": 4, "seat": 1, "direction": "anticlockwise"}, 2, 1),
+        ("AD-13", {"variant": "99itoya", "total": 60, "card": "JH", "players": 4, "seat": 1}, 4, -1),
+        ("AD-17", {"total": 10, "card": "4S", "players": 2, "seat": 1}, 2, -1),
+        ("AD-17i", {"variant": "99itoya", "total": 10, "card": "JS", "players": 2, "seat": 1}, 2, -1),
+    ],
+)
 def test_adding_who_plays_next(client, vid, args, next_seat, direction):
     """RULES.md 4.6: whose turn it is after reversals (AD-01c, AD-01d, AD-08, AD-13, AD-17)."""
     page = lab(client, "hundred", **args)
@@ -226,22 +260,28 @@ def test_rules_pages_mark_what_was_assumed_or_decided(client, game):
         assert "badge assumed" in page
 
 
-@pytest.mark.parametrize(("vid", "args", "verdict"), [
-    ("TB-F2", {"score_a": 282, "score_b": 200, "sweeper": "A"}, "A"),
-    ("TB-F3a", {"score_a": 255, "score_b": 258}, "B"),
-    ("TB-F3b", {"score_a": 251, "score_b": 251}, "draw"),
-    ("TB-F3c", {"score_a": 250, "score_b": 249}, "play on"),
-])
+@pytest.mark.parametrize(
+    ("vid", "args", "verdict"),
+    [
+        ("TB-F2", {"score_a": 282, "score_b": 200, "sweeper": "A"}, "A"),
+        ("TB-F3a", {"score_a": 255, "score_b": 258}, "B"),
+        ("TB-F3b", {"score_a": 251, "score_b": 251}, "draw"),
+        ("TB-F3c", {"score_a": 250, "score_b": 249}, "play on"),
+    ],
+)
 def test_tablanette_who_wins(client, vid, args, verdict):
     """RULES.md 1.8 TB-F2 (a sweep to the target wins at once) and TB-F3 (after a deal)."""
     assert attrs(lab(client, "tablanette", **args), "data-verdict") == [verdict]
 
 
-@pytest.mark.parametrize(("vid", "args", "points"), [
-    ("TB-S1", {"a_cards": 27, "a_counters": "AS AH KC 10D 10C 2C JS"}, "11 14"),
-    ("TB-S2", {"a_cards": 26, "a_counters": "AS AH KC 10D 10C 2C JS"}, "8 14"),
-    ("sweeps", {"a_cards": 27, "a_counters": "AS AH KC 10D 10C 2C JS", "a_sweeps": "26, 42"}, "79 14"),
-])
+@pytest.mark.parametrize(
+    ("vid", "args", "points"),
+    [
+        ("TB-S1", {"a_cards": 27, "a_counters": "AS AH KC 10D 10C 2C JS"}, "11 14"),
+        ("TB-S2", {"a_cards": 26, "a_counters": "AS AH KC 10D 10C 2C JS"}, "8 14"),
+        ("sweeps", {"a_cards": 27, "a_counters": "AS AH KC 10D 10C 2C JS", "a_sweeps": "26, 42"}, "79 14"),
+    ],
+)
 def test_tablanette_deal_scoring(client, vid, args, points):
     """RULES.md 1.8 TB-S1 / TB-S2: card points, the 3 for most cards (none when tied), sweeps."""
     assert attrs(lab(client, "tablanette", **args), "data-deal") == [points]
@@ -252,33 +292,42 @@ def test_tablanette_deal_scoring_refuses_what_cannot_be(client):
     assert "No sweep scores 23" in page
 
 
-@pytest.mark.parametrize(("vid", "args", "allowed"), [
-    ("TU-30a", {"hand": "KS,QS,KD,QD"}, {"S": "yes", "D": "yes"}),
-    ("TU-30b", {"hand": "KS,QS,KD,QD", "sung": "S20"}, {"S": "no", "D": "no"}),  # the lock rule
-    ("TU-30c", {"hand": "KS,QS,KD,QD", "sung": "D40"}, {"S": "yes", "D": "no"}),
-    ("TU-31", {"hand": "KH,2H,3C"}, {"H": "no"}),
-    ("TU-32", {"hand": "KS,QS,KD,QD", "sang_now": 1}, {"S": "no", "D": "no"}),
-])
+@pytest.mark.parametrize(
+    ("vid", "args", "allowed"),
+    [
+        ("TU-30a", {"hand": "KS,QS,KD,QD"}, {"S": "yes", "D": "yes"}),
+        ("TU-30b", {"hand": "KS,QS,KD,QD", "sung": "S20"}, {"S": "no", "D": "no"}),  # the lock rule
+        ("TU-30c", {"hand": "KS,QS,KD,QD", "sung": "D40"}, {"S": "yes", "D": "no"}),
+        ("TU-31", {"hand": "KH,2H,3C"}, {"H": "no"}),
+        ("TU-32", {"hand": "KS,QS,KD,QD", "sang_now": 1}, {"S": "no", "D": "no"}),
+    ],
+)
 def test_tute_declarations(client, vid, args, allowed):
     """RULES.md 2.9 TU-30..TU-32: both cards in hand, the lock rule, one cante per trick."""
     page = lab(client, "tute", trump="D", players=4, **args)
     assert dict(zip(attrs(page, "data-cante"), attrs(page, "data-allowed"))) == allowed
 
 
-@pytest.mark.parametrize(("vid", "layout", "answer", "words"), [
-    ("TB-L1", "JH,5C,JS,9D", "no", "bottom of the stock"),
-    ("layout", "2H,5C,7S,9D", "ok", "good layout"),
-])
+@pytest.mark.parametrize(
+    ("vid", "layout", "answer", "words"),
+    [
+        ("TB-L1", "JH,5C,JS,9D", "no", "bottom of the stock"),
+        ("layout", "2H,5C,7S,9D", "ok", "good layout"),
+    ],
+)
 def test_tablanette_layout(client, vid, layout, answer, words):
     """RULES.md 1.8 TB-L1: layout jacks go under the stock and are replaced."""
     page = lab(client, "tablanette", layout=layout)
     assert attrs(page, "data-layout") == [answer] and words in page
 
 
-@pytest.mark.parametrize(("args", "left", "to"), [
-    ({"table": "5C,9H", "card": "5S"}, "9H", "player"),  # TB-F1: A captures with the 2nd-to-last card...
-    ({"table": "9H,KD", "card": "2S"}, "2S 9H KD", "last"),  # ...then a trail: all to the last capturer
-])
+@pytest.mark.parametrize(
+    ("args", "left", "to"),
+    [
+        ({"table": "5C,9H", "card": "5S"}, "9H", "player"),  # TB-F1: A captures with the 2nd-to-last card...
+        ({"table": "9H,KD", "card": "2S"}, "2S 9H KD", "last"),  # ...then a trail: all to the last capturer
+    ],
+)
 def test_tablanette_TB_F1_leftovers(client, args, left, to):
     """RULES.md 1.8 TB-F1: the table left at the end goes to the last capturer, not as a sweep."""
     page = lab(client, "tablanette", last=1, **args)
@@ -290,13 +339,16 @@ def test_tantony_TT09_next_hands(client):
     assert attrs(lab(client, "tantony", trick="AS,QH,KS,8H"), "data-kept") == ["KS QH AS 8H"]
 
 
-@pytest.mark.parametrize(("vid", "args", "answer"), [
-    ("AD-01e", {"total": 95, "hand": "6S,8S,9S"}, "loses"),
-    ("AD-04", {"total": 99, "hand": "AC,7H,8H"}, "can go"),
-    ("AD-14", {"variant": "98", "total": 97, "hand": "2H,3H,5H,6H"}, "loses"),
-    ("AD-15", {"variant": "98", "total": 97, "hand": "2H,3H,5H,JH"}, "can go"),
-    ("AD-09", {"variant": "99", "total": 95, "hand": "KH,5H,9H"}, "can go"),
-])
+@pytest.mark.parametrize(
+    ("vid", "args", "answer"),
+    [
+        ("AD-01e", {"total": 95, "hand": "6S,8S,9S"}, "loses"),
+        ("AD-04", {"total": 99, "hand": "AC,7H,8H"}, "can go"),
+        ("AD-14", {"variant": "98", "total": 97, "hand": "2H,3H,5H,6H"}, "loses"),
+        ("AD-15", {"variant": "98", "total": 97, "hand": "2H,3H,5H,JH"}, "can go"),
+        ("AD-09", {"variant": "99", "total": 95, "hand": "KH,5H,9H"}, "can go"),
+    ],
+)
 def test_adding_cant_go(client, vid, args, answer):
     """RULES.md 4.6: a "can't go" hand: a loss only when every card goes over the target."""
     assert attrs(lab(client, "hundred", **args), "data-lose") == [answer]

@@ -25,15 +25,25 @@ Stats = namedtuple("Stats", "isup")
 
 
 def fake_interfaces(monkeypatch, interfaces: dict[str, list[str]], down=()):
-    monkeypatch.setattr(psutil, "net_if_addrs",
-                        lambda: {n: [Addr(socket.AF_INET, ip) for ip in ips] for n, ips in interfaces.items()})
+    monkeypatch.setattr(
+        psutil, "net_if_addrs", lambda: {n: [Addr(socket.AF_INET, ip) for ip in ips] for n, ips in interfaces.items()}
+    )
     monkeypatch.setattr(psutil, "net_if_stats", lambda: {n: Stats(n not in down) for n in interfaces})
 
 
 def test_the_rooms_address_comes_first(monkeypatch):
-    fake_interfaces(monkeypatch, {"lo": ["127.0.0.1"], "docker0": ["172.17.0.1"], "wlan0": ["192.168.1.20"],
-                                  "eth0": ["10.0.0.7"], "usb0": ["169.254.3.4"], "eth1": ["192.168.9.9"]},
-                    down={"eth1"})
+    fake_interfaces(
+        monkeypatch,
+        {
+            "lo": ["127.0.0.1"],
+            "docker0": ["172.17.0.1"],
+            "wlan0": ["192.168.1.20"],
+            "eth0": ["10.0.0.7"],
+            "usb0": ["169.254.3.4"],
+            "eth1": ["192.168.9.9"],
+        },
+        down={"eth1"},
+    )
     assert serve.lan_addresses() == ["192.168.1.20", "10.0.0.7", "172.17.0.1"]
     url, lines = serve.banner("0.0.0.0", 5000)
     assert url == "http://192.168.1.20:5000"
@@ -65,8 +75,9 @@ def free_port() -> int:
 
 
 def listening(port: int) -> set[str]:
-    return {c.laddr.ip for c in psutil.net_connections("tcp") if c.status == psutil.CONN_LISTEN
-            and c.laddr.port == port}
+    return {
+        c.laddr.ip for c in psutil.net_connections("tcp") if c.status == psutil.CONN_LISTEN and c.laddr.port == port
+    }
 
 
 def get(port: int, path: str, host: str, method="GET", body=None, headers=None):
@@ -87,8 +98,15 @@ def make_run(tmp_path):
     def start(*args: str):
         port = free_port()
         env = {**os.environ, "COMPANION_INSTANCE_PATH": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-        proc = subprocess.Popen(["make", "-s", "run", f"PORT={port}", *args], cwd=ROOT, env=env, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            ["make", "-s", "run", f"PORT={port}", *args],
+            cwd=ROOT,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         started.append(proc)
         first = proc.stdout.readline()
         deadline = time.monotonic() + 30
@@ -118,11 +136,23 @@ def test_make_run_serves_every_interface_and_prints_the_address_first(make_run, 
     status, body = get(port, "/healthz", host)
     assert (status, body) == (200, "ok")
     # Links are built from the address the phone used (here: the printed one, as a Host header).
-    status, body = get(port, "/api/games", host, "POST", json.dumps({"game": "tablanette", "players": ["A", "B"]}),
-                       {"Content-Type": "application/json"})
+    status, body = get(
+        port,
+        "/api/games",
+        host,
+        "POST",
+        json.dumps({"game": "tablanette", "players": ["A", "B"]}),
+        {"Content-Type": "application/json"},
+    )
     created = json.loads(body)
-    status, body = get(port, f"/api/games/{created['id']}/links", host, "POST", json.dumps({"kind": "add"}),
-                       {"Content-Type": "application/json", "X-Edit-Key": created["edit_key"]})
+    status, body = get(
+        port,
+        f"/api/games/{created['id']}/links",
+        host,
+        "POST",
+        json.dumps({"kind": "add"}),
+        {"Content-Type": "application/json", "X-Edit-Key": created["edit_key"]},
+    )
     assert status == 201 and json.loads(body)["url"].startswith(f"{url}/games/{created['id']}/join/")
     assert (tmp_path / "companion.db").exists()  # the instance folder given, not the checkout
 

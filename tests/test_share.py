@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from companion import create_app
-from tests.conftest import become_referee, new_game, version_of
+from tests.conftest import new_game, version_of
 
 HX = {"HX-Request": "true"}
 LAN = "192.168.1.20:5000"
@@ -19,8 +19,11 @@ def api_game(client):
 
 
 def layout(client, game_id):
-    return client.post(f"/games/{game_id}/moves", headers=HX, data={
-        "version": version_of(client, game_id), "type": "layout", "cards[]": ["2C", "3D", "4H", "8S"]})
+    return client.post(
+        f"/games/{game_id}/moves",
+        headers=HX,
+        data={"version": version_of(client, game_id), "type": "layout", "cards[]": ["2C", "3D", "4H", "8S"]},
+    )
 
 
 def link_from_panel(client, game_id, kind):
@@ -56,15 +59,24 @@ def test_links_use_the_address_the_phone_used(client):
 
 
 def test_public_url_wins_behind_a_proxy(tmp_path):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "p.db"), "WTF_CSRF_ENABLED": False,
-                      "SECRET_KEY": "t", "PUBLIC_URL": "https://cards.example.org/"}, instance_path=str(tmp_path))
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "p.db"),
+            "WTF_CSRF_ENABLED": False,
+            "SECRET_KEY": "t",
+            "PUBLIC_URL": "https://cards.example.org/",
+        },
+        instance_path=str(tmp_path),
+    )
     client = app.test_client()
     game_id = new_game(client)
     panel = client.get(f"/games/{game_id}/share", headers=HX, environ_overrides={"HTTP_HOST": LAN})
     assert f'value="https://cards.example.org/games/{game_id}"' in panel.get_data(as_text=True)
     created = api_game(client)
-    made = client.post(f"/api/games/{created['id']}/links", json={"kind": "add"},
-                       headers={"X-Edit-Key": created["edit_key"]})
+    made = client.post(
+        f"/api/games/{created['id']}/links", json={"kind": "add"}, headers={"X-Edit-Key": created["edit_key"]}
+    )
     assert made.get_json()["url"].startswith(f"https://cards.example.org/games/{created['id']}/join/")
 
 
@@ -80,7 +92,7 @@ def test_the_game_page_loads_the_panel_when_opened(client, app):
     assert "<svg" not in page  # closed: no QR code weighs on the page
     assert f'href="/games/{game_id}/share#share"' in page  # "Share" in the header: one tap
     full = client.get(f"/games/{game_id}/share").get_data(as_text=True)  # without htmx: the page, panel open
-    assert "<html" in full and 'id="live"' in full and "<details id=\"share\" class=\"share\" open>" in full
+    assert "<html" in full and 'id="live"' in full and '<details id="share" class="share" open>' in full
     watcher = app.test_client().get(f"/games/{game_id}/share", headers=HX).get_data(as_text=True)
     assert watcher.count("<svg") == 1 and "Watch link" in watcher  # a watcher shares the watch link only
     assert "Add a referee" not in watcher and "Revoke" not in watcher and "Delete" not in watcher
@@ -154,8 +166,9 @@ def test_hand_over_rotates_the_key(client, app):
 
 def test_hand_over_revokes_the_api_key_too(client, app):
     created = api_game(client)
-    made = client.post(f"/api/games/{created['id']}/links", json={"kind": "handover"},
-                       headers={"X-Edit-Key": created["edit_key"]})
+    made = client.post(
+        f"/api/games/{created['id']}/links", json={"kind": "handover"}, headers={"X-Edit-Key": created["edit_key"]}
+    )
     assert made.status_code == 201 and made.get_json()["minutes"] == 10
     assert join(app.test_client(), made.get_json()["url"]).status_code == 303
     again = client.post(f"/api/games/{created['id']}/links", json={}, headers={"X-Edit-Key": created["edit_key"]})
@@ -175,13 +188,16 @@ def test_revoke_other_referees(client, app):
     assert app.extensions["store"].referees(game_id) == 1
 
 
-@pytest.mark.parametrize("url,data", [
-    ("/share/link", {"kind": "add"}),
-    ("/share/link", {"kind": "handover"}),
-    ("/share/revoke", {}),
-    ("/archive", {}),
-    ("/delete", {}),
-])
+@pytest.mark.parametrize(
+    "url,data",
+    [
+        ("/share/link", {"kind": "add"}),
+        ("/share/link", {"kind": "handover"}),
+        ("/share/revoke", {}),
+        ("/archive", {}),
+        ("/delete", {}),
+    ],
+)
 def test_watchers_cannot_share_revoke_archive_or_delete(client, app, url, data):
     game_id = new_game(client)
     watcher = app.test_client()
@@ -195,8 +211,9 @@ def test_a_bad_link_kind_is_refused(client):
     game_id = new_game(client)
     assert client.post(f"/games/{game_id}/share/link", data={"kind": "owner"}).status_code == 400
     created = api_game(client)
-    bad = client.post(f"/api/games/{created['id']}/links", json={"kind": ["add"]},
-                      headers={"X-Edit-Key": created["edit_key"]})
+    bad = client.post(
+        f"/api/games/{created['id']}/links", json={"kind": ["add"]}, headers={"X-Edit-Key": created["edit_key"]}
+    )
     assert bad.status_code == 400
 
 
@@ -236,7 +253,7 @@ def test_archive_hides_a_game_from_the_list_but_keeps_its_link(client):
     assert client.post(f"/games/{game_id}/archive", data={"archived": "1"}).status_code == 303
     page = client.get("/").get_data(as_text=True)
     assert "Archived on this phone (1)" in page
-    listed = page[:page.index("Archived on this phone")]
+    listed = page[: page.index("Archived on this phone")]
     assert game_id not in listed
     assert client.get(f"/games/{game_id}").status_code == 200
     client.post(f"/games/{game_id}/archive", data={"archived": "0"})
@@ -261,8 +278,9 @@ def test_delete_asks_first_then_removes_the_game_and_its_moves(client, app):
 def test_the_join_button_works_with_csrf_on(csrf_client):
     """As in production: the phone that opens the link gets the page's CSRF token."""
     created = csrf_client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"]}).get_json()
-    url = csrf_client.post(f"/api/games/{created['id']}/links", json={"kind": "add"},
-                           headers={"X-Edit-Key": created["edit_key"]}).get_json()["url"]
+    url = csrf_client.post(
+        f"/api/games/{created['id']}/links", json={"kind": "add"}, headers={"X-Edit-Key": created["edit_key"]}
+    ).get_json()["url"]
     phone = csrf_client.application.test_client()
     path = re.sub(r"^https?://[^/]+", "", url)
     page = phone.get(path).get_data(as_text=True)

@@ -18,9 +18,17 @@ import sqlite_utils
 from companion import games
 from companion.cards import PACK_52
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
+from companion.store import (
+    TRANSCRIPT_FORMAT,
+    BadTranscript,
+    Conflict,
+    NotFound,
+    NothingToUndo,
+    Store,
+    StoreError,
+    migrations,
+)
 from companion.views.common import status_text
-from companion.store import (TRANSCRIPT_FORMAT, BadTranscript, Conflict, NothingToUndo, NotFound, Store,
-                             StoreError, migrations)
 
 rules = games.get("tablanette")
 
@@ -85,11 +93,14 @@ def test_wal_is_on(store, tmp_path):
     conn.close()
 
 
-@pytest.mark.parametrize("pragma,expected", [
-    ("synchronous", 1),  # NORMAL
-    ("busy_timeout", 5000),
-    ("foreign_keys", 1),
-])
+@pytest.mark.parametrize(
+    "pragma,expected",
+    [
+        ("synchronous", 1),  # NORMAL
+        ("busy_timeout", 5000),
+        ("foreign_keys", 1),
+    ],
+)
 def test_connection_pragmas(store, pragma, expected):
     assert store._conn().execute(f"PRAGMA {pragma}").fetchone()[0] == expected
 
@@ -122,13 +133,30 @@ def test_first_open_applies_every_migration(tmp_path):
     assert store.migrate() == []
 
 
-@pytest.mark.parametrize("table,columns", [
-    ("games", {"id", "game", "players", "options", "created", "updated", "version", "state",
-               "finished", "status", "archived"}),
-    ("moves", {"game_id", "seq", "move", "time", "undone"}),
-    ("referees", {"id", "game_id", "key_hash", "created", "revoked"}),
-    ("links", {"token_hash", "game_id", "kind", "created", "expires", "used"}),
-])
+@pytest.mark.parametrize(
+    "table,columns",
+    [
+        (
+            "games",
+            {
+                "id",
+                "game",
+                "players",
+                "options",
+                "created",
+                "updated",
+                "version",
+                "state",
+                "finished",
+                "status",
+                "archived",
+            },
+        ),
+        ("moves", {"game_id", "seq", "move", "time", "undone"}),
+        ("referees", {"id", "game_id", "key_hash", "created", "revoked"}),
+        ("links", {"token_hash", "game_id", "kind", "created", "expires", "used"}),
+    ],
+)
 def test_schema(store, table, columns):
     conn = store._conn()
     assert {r["name"] for r in conn.execute(f"PRAGMA table_info({table})")} == columns
@@ -174,16 +202,19 @@ def test_needs_a_file(path):
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("players,options", [
-    (["Ann", "Ben"], None),
-    (["Ann", "Ben"], {}),
-    (["Ann", "Ben"], {"dealer": "Ben"}),
-    (["Ann", "Ben", "Cy"], {"target": 151}),
-    (["Ann", "Ben", "Cy", "Di"], {"partnership": True}),
-    (["Ann", "Ben"], {"preset": "tablic"}),
-    (["Ann", "Ben"], {"hand_size": 8, "max_group_size": None}),
-    (["Zoë", "<b>Ben</b>"], {"fixed_deals": 2}),
-])
+@pytest.mark.parametrize(
+    "players,options",
+    [
+        (["Ann", "Ben"], None),
+        (["Ann", "Ben"], {}),
+        (["Ann", "Ben"], {"dealer": "Ben"}),
+        (["Ann", "Ben", "Cy"], {"target": 151}),
+        (["Ann", "Ben", "Cy", "Di"], {"partnership": True}),
+        (["Ann", "Ben"], {"preset": "tablic"}),
+        (["Ann", "Ben"], {"hand_size": 8, "max_group_size": None}),
+        (["Zoë", "<b>Ben</b>"], {"fixed_deals": 2}),
+    ],
+)
 def test_create_get_round_trip(store, players, options):
     row, key = store.create("tablanette", players, options)
     got = store.get(row["id"])
@@ -206,17 +237,20 @@ def test_ids_and_keys_are_random_and_url_safe(store):
     assert all(len(k) >= 20 for k in keys)
 
 
-@pytest.mark.parametrize("game,players,options", [
-    ("tablanette", ["Ann"], None),
-    ("tablanette", ["Ann", "Ann"], None),
-    ("tablanette", "Ann, Ben", None),
-    ("tablanette", ["Ann", "Ben"], {"colour": "red"}),
-    ("tablanette", ["Ann", "Ben"], {"target": -1}),
-    ("tablanette", ["Ann", "Ben"], {"dealer": "Cy"}),
-    ("tablanette", ["Ann", "Ben"], {"target": float("nan")}),
-    ("tablanette", ["Ann", "Ben"], {"target": {1, 2}}),
-    ("skat", ["Ann", "Ben", "Cy"], None),
-])
+@pytest.mark.parametrize(
+    "game,players,options",
+    [
+        ("tablanette", ["Ann"], None),
+        ("tablanette", ["Ann", "Ann"], None),
+        ("tablanette", "Ann, Ben", None),
+        ("tablanette", ["Ann", "Ben"], {"colour": "red"}),
+        ("tablanette", ["Ann", "Ben"], {"target": -1}),
+        ("tablanette", ["Ann", "Ben"], {"dealer": "Cy"}),
+        ("tablanette", ["Ann", "Ben"], {"target": float("nan")}),
+        ("tablanette", ["Ann", "Ben"], {"target": {1, 2}}),
+        ("skat", ["Ann", "Ben", "Cy"], None),
+    ],
+)
 def test_create_refuses_bad_setups(store, game, players, options):
     with pytest.raises(OptionError):
         store.create(game, players, options)
@@ -227,12 +261,15 @@ def test_get_unknown_is_none(store):
     assert store.get("nope") is None
 
 
-@pytest.mark.parametrize("call", [
-    lambda s: s.play("nope", 0, LAYOUT),
-    lambda s: s.undo("nope", 0),
-    lambda s: s.moves("nope"),
-    lambda s: s.transcript("nope"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.play("nope", 0, LAYOUT),
+        lambda s: s.undo("nope", 0),
+        lambda s: s.moves("nope"),
+        lambda s: s.transcript("nope"),
+    ],
+)
 def test_unknown_game_is_not_found(store, call):
     with pytest.raises(NotFound) as e:
         call(store)
@@ -262,7 +299,7 @@ def test_only_a_salted_hash_of_the_key_is_stored(store, tmp_path):
     made = [store.create("tablanette", ["Ann", "Ben"], None) for _ in range(2)]
     conn = store._conn()
     hashes = [r[0] for r in conn.execute("SELECT key_hash FROM referees")]
-    for (_, key) in made:
+    for _, key in made:
         assert all(key not in h for h in hashes)
     assert len(set(hashes)) == 2
     assert len({h.split("$")[0] for h in hashes}) == 2  # a salt each
@@ -308,13 +345,18 @@ def test_the_queen_takes_two_three_and_eight(store, game):
     assert sorted(view["captured"]["Ben"]) == sorted(["2C", "3D", "8S", "QH"])
 
 
-@pytest.mark.parametrize("move,stored", [
-    # Stored as given, after a JSON round trip (what the engine was shown).
-    ({"type": "layout", "cards": ("2C", "3D", "4H", "8S")}, {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}),
-    ({"type": "layout", "cards": ["2c", "3♦", "4h", "8S"]}, {"type": "layout", "cards": ["2c", "3♦", "4h", "8S"]}),
-    ({"type": "layout", "cards": ["2C", "3D", "4H", "8S"], "player": "Ann"},
-     {"type": "layout", "cards": ["2C", "3D", "4H", "8S"], "player": "Ann"}),
-])
+@pytest.mark.parametrize(
+    "move,stored",
+    [
+        # Stored as given, after a JSON round trip (what the engine was shown).
+        ({"type": "layout", "cards": ("2C", "3D", "4H", "8S")}, {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}),
+        ({"type": "layout", "cards": ["2c", "3♦", "4h", "8S"]}, {"type": "layout", "cards": ["2c", "3♦", "4h", "8S"]}),
+        (
+            {"type": "layout", "cards": ["2C", "3D", "4H", "8S"], "player": "Ann"},
+            {"type": "layout", "cards": ["2C", "3D", "4H", "8S"], "player": "Ann"},
+        ),
+    ],
+)
 def test_moves_are_stored_as_given(store, game, move, stored):
     _, state = store.play(game, 0, move)
     assert store.moves(game)[0]["move"] == stored
@@ -341,21 +383,24 @@ def test_stale_version_is_a_conflict_and_writes_nothing(store, game, stale):
     assert snapshot(store, game) == before
 
 
-@pytest.mark.parametrize("move,error", [
-    ({"type": "play", "card": "QH", "capture": ["2C", "3D"]}, IllegalMove),   # 2+3 is not 13
-    ({"type": "play", "card": "QH", "capture": []}, IllegalMove),             # must take (P4)
-    ({"type": "play", "card": "2C", "capture": []}, IllegalMove),             # on the table
-    ({"type": "play", "card": "QH", "player": "Ann"}, IllegalMove),           # Ben's turn
-    (LAYOUT, IllegalMove),                                                    # not now
-    ({"type": "play", "card": "ZZ"}, InvalidMove),
-    ({"type": "play"}, InvalidMove),
-    ({"type": "bid", "card": "QH"}, InvalidMove),
-    ({"card": "QH"}, InvalidMove),
-    (["play", "QH"], InvalidMove),
-    ("QH", InvalidMove),
-    ({"type": "play", "card": "QH", "capture": {"2C"}}, InvalidMove),         # not JSON
-    ({"type": "play", "card": float("inf")}, InvalidMove),                    # not JSON
-])
+@pytest.mark.parametrize(
+    "move,error",
+    [
+        ({"type": "play", "card": "QH", "capture": ["2C", "3D"]}, IllegalMove),  # 2+3 is not 13
+        ({"type": "play", "card": "QH", "capture": []}, IllegalMove),  # must take (P4)
+        ({"type": "play", "card": "2C", "capture": []}, IllegalMove),  # on the table
+        ({"type": "play", "card": "QH", "player": "Ann"}, IllegalMove),  # Ben's turn
+        (LAYOUT, IllegalMove),  # not now
+        ({"type": "play", "card": "ZZ"}, InvalidMove),
+        ({"type": "play"}, InvalidMove),
+        ({"type": "bid", "card": "QH"}, InvalidMove),
+        ({"card": "QH"}, InvalidMove),
+        (["play", "QH"], InvalidMove),
+        ("QH", InvalidMove),
+        ({"type": "play", "card": "QH", "capture": {"2C"}}, InvalidMove),  # not JSON
+        ({"type": "play", "card": float("inf")}, InvalidMove),  # not JSON
+    ],
+)
 def test_a_refused_move_changes_nothing(store, game, move, error):
     store.play(game, 0, LAYOUT)
     before = snapshot(store, game)
@@ -397,10 +442,10 @@ def test_undo_marks_and_replays(store, game, played, undos):
     for i in range(undos):
         version, state = store.undo(game, version)
         assert version == played + i + 1
-        assert state == replay(["Ann", "Ben"], None, MOVES[:played - i - 1])
+        assert state == replay(["Ann", "Ben"], None, MOVES[: played - i - 1])
     row = store.get(game)
     assert row["version"] == played + undos
-    assert row["state"] == replay(["Ann", "Ben"], None, MOVES[:played - undos])
+    assert row["state"] == replay(["Ann", "Ben"], None, MOVES[: played - undos])
     log = store.moves(game)
     assert [m["seq"] for m in log] == list(range(1, played + 1))  # nothing deleted
     assert [m["undone"] for m in log] == [False] * (played - undos) + [True] * undos
@@ -452,13 +497,16 @@ def _refuse(*args, **kwargs):
     raise AssertionError("the engine replayed moves while reading")
 
 
-@pytest.mark.parametrize("reader", [
-    lambda s, g: s.get(g)["state"],
-    lambda s, g: s.list_games(),
-    lambda s, g: s.transcript(g),
-    lambda s, g: s.moves(g),
-    lambda s, g: s.check_key(g, "x"),
-])
+@pytest.mark.parametrize(
+    "reader",
+    [
+        lambda s, g: s.get(g)["state"],
+        lambda s, g: s.list_games(),
+        lambda s, g: s.transcript(g),
+        lambda s, g: s.moves(g),
+        lambda s, g: s.check_key(g, "x"),
+    ],
+)
 def test_reading_does_not_replay(store, game, monkeypatch, reader):
     play_all(store, game, MOVES)
     monkeypatch.setattr(rules, "apply", _refuse)
@@ -469,6 +517,7 @@ def test_reading_does_not_replay(store, game, monkeypatch, reader):
 @pytest.mark.parametrize("short,long", [(1, 40)])
 def test_get_costs_the_same_at_any_length(store, short, long):
     """Same SQL, same rows read, at move 1 and move 40."""
+
     def statements_for_get(n):
         row, _ = store.create("tablanette", ["Ann", "Ben"], None)
         version = 0
@@ -500,17 +549,34 @@ def test_list_games_newest_first(store):
     listed = store.list_games()
     assert [g["id"] for g in listed] == [ids[0], ids[2], ids[1]]
     assert listed[0]["version"] == 1
-    assert set(listed[0]) == {"id", "game", "players", "created", "updated", "version", "finished", "status",
-                              "archived"}
+    assert set(listed[0]) == {
+        "id",
+        "game",
+        "players",
+        "created",
+        "updated",
+        "version",
+        "finished",
+        "status",
+        "archived",
+    }
     assert [g["id"] for g in store.list_games(limit=2)] == [ids[0], ids[2]]
 
 
-@pytest.mark.parametrize("cards,counters,finished,status,words", [
-    ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS, "Ben": []}, True, {"winners": ["Ann"], "draw": False}, "Won by Ann"),
-    ({"Ann": 22, "Ben": 30}, {"Ann": [], "Ben": COUNTERS}, True, {"winners": ["Ben"], "draw": False}, "Won by Ben"),
-    ({"Ann": 26, "Ben": 26}, {"Ann": COUNTERS[:11], "Ben": COUNTERS[11:]},
-     True, {"winners": ["Ann", "Ben"], "draw": True}, "Draw: Ann and Ben"),
-])
+@pytest.mark.parametrize(
+    "cards,counters,finished,status,words",
+    [
+        ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS, "Ben": []}, True, {"winners": ["Ann"], "draw": False}, "Won by Ann"),
+        ({"Ann": 22, "Ben": 30}, {"Ann": [], "Ben": COUNTERS}, True, {"winners": ["Ben"], "draw": False}, "Won by Ben"),
+        (
+            {"Ann": 26, "Ben": 26},
+            {"Ann": COUNTERS[:11], "Ben": COUNTERS[11:]},
+            True,
+            {"winners": ["Ann", "Ben"], "draw": True},
+            "Draw: Ann and Ben",
+        ),
+    ],
+)
 def test_list_games_says_who_won(store, cards, counters, finished, status, words):
     """The store keeps who won as data; the pages word it (issue 13: no English in the database)."""
     row, _ = store.create("tablanette", ["Ann", "Ben"], {"target": 1})
@@ -553,8 +619,13 @@ def test_transcript_round_trip(store, game, played, undos):
     for _ in range(undos):
         version, _ = store.undo(game, version)
     data = store.transcript(game)
-    assert data == {"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["Ann", "Ben"],
-                    "options": None, "moves": MOVES[:played - undos]}
+    assert data == {
+        "format": TRANSCRIPT_FORMAT,
+        "game": "tablanette",
+        "players": ["Ann", "Ben"],
+        "options": None,
+        "moves": MOVES[: played - undos],
+    }
     row, key = store.import_transcript(json.loads(json.dumps(data)))
     assert row["id"] != game and store.check_key(row["id"], key)
     assert not store.check_key(game, key)
@@ -577,7 +648,7 @@ def test_transcript_keeps_options(store):
 
 
 BAD_MOVES = [
-    (1, {"type": "play", "card": "QH"}, "4 face-up cards"),                         # not a layout yet
+    (1, {"type": "play", "card": "QH"}, "4 face-up cards"),  # not a layout yet
     (2, {"type": "play", "card": "QH", "capture": ["2C", "3D"]}, "can't be taken"),
     (2, {"type": "play", "card": "ZZ"}, "not a card"),
     (3, {"type": "play", "card": "2C", "capture": []}, "already played"),
@@ -587,9 +658,14 @@ BAD_MOVES = [
 
 @pytest.mark.parametrize("index,bad,words", BAD_MOVES)
 def test_bad_transcript_names_the_move_and_stores_nothing(store, game, index, bad, words):
-    moves = MOVES[:index - 1] + [bad] + MOVES[index:]
-    data = {"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["Ann", "Ben"], "options": None,
-            "moves": moves}
+    moves = MOVES[: index - 1] + [bad] + MOVES[index:]
+    data = {
+        "format": TRANSCRIPT_FORMAT,
+        "game": "tablanette",
+        "players": ["Ann", "Ben"],
+        "options": None,
+        "moves": moves,
+    }
     before = store.list_games()
     with pytest.raises(BadTranscript) as e:
         store.import_transcript(data)
@@ -601,28 +677,43 @@ def test_bad_transcript_names_the_move_and_stores_nothing(store, game, index, ba
 
 
 def test_bad_transcript_ambiguous_move(store):
-    data = {"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["Ann", "Ben"],
-            "moves": [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "KH"}]}
+    data = {
+        "format": TRANSCRIPT_FORMAT,
+        "game": "tablanette",
+        "players": ["Ann", "Ben"],
+        "moves": [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "KH"}],
+    }
     with pytest.raises(BadTranscript) as e:
         store.import_transcript(data)
     assert e.value.index == 2 and "say which" in str(e.value)
 
 
-@pytest.mark.parametrize("data,words", [
-    (None, "object"),
-    ([], "object"),
-    ({}, "format"),
-    ({"format": "companion-transcript/2", "game": "tablanette", "players": ["A", "B"], "moves": []}, "format"),
-    ({"format": TRANSCRIPT_FORMAT, "players": ["A", "B"], "moves": []}, "game"),
-    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "moves": []}, "players"),
-    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"]}, "moves"),
-    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"], "moves": {}}, "moves"),
-    ({"format": TRANSCRIPT_FORMAT, "game": "skat", "players": ["A", "B"], "moves": []}, "skat"),
-    ({"format": TRANSCRIPT_FORMAT, "game": ["tablanette"], "players": ["A", "B"], "moves": []}, "game"),
-    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A"], "moves": []}, "2 to 4 players"),
-    ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"], "options": {"x": 1},
-      "moves": []}, "Unknown option"),
-])
+@pytest.mark.parametrize(
+    "data,words",
+    [
+        (None, "object"),
+        ([], "object"),
+        ({}, "format"),
+        ({"format": "companion-transcript/2", "game": "tablanette", "players": ["A", "B"], "moves": []}, "format"),
+        ({"format": TRANSCRIPT_FORMAT, "players": ["A", "B"], "moves": []}, "game"),
+        ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "moves": []}, "players"),
+        ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"]}, "moves"),
+        ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A", "B"], "moves": {}}, "moves"),
+        ({"format": TRANSCRIPT_FORMAT, "game": "skat", "players": ["A", "B"], "moves": []}, "skat"),
+        ({"format": TRANSCRIPT_FORMAT, "game": ["tablanette"], "players": ["A", "B"], "moves": []}, "game"),
+        ({"format": TRANSCRIPT_FORMAT, "game": "tablanette", "players": ["A"], "moves": []}, "2 to 4 players"),
+        (
+            {
+                "format": TRANSCRIPT_FORMAT,
+                "game": "tablanette",
+                "players": ["A", "B"],
+                "options": {"x": 1},
+                "moves": [],
+            },
+            "Unknown option",
+        ),
+    ],
+)
 def test_bad_transcript_setup(store, data, words):
     with pytest.raises(BadTranscript) as e:
         store.import_transcript(data)
@@ -672,8 +763,9 @@ def test_two_moves_at_one_version_one_wins(tmp_path, stores):
     assert [m["seq"] for m in shared.moves(row["id"])] == [1, 2]
 
 
-@pytest.mark.parametrize("stores,undo_every", [("shared", None), ("per_thread", None), ("shared", 4),
-                                              ("per_thread", 3)])
+@pytest.mark.parametrize(
+    "stores,undo_every", [("shared", None), ("per_thread", None), ("shared", 4), ("per_thread", 3)]
+)
 def test_racing_writers_lose_nothing(tmp_path, stores, undo_every):
     """8 threads x 20 changes at one game, each retrying on Conflict."""
     path = tmp_path / "race.db"
@@ -726,10 +818,14 @@ def test_racing_writers_lose_nothing(tmp_path, stores, undo_every):
     assert final["state"] == replay(["Ann", "Ben"], None, [m["move"] for m in log if not m["undone"]])
 
 
-@pytest.mark.parametrize("change", [
-    lambda s, g: s.play(g, 2, MOVES[2]),
-    lambda s, g: s.undo(g, 2),  # the replay after undo
-], ids=["play", "undo"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda s, g: s.play(g, 2, MOVES[2]),
+        lambda s, g: s.undo(g, 2),  # the replay after undo
+    ],
+    ids=["play", "undo"],
+)
 def test_the_write_lock_is_held_while_the_engine_judges(store, game, tmp_path, monkeypatch, change):
     """BEGIN IMMEDIATE: no other writer can slip in between reading the version and writing."""
     play_all(store, game, MOVES[:2])

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.cards import PACK_52
-from companion.games import AmbiguousMove, IllegalMove, tablanette as T
+from companion.games import AmbiguousMove, IllegalMove
+from companion.games import tablanette as T
 
 ALL = [str(c) for c in PACK_52]
 
@@ -36,8 +37,7 @@ CONFIGS = {
 
 SCALE_TOTALS = {"standard": 22, "ace_ten": 120}  # RULES.md 1.5
 
-GAME_SETTINGS = settings(max_examples=3, deadline=None, derandomize=False,
-                         suppress_health_check=[HealthCheck.too_slow])
+GAME_SETTINGS = settings(max_examples=3, deadline=None, derandomize=False, suppress_health_check=[HealthCheck.too_slow])
 
 
 def outcome(c):
@@ -124,8 +124,8 @@ def deal_physically(rng, n, hand, jack_is_12):
     """Shuffle, give the first round of hands, lay out 4 (jacks under the stock), keep the stock."""
     deck = list(ALL)
     rng.shuffle(deck)
-    hands = [deck[i * hand:(i + 1) * hand] for i in range(n)]
-    rest = deck[n * hand:]
+    hands = [deck[i * hand : (i + 1) * hand] for i in range(n)]
+    rest = deck[n * hand :]
     layout, stock = rest[:4], rest[4:]
     buried = []
     while not jack_is_12 and any(c[0] == "J" for c in layout):
@@ -203,30 +203,35 @@ def play_random_game(players, options, rng, max_deals=40):
             if not any(hands) and stock and state.phase == "play":
                 # RULES.md 1.2 step 5: a new round of h cards each from the top of the stock.
                 for i in range(n):
-                    hands[i], stock = stock[:o.hand_size], stock[o.hand_size:]
+                    hands[i], stock = stock[: o.hand_size], stock[o.hand_size :]
                 if buried and not stock:
                     # TB-L1 soft check: the buried jacks are in the last round's hands.
                     assert set(buried) <= {c for h in hands for c in h}
         assert state.warnings == []  # nobody re-cut: buried jacks came in the last round
-        new_records = state.history[history_len:]
-        assert len(new_records) == 1
-        record = new_records[0]
-        if record["abandoned"]:
-            # RULES.md 1.6: a sweep reached the target and ended the game at once.
-            assert state.phase == "over" and not state.result["draw"]
-            assert len(state.result["winners"]) == 1
-            assert any(record["sweeps"].values())
-        else:
-            assert not any(hands) and not stock  # the deal ended when stock and hands were empty
-            check_finished_deal(record, o)
-            assert sorted(c for p in piles.values() for c in p) == sorted(ALL)
-            assert {k: len(p) for k, p in piles.items()} == record["cards"]
-            assert {k: T.card_points(p, o.point_scale) for k, p in piles.items()} == record["card_points"]
-            assert state.table == []
-            if state.phase == "layout":
-                assert state.dealer == (dealer + 1) % n  # RULES.md 1.2 step 7
+        check_deal_end(state, state.history[history_len:], hands, stock, piles, dealer)
         check_scores_match_history(state)
     return state
+
+
+def check_deal_end(state, new_records, hands, stock, piles, dealer):
+    """One deal ended: its record, the piles each play announced, the next dealer."""
+    o, n = state.options, len(state.players)
+    assert len(new_records) == 1
+    record = new_records[0]
+    if record["abandoned"]:
+        # RULES.md 1.6: a sweep reached the target and ended the game at once.
+        assert state.phase == "over" and not state.result["draw"]
+        assert len(state.result["winners"]) == 1
+        assert any(record["sweeps"].values())
+        return
+    assert not any(hands) and not stock  # the deal ended when stock and hands were empty
+    check_finished_deal(record, o)
+    assert sorted(c for p in piles.values() for c in p) == sorted(ALL)
+    assert {k: len(p) for k, p in piles.items()} == record["cards"]
+    assert {k: T.card_points(p, o.point_scale) for k, p in piles.items()} == record["card_points"]
+    assert state.table == []
+    if state.phase == "layout":
+        assert state.dealer == (dealer + 1) % n  # RULES.md 1.2 step 7
 
 
 def check_result(state):
@@ -284,21 +289,26 @@ def brute_values(rank, jack_is_12):
     return {"A": (1, 11), "Q": (13,), "K": (14,)}.get(rank) or (int(rank),)
 
 
+def brute_force_jack(table, o):
+    """P5 by hand: a special jack takes the whole table (a sweep only as the option says)."""
+    if not table:
+        return {(frozenset(), False, 0)}
+    others = [c for c in table if c[:-1] != "J"]
+    if o.jack_sweep_is_tablanette and others:
+        bonus = 1 if o.sweep_scoring == "flat1" else sum(max(brute_values(c[:-1], False)) for c in others)
+        found = {(frozenset(table), True, bonus)}
+    else:
+        found = {(frozenset(table), False, 0)}
+    if not o.forced_capture:
+        found.add((frozenset(), False, 0))
+    return found
+
+
 def brute_force(played, table, o):
     """Every legal outcome by P1-P8, with no cleverness: every subset, every ace value."""
     jack12 = o.jack_is_12
     if played[:-1] == "J" and not jack12:  # P5
-        if not table:
-            return {(frozenset(), False, 0)}
-        others = [c for c in table if c[:-1] != "J"]
-        if o.jack_sweep_is_tablanette and others:
-            bonus = 1 if o.sweep_scoring == "flat1" else sum(max(brute_values(c[:-1], False)) for c in others)
-            found = {(frozenset(table), True, bonus)}
-        else:
-            found = {(frozenset(table), False, 0)}
-        if not o.forced_capture:
-            found.add((frozenset(), False, 0))
-        return found
+        return brute_force_jack(table, o)
     pool = [c for c in table if jack12 or c[:-1] != "J"]  # N(T)
     n = len(pool)
     full = (1 << n) - 1
@@ -311,7 +321,8 @@ def brute_force(played, table, o):
                 ok = v in brute_values(cards[0][:-1], jack12)
             else:
                 ok = (o.max_group_size is None or len(cards) <= o.max_group_size) and any(
-                    sum(a) == v for a in itertools.product(*(brute_values(c[:-1], jack12) for c in cards)))
+                    sum(a) == v for a in itertools.product(*(brute_values(c[:-1], jack12) for c in cards))
+                )
             if ok:
                 groups.append(m)
         most = {0: 0}  # P2: the most disjoint groups a set splits into, or None
@@ -341,13 +352,15 @@ def brute_force(played, table, o):
     return found
 
 
-OPTION_SETS = st.fixed_dictionaries({
-    "max_group_size": st.sampled_from([2, 3, 4, None]),
-    "jack_is_12": st.booleans(),
-    "forced_capture": st.booleans(),
-    "jack_sweep_is_tablanette": st.booleans(),
-    "sweep_scoring": st.sampled_from(["values", "flat1"]),
-})
+OPTION_SETS = st.fixed_dictionaries(
+    {
+        "max_group_size": st.sampled_from([2, 3, 4, None]),
+        "jack_is_12": st.booleans(),
+        "forced_capture": st.booleans(),
+        "jack_sweep_is_tablanette": st.booleans(),
+        "sweep_scoring": st.sampled_from(["values", "flat1"]),
+    }
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -355,7 +368,7 @@ OPTION_SETS = st.fixed_dictionaries({
 def test_capture_options_match_brute_force(deck, size, options):
     """RULES.md 1.4 P1-P8: capture_options lists exactly the brute-force outcomes."""
     o = T.resolve_options(options)
-    played, table = deck[0], deck[1:1 + size]
+    played, table = deck[0], deck[1 : 1 + size]
     got = T.capture_options(played, table, o)
     assert {outcome(c) for c in got} == brute_force(played, table, o)
     check_capture_outcomes(played, table, o, got)
@@ -366,7 +379,7 @@ def test_capture_options_match_brute_force(deck, size, options):
 def test_judge_capture_agrees_with_capture_options(deck, size, mask, options):
     """RULES.md 1.11: any declared subset is accepted exactly when it is a legal outcome."""
     o = T.resolve_options(options)
-    played, table = deck[0], deck[1:1 + size]
+    played, table = deck[0], deck[1 : 1 + size]
     subset = [c for i, c in enumerate(table) if mask >> i & 1]
     legal = {frozenset(c.cards): c for c in T.capture_options(played, table, o)}
     judged = T.judge_capture(played, table, subset, o)

@@ -13,7 +13,8 @@ import pytest
 
 from companion import games
 from companion.cards import PACK_52
-from companion.games import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError, tablanette as T
+from companion.games import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
+from companion.games import tablanette as T
 
 ALL = [str(c) for c in PACK_52]
 # RULES.md 1.5: the counting cards of the standard scale (22 points in 21 cards).
@@ -424,8 +425,15 @@ def test_1_11_out_of_turn_player_is_refused():
 def test_moves_must_be_well_formed():
     """DESIGN.md errors: InvalidMove for a bad card code or a missing field."""
     s = lay(new(), ["KS", "10H", "4D", "5C"])
-    for move in ({"type": "play"}, {"type": "play", "card": "ZZ"}, {"type": "play", "card": "KC", "capture": "KS"},
-                 {"type": "play", "card": "KC", "capture": ["KS", "KS"]}, {"type": "dance"}, {}, "play"):
+    for move in (
+        {"type": "play"},
+        {"type": "play", "card": "ZZ"},
+        {"type": "play", "card": "KC", "capture": "KS"},
+        {"type": "play", "card": "KC", "capture": ["KS", "KS"]},
+        {"type": "dance"},
+        {},
+        "play",
+    ):
         with pytest.raises(InvalidMove):
             T.apply(s, move)
     with pytest.raises(IllegalMove):
@@ -477,8 +485,7 @@ def test_TB_F2_sweep_to_the_target_wins_at_once():
     """RULES.md 1.8 TB-F2 / 1.6 "During a deal": A has 240, sweeps 42 with KC on KS 10H 4D, wins at once."""
     s = new()  # Ann deals deal 1, Ben deals deal 2, so Ann plays first in deal 2
     # Sweeps a deal can really hold (a sweep scores value x (groups + 1), Tablanette P8).
-    s = tally_ab(s, 30, COUNTERS, {"Ben": [39, 39, 39, 39, 39, 20], "Ann": [42, 42, 42, 42, 32]},
-                 names=("Ben", "Ann"))
+    s = tally_ab(s, 30, COUNTERS, {"Ben": [39, 39, 39, 39, 39, 20], "Ann": [42, 42, 42, 42, 32]}, names=("Ben", "Ann"))
     assert T.view(s)["scores"] == {"Ann": 200, "Ben": 240}
     s = lay(s, ["KS", "10H", "4D", "5C"])
     s = play(s, "5S")  # Ann takes the 5C: only the 5 makes 5
@@ -682,7 +689,12 @@ def test_A8_three_players_level_on_top_draw():
     """RULES.md 1.10 A8 / 1.6: with 3 players the sides level on top draw; the others lose."""
     players = ["Ann", "Ben", "Cat"]
     s = T.start(players, None)  # target 151
-    s = T.apply(s, tally({"Ann": 11, "Ben": 11, "Cat": 30}, {"Cat": COUNTERS}, {"Ann": sweeps_worth(140), "Ben": sweeps_worth(140)}))
+    s = T.apply(
+        s,
+        tally(
+            {"Ann": 11, "Ben": 11, "Cat": 30}, {"Cat": COUNTERS}, {"Ann": sweeps_worth(140), "Ben": sweeps_worth(140)}
+        ),
+    )
     assert T.view(s)["scores"] == {"Ann": 140, "Ben": 140, "Cat": 25}
     ann = ["AS", "AH", "AD", "AC", "KS", "KH", "KD", "KC", "QS", "QH", "2C"]  # 11 points
     ben = [c for c in COUNTERS if c not in ann]  # 11 points
@@ -748,7 +760,9 @@ def test_A10_a_sweep_with_the_last_card_counts():
     assert "leftovers" not in s.last  # nothing is left over
     record = s.history[0]
     assert record["sweeps"]["Ann"] == ann_sweeps + [28, 26, 18, 16, 14]
-    assert record["points"]["Ann"] == record["card_points"]["Ann"] + record["most_cards"]["Ann"] + sum(record["sweeps"]["Ann"])
+    assert record["points"]["Ann"] == record["card_points"]["Ann"] + record["most_cards"]["Ann"] + sum(
+        record["sweeps"]["Ann"]
+    )
     assert T.view(s)["scores"]["Ann"] == record["points"]["Ann"]
 
 
@@ -762,8 +776,10 @@ def test_A11_ace_ten_scale_keeps_the_most_cards_bonus():
     assert record["most_cards"] == {"Ann": 3, "Ben": 0}
     assert sum(record["points"].values()) == 123
     with pytest.raises(InvalidMove):  # the 2C counts nothing on this scale
-        T.apply(T.start(["Ann", "Ben"], {"point_scale": "ace_ten"}),
-                tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS_ACE_TEN + ["2C"]}))
+        T.apply(
+            T.start(["Ann", "Ben"], {"point_scale": "ace_ten"}),
+            tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS_ACE_TEN + ["2C"]}),
+        )
 
 
 @pytest.mark.parametrize("players", [("Ann", "Ben", "Cat"), ("Ann", "Ben", "Cat", "Dan")])
@@ -836,8 +852,10 @@ def test_A16_partnership_scores_go_to_the_team():
     assert v["sweeps"] == {"Ann & Cat": [42, 18], "Ben & Dan": []}
     assert v["scores"] == {"Ann & Cat": 60, "Ben & Dan": 0}
     # A tally is by team too.
-    t = T.apply(T.start(players, {"partnership": True}),
-                tally({"Ann & Cat": 30, "Ben & Dan": 22}, {"Ann & Cat": COUNTERS}, {"Ben & Dan": [20]}))
+    t = T.apply(
+        T.start(players, {"partnership": True}),
+        tally({"Ann & Cat": 30, "Ben & Dan": 22}, {"Ann & Cat": COUNTERS}, {"Ben & Dan": [20]}),
+    )
     assert t.history[0]["points"] == {"Ann & Cat": 25, "Ben & Dan": 20}
     with pytest.raises(InvalidMove):
         T.apply(T.start(players, {"partnership": True}), tally({"Ann": 30, "Ben & Dan": 22}, {"Ann": COUNTERS}))
@@ -857,8 +875,9 @@ def test_A16_partnership_scores_go_to_the_team():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("players", [[], ["Ann"], ["A", "B", "C", "D", "E"], ["Ann", "Ann"], ["Ann", ""], "AB", None,
-                                     ["Ann", 3]])
+@pytest.mark.parametrize(
+    "players", [[], ["Ann"], ["A", "B", "C", "D", "E"], ["Ann", "Ann"], ["Ann", ""], "AB", None, ["Ann", 3]]
+)
 def test_1_7_players_2_to_4(players):
     """RULES.md 1.7 players: 2, 3 or 4 distinct names."""
     with pytest.raises(OptionError):
@@ -946,9 +965,23 @@ def test_1_7_options_must_be_a_mapping(options):
         (2, {"fixed_deals": None}, lambda o: o.fixed_deals is None),
         (3, {"target": 251}, lambda o: o.target == 251),
         (2, {"dealer": "Ben"}, lambda o: True),
-        (2, {}, lambda o: (o.max_group_size, o.jack_is_12, o.forced_capture, o.point_scale, o.most_cards_bonus,
-                           o.target, o.fixed_deals, o.jack_sweep_is_tablanette)
-         == (3, False, True, "standard", 3, 251, None, False)),
+        (
+            2,
+            {},
+            lambda o: (
+                (
+                    o.max_group_size,
+                    o.jack_is_12,
+                    o.forced_capture,
+                    o.point_scale,
+                    o.most_cards_bonus,
+                    o.target,
+                    o.fixed_deals,
+                    o.jack_sweep_is_tablanette,
+                )
+                == (3, False, True, "standard", 3, 251, None, False)
+            ),
+        ),
     ],
 )
 def test_1_7_good_options(players, options, check):
@@ -984,8 +1017,13 @@ def test_1_9_explicit_options_override_the_preset(override, field, value):
     o = T.start(["Ann", "Ben"], {"preset": "tablic", **override}).options
     assert getattr(o, field) == value
     assert o.preset == "tablic"
-    others = {"jack_is_12": True, "forced_capture": False, "max_group_size": None,
-              "sweep_scoring": "flat1", "target": 101}
+    others = {
+        "jack_is_12": True,
+        "forced_capture": False,
+        "max_group_size": None,
+        "sweep_scoring": "flat1",
+        "target": 101,
+    }
     for name, default in others.items():
         if name != field:
             assert getattr(o, name) == default
@@ -1109,20 +1147,32 @@ BAD_TALLIES = [
     pytest.param(tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS, "Ben": ["AS"]}), IllegalMove, id="counter-twice"),
     pytest.param(tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS + ["AS"]}), MoveError, id="counter-twice-one-side"),
     pytest.param(tally({"Ann": 30, "Zed": 22}, {"Ann": COUNTERS}), InvalidMove, id="unknown-side-cards"),
-    pytest.param(tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS[:-1], "Zed": COUNTERS[-1:]}), InvalidMove,
-                 id="unknown-side-counters"),
-    pytest.param(tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}, {"Zed": [10]}), InvalidMove, id="unknown-side-sweeps"),
-    pytest.param(tally({"Ann": 52, "Ben": 0}, {"Ann": COUNTERS[:-1], "Ben": COUNTERS[-1:]}), IllegalMove,
-                 id="counters-exceed-cards"),
-    pytest.param(tally({"Ann": 40, "Ben": 12}, {"Ann": COUNTERS[:8], "Ben": COUNTERS[8:]}), IllegalMove,
-                 id="13-counters-in-12-cards"),
+    pytest.param(
+        tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS[:-1], "Zed": COUNTERS[-1:]}),
+        InvalidMove,
+        id="unknown-side-counters",
+    ),
+    pytest.param(
+        tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}, {"Zed": [10]}), InvalidMove, id="unknown-side-sweeps"
+    ),
+    pytest.param(
+        tally({"Ann": 52, "Ben": 0}, {"Ann": COUNTERS[:-1], "Ben": COUNTERS[-1:]}),
+        IllegalMove,
+        id="counters-exceed-cards",
+    ),
+    pytest.param(
+        tally({"Ann": 40, "Ben": 12}, {"Ann": COUNTERS[:8], "Ben": COUNTERS[8:]}),
+        IllegalMove,
+        id="13-counters-in-12-cards",
+    ),
     pytest.param(tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS + ["5D"]}), InvalidMove, id="not-a-counting-card"),
     pytest.param(tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS[:-1] + ["XX"]}), InvalidMove, id="bad-card"),
     pytest.param(tally({"Ann": 60, "Ben": -8}, {"Ann": COUNTERS}), InvalidMove, id="negative-count"),
     pytest.param(tally({"Ann": 30.0, "Ben": 22}, {"Ann": COUNTERS}), InvalidMove, id="count-not-int"),
     pytest.param(tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}, {"Ann": [0]}), InvalidMove, id="zero-sweep"),
-    pytest.param({**tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}), "sweeps": {"Ann": 26}}, InvalidMove,
-                 id="sweeps-not-a-list"),
+    pytest.param(
+        {**tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}), "sweeps": {"Ann": 26}}, InvalidMove, id="sweeps-not-a-list"
+    ),
     pytest.param({"type": "tally", "cards": {"Ann": 30, "Ben": 22}}, InvalidMove, id="no-counters"),
     pytest.param({"type": "tally", "counters": {"Ann": COUNTERS}}, InvalidMove, id="no-cards"),
 ]
@@ -1195,8 +1245,11 @@ def test_game_over_refuses_further_moves():
     s = finished_game()
     v = T.view(s)
     assert v["result"]["winners"] == ["Ann"] and v["expects"] == [] and v["to_act"] is None
-    for move in ({"type": "layout", "cards": ["2S", "3S", "4S", "6S"]}, {"type": "play", "card": "2S"},
-                 tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS})):
+    for move in (
+        {"type": "layout", "cards": ["2S", "3S", "4S", "6S"]},
+        {"type": "play", "card": "2S"},
+        tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}),
+    ):
         with pytest.raises(IllegalMove) as err:
             T.apply(s, move)
         assert "over" in str(err.value)
@@ -1279,11 +1332,23 @@ def test_registry():
         games.get("chess")
 
 
-@pytest.mark.parametrize(("bonus", "options", "ok"), [
-    (26, {}, True), (42, {}, True), (4, {}, True), (22, {}, True), (33, {}, True),
-    (23, {}, False), (7, {}, False), (5, {}, False), (0, {}, False), (1, {}, False),
-    (1, {"sweep_scoring": "flat1"}, True), (26, {"sweep_scoring": "flat1"}, False),
-])
+@pytest.mark.parametrize(
+    ("bonus", "options", "ok"),
+    [
+        (26, {}, True),
+        (42, {}, True),
+        (4, {}, True),
+        (22, {}, True),
+        (33, {}, True),
+        (23, {}, False),
+        (7, {}, False),
+        (5, {}, False),
+        (0, {}, False),
+        (1, {}, False),
+        (1, {"sweep_scoring": "flat1"}, True),
+        (26, {"sweep_scoring": "flat1"}, False),
+    ],
+)
 def test_1_4_P8_which_sweep_bonuses_can_exist(bonus, options, ok):
     """RULES.md 1.4 P8: a sweep scores value x (groups + 1); a tally refuses any other bonus."""
     assert (T.sweep_bonus_refusal(bonus, options) is None) is ok
@@ -1295,8 +1360,9 @@ def test_1_4_P8_which_sweep_bonuses_can_exist(bonus, options, ok):
             T.apply(new(**options), move)
 
 
-@pytest.mark.parametrize(("card", "taken", "bonus"), [("QC", ["QD"], 26), ("KC", ["KS", "10H", "4D"], 42),
-                                                      ("AH", ["AS", "5C", "6D"], 33)])
+@pytest.mark.parametrize(
+    ("card", "taken", "bonus"), [("QC", ["QD"], 26), ("KC", ["KS", "10H", "4D"], 42), ("AH", ["AS", "5C", "6D"], 33)]
+)
 def test_1_4_P8_a_sweep_judged_from_its_cards(card, taken, bonus):
     """RULES.md 1.8 TB-01, TB-09, TB-13: the tally's sweep builder computes the bonus."""
     assert T.sweep_of(card, taken).bonus == bonus

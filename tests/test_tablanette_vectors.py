@@ -12,7 +12,6 @@ import pytest
 
 from companion.cards import PACK_52, Card
 from companion.games import AmbiguousMove, IllegalMove, tablanette
-
 from tests import DOCS, VECTORS_FILE
 
 VECTORS = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))["tablanette_captures"]
@@ -85,7 +84,9 @@ def test_capture_options_accept_any_spelling(vector):
     objs = [Card.parse(c) for c in vector["table"]]
     expected = expected_set(vector)
     assert outcome_set(tablanette.capture_options(vector["played"].lower(), low, vector["options"])) == expected
-    assert outcome_set(tablanette.capture_options(Card.parse(vector["played"]).symbol, sym, vector["options"])) == expected
+    assert (
+        outcome_set(tablanette.capture_options(Card.parse(vector["played"]).symbol, sym, vector["options"])) == expected
+    )
     assert outcome_set(tablanette.capture_options(Card.parse(vector["played"]), objs, vector["options"])) == expected
 
 
@@ -117,8 +118,9 @@ def test_apply_accepts_each_legal_outcome(vector):
     state = game_with_table(vector["table"], vector["options"], vector["played"])
     player = tablanette.view(state)["to_act"]
     for c in vector["captures"]:
-        after = tablanette.apply(state, {"type": "play", "card": vector["played"], "capture": c["cards"],
-                                         "player": player})
+        after = tablanette.apply(
+            state, {"type": "play", "card": vector["played"], "capture": c["cards"], "player": player}
+        )
         v = tablanette.view(after)
         taken = set(c["cards"])
         if taken:
@@ -169,7 +171,9 @@ def test_apply_refuses_a_capture_not_listed(vector):
 def test_tb28_in_tablic_mode_also_allows_each_group_alone():
     """RULES.md 1.8 TB-28 note: with forced_capture false, {AS, 8S} or {3C, 6D} alone are legal too."""
     v = BY_ID["TB-28"]
-    got = {tuple(sorted(c.cards)) for c in tablanette.capture_options(v["played"], v["table"], {"forced_capture": False})}
+    got = {
+        tuple(sorted(c.cards)) for c in tablanette.capture_options(v["played"], v["table"], {"forced_capture": False})
+    }
     assert ("3C", "6D", "8S", "AS") in got
     assert ("8S", "AS") in got
     assert ("3C", "6D") in got

@@ -36,8 +36,14 @@ def played_tablanette_deal(seed):
     layout = [c for c in deck if not c.startswith("J")][:4]
     s = TB.apply(s, {"type": "layout", "cards": layout})
     for card in [c for c in deck if c not in layout]:
-        s = TB.apply(s, {"type": "play", "card": card,
-                         "capture": rng.choice(TB.capture_options(card, s.table, s.options)).sorted_cards()})
+        s = TB.apply(
+            s,
+            {
+                "type": "play",
+                "card": card,
+                "capture": rng.choice(TB.capture_options(card, s.table, s.options)).sorted_cards(),
+            },
+        )
     return s
 
 
@@ -53,8 +59,12 @@ def test_tablanette_tally_scores_like_the_played_deal(client, seed):
     for c in sorted(counters, key=lambda c: -TB.card_points([c])):
         if TB.card_points(ann + [c]) <= need:
             ann.append(c)
-    fields = {"cards_0": record["cards"]["Ann"], "record": "record",
-              "sweeps_0": record["sweeps"]["Ann"], "sweeps_1": record["sweeps"]["Ben"]}
+    fields = {
+        "cards_0": record["cards"]["Ann"],
+        "record": "record",
+        "sweeps_0": record["sweeps"]["Ann"],
+        "sweeps_1": record["sweeps"]["Ben"],
+    }
     fields |= {f"owner_{c}": 0 if c in ann else 1 for c in counters}
     answer = tally(client, game_id, **fields)
     assert answer.status_code == 204 and answer.headers["HX-Redirect"].endswith(game_id)
@@ -64,7 +74,7 @@ def test_tablanette_tally_scores_like_the_played_deal(client, seed):
     assert "tallied" in log
     # The scores deal by deal are one tap away below the grid while the game goes on.
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
-    record = page[page.index('id="record"'):]
+    record = page[page.index('id="record"') :]
     assert "Deal by deal" in record and page.index('id="picker"') < page.index('id="record"')
 
 
@@ -77,11 +87,14 @@ def test_tablanette_tally_builds_a_sweep_from_its_cards(client):
     assert "Tablanette P1" in page and 'name="sweeps_1"' not in page  # no sweep kept for Ben
 
 
-@pytest.mark.parametrize(("fields", "reason"), [
-    ({"cards_0": "60"}, "whole numbers of 0 or more"),
-    ({"cards_0": "30", "sweeps_0": "23"}, "No sweep scores 23"),
-    ({"cards_0": "2", "owner_AS": "0", "owner_AH": "0", "owner_AD": "0"}, "can't hold"),
-])
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"cards_0": "60"}, "whole numbers of 0 or more"),
+        ({"cards_0": "30", "sweeps_0": "23"}, "No sweep scores 23"),
+        ({"cards_0": "2", "owner_AS": "0", "owner_AH": "0", "owner_AD": "0"}, "can't hold"),
+    ],
+)
 def test_an_impossible_tablanette_tally_is_refused_and_stores_nothing(client, fields, reason):
     game_id = create(client, "tablanette", ["Ann", "Ben"])
     answer = tally(client, game_id, record="record", **fields)
@@ -100,7 +113,7 @@ def played_tute_deal(seed):
     s = TU.start(["Ann", "Ben", "Cat", "Dan"])
     deck = [str(c) for c in TU.pack(4)]
     rng.shuffle(deck)
-    hands = {(1 + i) % 4: deck[i * 10:(i + 1) * 10] for i in range(4)}
+    hands = {(1 + i) % 4: deck[i * 10 : (i + 1) * 10] for i in range(4)}
     s = TU.apply(s, {"type": "trump", "card": hands[0][-1]})
     while s.deal == 1:
         seat = TU.to_act(s)
@@ -150,7 +163,7 @@ def test_tantony_tally_scores_like_the_played_deal(client):
     s = TT.start(names)
     deck = [str(c) for c in TT.pack(4)]
     rng.shuffle(deck)
-    hands = {(1 + i) % 4: deck[i * 13:(i + 1) * 13] for i in range(4)}
+    hands = {(1 + i) % 4: deck[i * 13 : (i + 1) * 13] for i in range(4)}
     while s.deal == 1:
         v = TT.view(s)
         if v["expects"] == ["give"]:

@@ -20,12 +20,14 @@ HUGE = "9" * 20
 TABLANETTE_COUNTERS = [c for c in map(str, games.get("tablanette").PACK) if games.get("tablanette").card_points([c])]
 #: A complete Tablanette deal of 4 players: 13 cards each, the counting cards dealt round.
 TABLANETTE = {"cards_0": "13", "cards_1": "13", "cards_2": "13"} | {
-    f"owner_{c}": str(i % 4) for i, c in enumerate(TABLANETTE_COUNTERS)}
+    f"owner_{c}": str(i % 4) for i, c in enumerate(TABLANETTE_COUNTERS)
+}
 #: A complete Tute deal: 30 card points each (Dan's are the rest), Ann took the last trick.
 TUTE = {"points_0": "30", "points_1": "30", "points_2": "30", "last_trick": "Ann"}
 #: A complete Tantony deal (web rules): three runts each and a fourth for Dan.
 TANTONY = {f"runt_{c}": str(i) for i, suit in enumerate("SHDC") for c in (f"2{suit}", f"3{suit}", f"4{suit}")} | {
-    "runt_5C": "3"}
+    "runt_5C": "3"
+}
 BASES = {"tablanette": TABLANETTE, "tute": TUTE, "tantony": TANTONY, "hundred": {}}
 
 
@@ -34,8 +36,9 @@ def version(client, game_id):
 
 
 def post(client, game_id, fields, htmx=True):
-    return client.post(f"/games/{game_id}/tally", data={"version": version(client, game_id), **fields},
-                       headers=HX if htmx else {})
+    return client.post(
+        f"/games/{game_id}/tally", data={"version": version(client, game_id), **fields}, headers=HX if htmx else {}
+    )
 
 
 def sections(page: str) -> list[str]:
@@ -175,8 +178,9 @@ def test_two_taps_at_once_are_refused(client):
 def test_a_refused_tap_keeps_the_rest_of_the_screen(client):
     """A bad value loses only itself: what was entered stays, and a typed box keeps its text."""
     game_id = create(client, "tablanette", FOUR)
-    page = post(client, game_id, {"cards_0": "12", "cards_1": "x", "owner_AS": "2", "sweeps_1": ["26", "14"],
-                                  "cycle": "AS"}).get_data(as_text=True)
+    page = post(
+        client, game_id, {"cards_0": "12", "cards_1": "x", "owner_AS": "2", "sweeps_1": ["26", "14"], "cycle": "AS"}
+    ).get_data(as_text=True)
     assert 'name="cards_0" type="text" value="12"' in page and 'name="cards_1" type="text" value="x"' in page
     assert 'name="owner_AS" value="2"' in page  # the tap was not applied
     assert page.count('name="sweeps_1"') == 2
@@ -240,8 +244,9 @@ def test_csrf_is_checked_as_everywhere_else(csrf_client):
     """With CSRF on, as in production: a post without the page's token is refused (400) and
     changes nothing; the token in the form (or htmx's X-CSRFToken header) records."""
     created = csrf_client.post("/api/games", json={"game": "hundred", "players": ["Ann", "Ben"]}).get_json()
-    url = csrf_client.post(f"/api/games/{created['id']}/links", json={"kind": "add"},
-                           headers={"X-Edit-Key": created["edit_key"]}).get_json()["url"]
+    url = csrf_client.post(
+        f"/api/games/{created['id']}/links", json={"kind": "add"}, headers={"X-Edit-Key": created["edit_key"]}
+    ).get_json()["url"]
     path = re.sub(r"^https?://[^/]+", "", url)
     token = re.search(r'name="csrf_token" value="([^"]+)"', csrf_client.get(path).get_data(as_text=True)).group(1)
     csrf_client.post(f"/games/{created['id']}/join", data={"token": path.rsplit("/", 1)[1], "csrf_token": token})
@@ -259,9 +264,44 @@ def test_csrf_is_checked_as_everywhere_else(csrf_client):
 # -- random form data ----------------------------------------------------------------------
 
 JUNK_KEYS = ["act", "junk", "csrf_token", "cards.0", "sw.0", "ctr.AS", "pts.0", "sc.2S", "last", "", "version"]
-JUNK_VALUES = ["", "0", "1", "2", "3", "4", "9", "-1", "²", "٣", "½", HUGE, "-" + HUGE, "9" * 5000, "1e3", "1_0",
-               " 7 ", "0x10", "ZZ", "AS", "10D", "2C", "7S", "JC", "record", "true", "false", "20", "40", "26",
-               "\x00", "Ann & Ben", "<b>", "cycle:AS", "c40:-1", "delsweep:9.0"]
+JUNK_VALUES = [
+    "",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "9",
+    "-1",
+    "²",
+    "٣",
+    "½",
+    HUGE,
+    "-" + HUGE,
+    "9" * 5000,
+    "1e3",
+    "1_0",
+    " 7 ",
+    "0x10",
+    "ZZ",
+    "AS",
+    "10D",
+    "2C",
+    "7S",
+    "JC",
+    "record",
+    "true",
+    "false",
+    "20",
+    "40",
+    "26",
+    "\x00",
+    "Ann & Ben",
+    "<b>",
+    "cycle:AS",
+    "c40:-1",
+    "delsweep:9.0",
+]
 
 
 def form_fields(app, game_id: str) -> list[str]:
@@ -273,17 +313,24 @@ def form_fields(app, game_id: str) -> list[str]:
 
 
 def random_fields(names: list[str], players: list[str]):
-    value = st.one_of(st.sampled_from(JUNK_VALUES + players), st.text(max_size=12),
-                      st.integers(-10 ** 22, 10 ** 22).map(str))
+    value = st.one_of(
+        st.sampled_from(JUNK_VALUES + players), st.text(max_size=12), st.integers(-(10**22), 10**22).map(str)
+    )
     values = st.one_of(value, st.lists(value, max_size=4))
     keys = st.one_of(st.sampled_from(names), st.sampled_from(JUNK_KEYS), st.text(max_size=10))
     return st.dictionaries(keys, values, max_size=10)
 
 
-@pytest.mark.parametrize(("game", "players"), [
-    ("tablanette", FOUR), ("tablanette", ["Ann", "Ben"]), ("tute", FOUR), ("tantony", FOUR),
-    ("hundred", ["Ann", "Ben", "Cat"]),
-])
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [
+        ("tablanette", FOUR),
+        ("tablanette", ["Ann", "Ben"]),
+        ("tute", FOUR),
+        ("tantony", FOUR),
+        ("hundred", ["Ann", "Ben", "Cat"]),
+    ],
+)
 def test_random_form_data_never_fails_and_changes_nothing_unless_recorded(client, app, game, players):
     game_id = create(client, game, players)
 

@@ -33,7 +33,7 @@ def spare_tricks(n, avoid=()):
     out = []
     for suit in "SHDC":
         cards = sorted((c for c in pool if c[-1] == suit), key=lambda c: -T.STRENGTH[c[:-1]])
-        out += [cards[i:i + 4] for i in range(0, len(cards) - 3, 4)]
+        out += [cards[i : i + 4] for i in range(0, len(cards) - 3, 4)]
     return out[:n]
 
 
@@ -50,14 +50,18 @@ def placed(s, recipients, avoid=()):
 
 # -- TT-01..TT-05: one trick -------------------------------------------------------------
 
-@pytest.mark.parametrize(("vid", "trick", "options", "winner", "runt", "value"), [
-    ("TT-01", ["6S", "10S", "QS", "2S"], {}, 2, "2S", 2),
-    ("TT-02", ["6S", "2H", "3D", "4C"], {}, 0, "6S", 6),
-    ("TT-03", ["AS", "2H", "3D", "4C"], {}, 0, "AS", 30),
-    ("TT-03", ["AS", "2H", "3D", "4C"], {"value_scale": "penguin2008"}, 0, "AS", 20),
-    ("TT-04", ["9D", "3D", "7D", "10D"], {}, 3, "3D", 3),
-    ("TT-05", ["9S", "5S", "QS", "3H"], {}, 2, "5S", 5),
-])
+
+@pytest.mark.parametrize(
+    ("vid", "trick", "options", "winner", "runt", "value"),
+    [
+        ("TT-01", ["6S", "10S", "QS", "2S"], {}, 2, "2S", 2),
+        ("TT-02", ["6S", "2H", "3D", "4C"], {}, 0, "6S", 6),
+        ("TT-03", ["AS", "2H", "3D", "4C"], {}, 0, "AS", 30),
+        ("TT-03", ["AS", "2H", "3D", "4C"], {"value_scale": "penguin2008"}, 0, "AS", 20),
+        ("TT-04", ["9D", "3D", "7D", "10D"], {}, 3, "3D", 3),
+        ("TT-05", ["9S", "5S", "QS", "3H"], {}, 2, "5S", 5),
+    ],
+)
 def test_3_12_trick_vectors(vid, trick, options, winner, runt, value):
     """RULES.md 3.3 / 3.12 TT-01..TT-05: winner (sow or hog), runt, value."""
     assert T.trick_winner(trick) == winner
@@ -105,9 +109,9 @@ def thirteenth(last_cards, last_leader="N"):
     tricks = []
     for suit in "SHDC":
         cards = sorted((c for c in rest if c[-1] == suit), key=lambda c: -T.STRENGTH[c[:-1]])
-        tricks += [cards[i:i + 4] for i in range(0, len(cards) - len(cards) % 4, 4)]
+        tricks += [cards[i : i + 4] for i in range(0, len(cards) - len(cards) % 4, 4)]
     left = [c for c in rest if not any(c in t for t in tricks)]
-    tricks += [left[i:i + 4] for i in range(0, len(left), 4)]
+    tricks += [left[i : i + 4] for i in range(0, len(left), 4)]
     assert len(tricks) == 12
     order = [p for p in NESW if p != last_leader] * 3 + [last_leader] * 3
     s = new()
@@ -170,12 +174,15 @@ def tally_deal(s, ns, ew):
     return T.apply(s, {"type": "tally", "scoring": {"N": n, "E": e, **fixed}})
 
 
-@pytest.mark.parametrize(("vid", "deals", "result"), [
-    ("TT-10", [(59, 30)], None),
-    ("TT-11", [(59, 30), (66, 40)], {"winners": ["N & S"], "double": True}),
-    ("TT-12", [(64, 61)], {"winners": ["N & S"], "double": True}),
-    ("TT-13", [(55, 50), (55, 45), (60, 50), (60, 45)], {"winners": ["N & S"], "double": False}),
-])
+@pytest.mark.parametrize(
+    ("vid", "deals", "result"),
+    [
+        ("TT-10", [(59, 30)], None),
+        ("TT-11", [(59, 30), (66, 40)], {"winners": ["N & S"], "double": True}),
+        ("TT-12", [(64, 61)], {"winners": ["N & S"], "double": True}),
+        ("TT-13", [(55, 50), (55, 45), (60, 50), (60, 45)], {"winners": ["N & S"], "double": False}),
+    ],
+)
 def test_3_12_sudden_death(vid, deals, result):
     """RULES.md 3.8 TT-10..TT-13: 60 x deal wins at once (double); else the higher after deal 4."""
     s = new()
@@ -200,7 +207,7 @@ def test_3_12_TT14_three_players_trick_12_is_forced():
     names = ["Ann", "Ben", "Cat"]
     s = T.start(names, {"dealer": "Cat"})
     pool = [str(c) for c in T.pack(3)]
-    tricks = [pool[i:i + 3] for i in range(0, 36, 3)]
+    tricks = [pool[i : i + 3] for i in range(0, 36, 3)]
     for k, (to, cards) in enumerate(zip(["Ann"] * 4 + ["Ben"] * 4 + ["Cat"] * 3, tricks)):
         s = play(s, *cards)
         if T.view(s)["expects"] == ["give"]:
@@ -236,9 +243,9 @@ def test_C2_penguin_last_cards():
     tricks = []
     for suit in "SHDC":
         cards = sorted((c for c in rest if c[-1] == suit), key=lambda c: -T.STRENGTH[c[:-1]])
-        tricks += [cards[i:i + 4] for i in range(0, len(cards) - len(cards) % 4, 4)]
+        tricks += [cards[i : i + 4] for i in range(0, len(cards) - len(cards) % 4, 4)]
     left = [c for c in rest if not any(c in t for t in tricks)]
-    tricks += [left[i:i + 4] for i in range(0, len(left), 4)]
+    tricks += [left[i : i + 4] for i in range(0, len(left), 4)]
     for to, cards in zip(["E", "S", "W"] * 3 + ["N"] * 3, tricks):
         s = play(s, *cards)
         if T.view(s)["expects"] == ["give"]:
@@ -293,7 +300,7 @@ def full_deal(s, rng):
         deck = [str(c) for c in T.pack(n)]
         rng.shuffle(deck)
         size = len(deck) // n
-        hands = {(s.dealer + 1 + i) % n: deck[i * size:(i + 1) * size] for i in range(n)}
+        hands = {(s.dealer + 1 + i) % n: deck[i * size : (i + 1) * size] for i in range(n)}
     else:
         hands = {i: list(h) for i, h in enumerate(s.hands)}
     deal = s.deal
@@ -315,7 +322,9 @@ def test_from_deal_2_hands_are_known_and_a_wrong_card_is_refused():
     s = full_deal(new(), random.Random(4))
     v = T.view(s)
     actor = v["to_act"]
-    assert v["hands"][actor] and v["legal"] == sorted(v["legal"], key=lambda c: ("SHDC".index(c[-1]), -T.STRENGTH[c[:-1]]))
+    assert v["hands"][actor] and v["legal"] == sorted(
+        v["legal"], key=lambda c: ("SHDC".index(c[-1]), -T.STRENGTH[c[:-1]])
+    )
     other = next(c for p, h in v["hands"].items() if p != actor for c in h)
     with pytest.raises(IllegalMove, match="hand"):
         play(s, other)
@@ -327,10 +336,20 @@ def test_from_deal_2_hands_are_known_and_a_wrong_card_is_refused():
             play(s, wrong[0])
 
 
-@pytest.mark.parametrize("options", [
-    {"partnership_mode": "loose"}, {"value_scale": "x"}, {"deals": 0}, {"deals": 2.0}, {"sudden_death": "yes"},
-    {"colour": 1}, {"last_card_rule": None}, {"three_player_values": True}, ["deals"],
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"partnership_mode": "loose"},
+        {"value_scale": "x"},
+        {"deals": 0},
+        {"deals": 2.0},
+        {"sudden_death": "yes"},
+        {"colour": 1},
+        {"last_card_rule": None},
+        {"three_player_values": True},
+        ["deals"],
+    ],
+)
 def test_3_11_bad_options(options):
     with pytest.raises(OptionError):
         T.start(NESW, options)
@@ -349,11 +368,20 @@ def test_usual_options():
     assert (three["deals"], three["options"]["sudden_death"]) == (3, False)
 
 
-@pytest.mark.parametrize(("scoring", "error"), [
-    ({"N": ["2S", "3S", "4S"], "E": ["2S", "6S", "7S"], "S": ["8S", "9S", "10S"], "W": ["2H", "3H", "4H", "5H"]}, IllegalMove),
-    ({"N": ["2S", "3S"], "E": ["5S", "6S", "7S"], "S": ["8S", "9S", "10S"], "W": ["2H", "3H", "4H", "5H"]}, IllegalMove),
-    ({"N": ["2S", "3S", "4S"]}, InvalidMove),
-])
+@pytest.mark.parametrize(
+    ("scoring", "error"),
+    [
+        (
+            {"N": ["2S", "3S", "4S"], "E": ["2S", "6S", "7S"], "S": ["8S", "9S", "10S"], "W": ["2H", "3H", "4H", "5H"]},
+            IllegalMove,
+        ),
+        (
+            {"N": ["2S", "3S"], "E": ["5S", "6S", "7S"], "S": ["8S", "9S", "10S"], "W": ["2H", "3H", "4H", "5H"]},
+            IllegalMove,
+        ),
+        ({"N": ["2S", "3S", "4S"]}, InvalidMove),
+    ],
+)
 def test_tally_refusals_change_nothing(scoring, error):
     s = new()
     before = T.dump(s)
@@ -368,8 +396,11 @@ def test_a_tallied_deal_leaves_hands_unknown():
 
 
 MODES = [
-    (NESW, {}), (NESW, {"partnership_mode": "split"}), (NESW, {"last_card_rule": "penguin2008"}),
-    (["A", "B", "C"], {}), (["A", "B", "C"], {"partnership_mode": "split", "three_player_values": "shifted"}),
+    (NESW, {}),
+    (NESW, {"partnership_mode": "split"}),
+    (NESW, {"last_card_rule": "penguin2008"}),
+    (["A", "B", "C"], {}),
+    (["A", "B", "C"], {"partnership_mode": "split", "three_player_values": "shifted"}),
 ]
 
 
@@ -379,8 +410,11 @@ def test_random_legal_games(mode, seed):
     """Hypothesis: whole games in every mode keep the invariants of RULES.md 3.6, 3.7, 3.14."""
     players, options = mode
     rng = random.Random(seed)
-    s = T.start(players, {"sudden_death": False} if len(players) == 4 else options) if not options else \
-        T.start(players, options)
+    s = (
+        T.start(players, {"sudden_death": False} if len(players) == 4 else options)
+        if not options
+        else T.start(players, options)
+    )
     while s.result is None:
         before = T.dump(s)
         deal = s.deal

@@ -26,18 +26,21 @@ def test_suit_and_rank():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("trick,trump,winner", [
-    (["7S", "2D", "AS", "3S"], "D", 1),  # TU-20: the only trump
-    (["KH", "QH", "3H", "2C"], "D", 2),  # TU-21: 3 ranks above K
-    (["KD", "2S", "QD", "AD"], "D", 3),  # TU-22
-    (["KH", "QH", "KC", "QC"], "D", 0),  # TU-25: other suits never win
-    (["7S", "5D", "AS", "2D"], "D", 1),  # a lower trump later does not win
-    (["7S", "2D", "5D"], "D", 2),  # overtrump
-    (["7S", "AC", "AH"], None, 0),  # no trump: the led suit wins
-    (["7S", "AD"], None, 0),
-    (["7S", "AD"], "H", 0),
-    (["2S"], "D", 0),
-])
+@pytest.mark.parametrize(
+    "trick,trump,winner",
+    [
+        (["7S", "2D", "AS", "3S"], "D", 1),  # TU-20: the only trump
+        (["KH", "QH", "3H", "2C"], "D", 2),  # TU-21: 3 ranks above K
+        (["KD", "2S", "QD", "AD"], "D", 3),  # TU-22
+        (["KH", "QH", "KC", "QC"], "D", 0),  # TU-25: other suits never win
+        (["7S", "5D", "AS", "2D"], "D", 1),  # a lower trump later does not win
+        (["7S", "2D", "5D"], "D", 2),  # overtrump
+        (["7S", "AC", "AH"], None, 0),  # no trump: the led suit wins
+        (["7S", "AD"], None, 0),
+        (["7S", "AD"], "H", 0),
+        (["2S"], "D", 0),
+    ],
+)
 def test_trick_winner_tute(trick, trump, winner):
     """RULES.md 2.4: the highest trump, else the highest card of the led suit."""
     assert tricks.trick_winner(trick, trump, TUTE) == winner
@@ -60,20 +63,23 @@ def test_trick_winner_empty():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("hand,trick,trump,kwargs,legal", [
-    (["3S", "2S", "AC"], [], "D", {}, {"3S", "2S", "AC"}),  # leading is free
-    (["3S", "2S", "AC", "5D"], ["7S"], "D", {}, {"3S"}),  # TU-01 head
-    (["3S", "2S", "5D"], ["KS", "AS"], "D", {}, {"3S", "2S"}),  # TU-02
-    (["3S", "2S", "4D"], ["7S", "2D"], "D", {}, {"3S", "2S"}),  # TU-03 trumped: follow
-    (["AC", "5D", "2D"], ["7S"], "D", {}, {"5D", "2D"}),  # TU-04 trump
-    (["AC", "4D", "2D"], ["7S", "5D"], "D", {}, {"4D", "2D"}),  # TU-05 undertrump
-    (["AC", "4D", "2D"], ["7S", "5D"], "D", {"undertrump_required": False}, {"AC", "4D", "2D"}),
-    (["3D", "2D", "AC"], ["7S", "5D"], "D", {"undertrump_required": False}, {"3D"}),  # TU-06
-    (["AD", "2D", "3S"], ["7D", "3D"], "D", {}, {"AD"}),  # TU-08
-    (["AC", "2H"], ["7S", "5D"], "D", {}, {"AC", "2H"}),  # TU-09
-    (["AS", "2H"], ["7S"], None, {}, {"AS"}),  # TU-11
-    (["3S", "2S", "AC"], ["7S"], "D", {"must_head": False}, {"3S", "2S"}),
-])
+@pytest.mark.parametrize(
+    "hand,trick,trump,kwargs,legal",
+    [
+        (["3S", "2S", "AC"], [], "D", {}, {"3S", "2S", "AC"}),  # leading is free
+        (["3S", "2S", "AC", "5D"], ["7S"], "D", {}, {"3S"}),  # TU-01 head
+        (["3S", "2S", "5D"], ["KS", "AS"], "D", {}, {"3S", "2S"}),  # TU-02
+        (["3S", "2S", "4D"], ["7S", "2D"], "D", {}, {"3S", "2S"}),  # TU-03 trumped: follow
+        (["AC", "5D", "2D"], ["7S"], "D", {}, {"5D", "2D"}),  # TU-04 trump
+        (["AC", "4D", "2D"], ["7S", "5D"], "D", {}, {"4D", "2D"}),  # TU-05 undertrump
+        (["AC", "4D", "2D"], ["7S", "5D"], "D", {"undertrump_required": False}, {"AC", "4D", "2D"}),
+        (["3D", "2D", "AC"], ["7S", "5D"], "D", {"undertrump_required": False}, {"3D"}),  # TU-06
+        (["AD", "2D", "3S"], ["7D", "3D"], "D", {}, {"AD"}),  # TU-08
+        (["AC", "2H"], ["7S", "5D"], "D", {}, {"AC", "2H"}),  # TU-09
+        (["AS", "2H"], ["7S"], None, {}, {"AS"}),  # TU-11
+        (["3S", "2S", "AC"], ["7S"], "D", {"must_head": False}, {"3S", "2S"}),
+    ],
+)
 def test_legal_plays_tute(hand, trick, trump, kwargs, legal):
     """RULES.md 2.4 legal_plays, with the must_head and undertrump_required flags."""
     assert tricks.legal_plays(hand, trick, trump, TUTE, **kwargs) == frozenset(legal)
@@ -97,20 +103,23 @@ def test_legal_plays_accepts_any_iterables():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rest,trick,trump,card,duty", [
-    (["3S", "AC"], ["7S"], "D", "5D", "follow"),  # trumped while holding spades
-    (["3S", "AC"], ["7S"], "D", "AC", "follow"),
-    (["3S", "AC"], ["7S"], "D", "2S", "head"),  # followed low while holding the 3
-    (["5D"], ["7S"], "D", "AC", "trump"),  # void, discarded while holding a trump
-    (["4D"], ["7S", "5D"], "D", "AC", "trump"),  # cannot overtrump, still must trump
-    (["6D"], ["7S", "5D"], "D", "4D", "overtrump"),
-    (["6D"], ["7S", "5D"], "D", "AC", "overtrump"),
-    (["AD"], ["7D", "3D"], "D", "2D", "head"),  # trumps led: head the best trump
-    (["3S", "AC"], ["7S"], "D", "3S", None),
-    (["AC"], ["7S", "5D"], "D", "2H", None),
-    (["3S"], [], "D", "AC", None),  # leading is free
-    (["AS"], ["7S"], None, "2H", "follow"),
-])
+@pytest.mark.parametrize(
+    "rest,trick,trump,card,duty",
+    [
+        (["3S", "AC"], ["7S"], "D", "5D", "follow"),  # trumped while holding spades
+        (["3S", "AC"], ["7S"], "D", "AC", "follow"),
+        (["3S", "AC"], ["7S"], "D", "2S", "head"),  # followed low while holding the 3
+        (["5D"], ["7S"], "D", "AC", "trump"),  # void, discarded while holding a trump
+        (["4D"], ["7S", "5D"], "D", "AC", "trump"),  # cannot overtrump, still must trump
+        (["6D"], ["7S", "5D"], "D", "4D", "overtrump"),
+        (["6D"], ["7S", "5D"], "D", "AC", "overtrump"),
+        (["AD"], ["7D", "3D"], "D", "2D", "head"),  # trumps led: head the best trump
+        (["3S", "AC"], ["7S"], "D", "3S", None),
+        (["AC"], ["7S", "5D"], "D", "2H", None),
+        (["3S"], [], "D", "AC", None),  # leading is free
+        (["AS"], ["7S"], None, "2H", "follow"),
+    ],
+)
 def test_broken_duty_names(rest, trick, trump, card, duty):
     """RULES.md 2.4, 2.11: the duty a wrong card breaks (a DUTY_TEXT key), None if legal."""
     assert tricks.broken_duty(rest, trick, trump, card, TUTE) == duty
@@ -154,11 +163,13 @@ def plays_of(deal, trumps=None):
 
 def test_audit_finds_a_proven_revoke_with_its_proof():
     """RULES.md 2.11: seat 1 trumps a spade lead (claims void), later plays a spade: proven."""
-    plays = plays_of([
-        (0, ["7S", "5D", "AS"]),  # seat 1 trumps: legal only if void in spades
-        (1, ["AC", "2C", "4C"]),  # seat 1 won (5D) and leads
-        (1, ["2S", "3C", "6S"]),  # seat 1 plays 2S: the proof
-    ])
+    plays = plays_of(
+        [
+            (0, ["7S", "5D", "AS"]),  # seat 1 trumps: legal only if void in spades
+            (1, ["AC", "2C", "4C"]),  # seat 1 won (5D) and leads
+            (1, ["2S", "3C", "6S"]),  # seat 1 plays 2S: the proof
+        ]
+    )
     assert tricks.audit(plays[:6], {}, check) == []  # not proven yet
     found = tricks.audit(plays, {}, check)
     assert found == [{"trick": 1, "seat": 1, "card": "5D", "duty": "follow", "proof": "2S"}]
@@ -166,11 +177,13 @@ def test_audit_finds_a_proven_revoke_with_its_proof():
 
 def test_audit_proof_is_a_card_that_would_have_been_legal():
     """RULES.md 2.11 failure to head: the proof is a later card that beats the best card."""
-    plays = plays_of([
-        (0, ["7S", "2S", "4S"]),  # seat 1 follows low
-        (0, ["AC", "2C", "4C"]),
-        (0, ["5H", "3S", "6H"]),  # seat 1 held 3S, which beats 7S
-    ])
+    plays = plays_of(
+        [
+            (0, ["7S", "2S", "4S"]),  # seat 1 follows low
+            (0, ["AC", "2C", "4C"]),
+            (0, ["5H", "3S", "6H"]),  # seat 1 held 3S, which beats 7S
+        ]
+    )
     found = tricks.audit(plays, {}, check)
     assert [(r["trick"], r["seat"], r["card"], r["duty"], r["proof"]) for r in found] == [(1, 1, "2S", "head", "3S")]
 
@@ -185,11 +198,14 @@ def test_audit_known_cards_prove_at_once():
 
 def test_audit_uses_each_plays_trump():
     """RULES.md 2.11: in 3p use the trump in force at trick k (none before the first cante)."""
-    plays = plays_of([
-        (0, ["7S", "AC", "4S"]),  # no trump yet: seat 1 void in spades may discard AC
-        (0, ["6S", "2C", "5S"]),  # seat 1 discards again
-        (0, ["JH", "2D", "KH"]),  # seat 1 later holds 2D
-    ], trumps={1: None, 2: "D", 3: "D"})
+    plays = plays_of(
+        [
+            (0, ["7S", "AC", "4S"]),  # no trump yet: seat 1 void in spades may discard AC
+            (0, ["6S", "2C", "5S"]),  # seat 1 discards again
+            (0, ["JH", "2D", "KH"]),  # seat 1 later holds 2D
+        ],
+        trumps={1: None, 2: "D", 3: "D"},
+    )
     found = tricks.audit(plays, {}, check)
     # Trick 1 had no trump, so AC was legal; trick 2 (trump D) discarding 2C while holding 2D was not.
     assert [(r["trick"], r["seat"], r["duty"], r["proof"]) for r in found] == [(2, 1, "trump", "2D")]
@@ -197,21 +213,25 @@ def test_audit_uses_each_plays_trump():
 
 def test_audit_legal_sequence_finds_nothing():
     """RULES.md 2.11: a legal deal has no revoke, whatever its cards."""
-    plays = plays_of([
-        (0, ["7S", "AS", "3S"]),  # heads in turn
-        (2, ["KH", "QH", "2D"]),  # seat 1 void in H trumps
-        (1, ["5C", "6C", "AC"]),
-        (0, ["4D", "JD", "KD"]),
-    ])
+    plays = plays_of(
+        [
+            (0, ["7S", "AS", "3S"]),  # heads in turn
+            (2, ["KH", "QH", "2D"]),  # seat 1 void in H trumps
+            (1, ["5C", "6C", "AC"]),
+            (0, ["4D", "JD", "KD"]),
+        ]
+    )
     assert tricks.audit(plays, {}, check) == []
     assert tricks.audit([], {}, check) == []
 
 
 def test_audit_reports_in_play_order():
     """tricks.audit: every revoke, in play order."""
-    plays = plays_of([
-        (0, ["7S", "5D", "AC"]),  # seat 1 trumps holding spades; seat 2 discards holding spades
-        (0, ["2S", "6S", "4S"]),
-    ])
+    plays = plays_of(
+        [
+            (0, ["7S", "5D", "AC"]),  # seat 1 trumps holding spades; seat 2 discards holding spades
+            (0, ["2S", "6S", "4S"]),
+        ]
+    )
     found = tricks.audit(plays, {}, check)
     assert [(r["trick"], r["seat"], r["card"]) for r in found] == [(1, 1, "5D"), (1, 2, "AC")]

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from companion.games import IllegalMove, tute as T
+from companion.games import IllegalMove
+from companion.games import tute as T
 
 NAMES = {3: ["Ann", "Ben", "Cat"], 4: ["Ann", "Ben", "Cat", "Dan"], 5: ["Ann", "Ben", "Cat", "Dan", "Eve"]}
 PACKS = {n: [str(c) for c in T.pack(n)] for n in NAMES}
@@ -30,8 +31,11 @@ def deals(draw, n):
     """(deck in dealing order, dealer seat, options)."""
     deck = draw(st.permutations(PACKS[n]))
     dealer = draw(st.integers(0, n - 1))
-    options = {"undertrump_required": draw(st.booleans()), "must_head": draw(st.booleans()),
-               "loss_limit": draw(st.sampled_from([1, 6]))}
+    options = {
+        "undertrump_required": draw(st.booleans()),
+        "must_head": draw(st.booleans()),
+        "loss_limit": draw(st.sampled_from([1, 6])),
+    }
     return deck, dealer, options
 
 
@@ -169,8 +173,11 @@ def check_next_deal(d, h, dealer):
     limit = d.state.options.loss_limit
     if any(m >= limit for m in h["losses"].values()):  # RULES.md 2.7, B10
         fewest = min(h["losses"].values())
-        assert v["result"] == {"winners": [p for p in d.names if h["losses"][p] == fewest],
-                               "losers": [p for p in d.names if h["losses"][p] >= limit], "draw": False}
+        assert v["result"] == {
+            "winners": [p for p in d.names if h["losses"][p] == fewest],
+            "losers": [p for p in d.names if h["losses"][p] >= limit],
+            "draw": False,
+        }
         assert v["to_act"] is None and v["expects"] == []
     else:
         assert v["result"] is None

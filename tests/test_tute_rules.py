@@ -13,7 +13,8 @@ import copy
 
 import pytest
 
-from companion.games import IllegalMove, InvalidMove, OptionError, tute as T
+from companion.games import IllegalMove, InvalidMove, OptionError
+from companion.games import tute as T
 
 NAMES3 = ["P1", "P2", "P3"]
 NAMES4 = ["P1", "P2", "P3", "P4"]
@@ -45,8 +46,9 @@ class Table:
         return T.view(self.state)["to_act"]
 
     def legal(self):
-        return T.legal_plays(self.hands[self.actor], [c for _, c in self.state.trick], self.state.trump,
-                             self.state.options)
+        return T.legal_plays(
+            self.hands[self.actor], [c for _, c in self.state.trick], self.state.trump, self.state.options
+        )
 
     def play(self, *cards, check=True):
         for card in cards:
@@ -88,8 +90,9 @@ class Table:
 
 
 def tally(state, points, last, marriages=None, **extra):
-    return T.apply(state, {"type": "tally", "card_points": points, "last_trick": last,
-                           "marriages": marriages or {}, **extra})
+    return T.apply(
+        state, {"type": "tally", "card_points": points, "last_trick": last, "marriages": marriages or {}, **extra}
+    )
 
 
 #: 4 players, P4 deals and turns 4D (trump D), P1 leads; P2 holds KS QS KD QD.
@@ -211,11 +214,15 @@ def test_B3_through_the_engine():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("totals,last,losers", [
-    ({"P1": 101, "P2": 110, "P3": 10, "P4": 9}, "P2", ["P3", "P4"]),
-    ({"P1": 20, "P2": 105, "P3": 101, "P4": 4}, "P1", ["P1", "P4"]),
-    ({"P1": 101, "P2": 0, "P3": 101, "P4": 8, "P5": 0}, "P3", ["P2", "P4", "P5"]),
-], ids=["4p", "4p-others", "5p"])
+@pytest.mark.parametrize(
+    "totals,last,losers",
+    [
+        ({"P1": 101, "P2": 110, "P3": 10, "P4": 9}, "P2", ["P3", "P4"]),
+        ({"P1": 20, "P2": 105, "P3": 101, "P4": 4}, "P1", ["P1", "P4"]),
+        ({"P1": 101, "P2": 0, "P3": 101, "P4": 8, "P5": 0}, "P3", ["P2", "P4", "P5"]),
+    ],
+    ids=["4p", "4p-others", "5p"],
+)
 def test_B4_two_players_over_100_both_win(totals, last, losers):
     """RULES.md 2.10 B4: every player with 101 or more wins; all the others lose."""
     assert T.deal_outcome(totals, last)["losers"] == losers
@@ -238,13 +245,16 @@ def test_B4_through_a_tally():
     assert state.losses == [0, 0, 1, 1]
 
 
-@pytest.mark.parametrize("option,last,losers", [
-    (None, "P2", ["P1", "P2", "P3"]),
-    ("all_lose", "P2", ["P1", "P2", "P3"]),
-    ("last_trick_rule", "P2", ["P2"]),
-    ("last_trick_rule", "P3", ["P3"]),
-    ("no_loser", "P2", []),
-])
+@pytest.mark.parametrize(
+    "option,last,losers",
+    [
+        (None, "P2", ["P1", "P2", "P3"]),
+        ("all_lose", "P2", ["P1", "P2", "P3"]),
+        ("last_trick_rule", "P2", ["P2"]),
+        ("last_trick_rule", "P3", ["P3"]),
+        ("no_loser", "P2", []),
+    ],
+)
 def test_B5_triple_tie(option, last, losers):
     """RULES.md 2.10 B5, 2.6: 70-70-70 with 3 players; option triple_tie."""
     options = {} if option is None else {"triple_tie": option}
@@ -267,12 +277,15 @@ def test_B5_other_3p_ties():
     assert T.deal_outcome({"P1": 30, "P2": 50, "P3": 50}, "P1")["losers"] == ["P2", "P3"]
 
 
-@pytest.mark.parametrize("totals,last,loser", [
-    ({"P1": 40, "P2": 40, "P3": 40, "P4": 10}, "P4", "P1"),
-    ({"P1": 40, "P2": 40, "P3": 40, "P4": 10}, "P1", "P1"),
-    ({"P1": 40, "P2": 10, "P3": 40, "P4": 40}, "P2", "P3"),
-    ({"P1": 45, "P2": 20, "P3": 20, "P4": 0, "P5": 45}, "P2", "P5"),
-])
+@pytest.mark.parametrize(
+    "totals,last,loser",
+    [
+        ({"P1": 40, "P2": 40, "P3": 40, "P4": 10}, "P4", "P1"),
+        ({"P1": 40, "P2": 40, "P3": 40, "P4": 10}, "P1", "P1"),
+        ({"P1": 40, "P2": 10, "P3": 40, "P4": 40}, "P2", "P3"),
+        ({"P1": 45, "P2": 20, "P3": 20, "P4": 0, "P5": 45}, "P2", "P5"),
+    ],
+)
 def test_2_6_ties_for_highest(totals, last, loser):
     """RULES.md 2.6 step 3: the tied player who took the last trick, else the first tied
     player after the last-trick winner in play order."""
@@ -335,12 +348,15 @@ def test_B6_totals_during_the_deal():
     assert v["points"]["P2"] == v["card_points"]["P2"] + 80
 
 
-@pytest.mark.parametrize("trick,suit", [
-    (["KS", "2C", "QS", "3D"], "S"),
-    (["QS", "KS", "2C", "3D"], "S"),
-    (["2C", "QH", "3D", "KH"], "H"),
-    (["QC", "AC", "KC"], "C"),
-])
+@pytest.mark.parametrize(
+    "trick,suit",
+    [
+        (["KS", "2C", "QS", "3D"], "S"),
+        (["QS", "KS", "2C", "3D"], "S"),
+        (["2C", "QH", "3D", "KH"], "H"),
+        (["QC", "AC", "KC"], "C"),
+    ],
+)
 def test_B9_pair_including_the_led_card_counts(trick, suit):
     """RULES.md 2.10 B9: any two cards of the trick form the pair, the led card included."""
     n = len(trick)
@@ -436,8 +452,9 @@ def revoke_deal(options=None):
     who, card, revokes = proven
     # Flagged the moment P2's later club proves it.
     assert who == "P2" and card.endswith("C")
-    assert [(r["player"], r["trick"], r["card"], r["duty"], r["proof"]) for r in revokes] == \
-        [("P2", 1, "4D", "follow", card)]
+    assert [(r["player"], r["trick"], r["card"], r["duty"], r["proof"]) for r in revokes] == [
+        ("P2", 1, "4D", "follow", card)
+    ]
     return t
 
 
@@ -509,35 +526,40 @@ def test_B11_two_offenders_one_mark_each():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("options", [
-    {"colour": "red"},
-    {"loss_limit": 0},
-    {"loss_limit": -1},
-    {"loss_limit": "6"},
-    {"loss_limit": 2.5},
-    {"loss_limit": True},
-    {"win_threshold": 0},
-    {"win_threshold": "101"},
-    {"undertrump_required": "yes"},
-    {"undertrump_required": 1},
-    {"must_head": None},
-    {"allow_declarations": "no"},
-    {"no_trick_loses": 0},
-    {"triple_tie": "random"},
-    {"revoke_penalty": "double"},
-    {"over_100_loses": True},
-    {"players": 3},
-    {"players": 6},
-    {"dealer": "Zed"},
-], ids=lambda o: repr(o))
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"colour": "red"},
+        {"loss_limit": 0},
+        {"loss_limit": -1},
+        {"loss_limit": "6"},
+        {"loss_limit": 2.5},
+        {"loss_limit": True},
+        {"win_threshold": 0},
+        {"win_threshold": "101"},
+        {"undertrump_required": "yes"},
+        {"undertrump_required": 1},
+        {"must_head": None},
+        {"allow_declarations": "no"},
+        {"no_trick_loses": 0},
+        {"triple_tie": "random"},
+        {"revoke_penalty": "double"},
+        {"over_100_loses": True},
+        {"players": 3},
+        {"players": 6},
+        {"dealer": "Zed"},
+    ],
+    ids=lambda o: repr(o),
+)
 def test_2_8_bad_options_are_refused(options):
     """RULES.md 2.8: unknown options, bad values and the wrong player count raise OptionError."""
     with pytest.raises(OptionError):
         T.start(NAMES4, options)
 
 
-@pytest.mark.parametrize("players", [["P1", "P2"], NAMES5 + ["P6"], [], ["P1", "P1", "P2"], ["P1", " ", "P3"],
-                                     "P1 P2 P3"])
+@pytest.mark.parametrize(
+    "players", [["P1", "P2"], NAMES5 + ["P6"], [], ["P1", "P1", "P2"], ["P1", " ", "P3"], "P1 P2 P3"]
+)
 def test_2_8_players_are_3_to_5_distinct_names(players):
     """RULES.md 2.8 players: 3, 4 or 5."""
     with pytest.raises(OptionError):
@@ -548,9 +570,16 @@ def test_2_8_players_are_3_to_5_distinct_names(players):
 def test_2_8_defaults(names):
     """RULES.md 2.8 defaults, for 3, 4 and 5 players."""
     o = T.start(names).options
-    assert (o.loss_limit, o.undertrump_required, o.must_head, o.win_threshold, o.triple_tie,
-            o.no_trick_loses, o.over_100_loses, o.allow_declarations) == (6, True, True, 101, "all_lose",
-                                                                          False, False, True)
+    assert (
+        o.loss_limit,
+        o.undertrump_required,
+        o.must_head,
+        o.win_threshold,
+        o.triple_tie,
+        o.no_trick_loses,
+        o.over_100_loses,
+        o.allow_declarations,
+    ) == (6, True, True, 101, "all_lose", False, False, True)
     assert o.revoke_penalty == "loss_mark"
     assert T.start(names, {"players": len(names)}).options == o
 
@@ -721,22 +750,52 @@ def test_2_5_a_cante_must_fit_in_the_hand():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("names,move,match", [
-    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 9}, "last_trick": "P1"}, "add up to 119"),
-    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 11}, "last_trick": "P1"}, "add up to 121"),
-    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 10}, "last_trick": "P1",
-              "marriages": {"P1": [40], "P2": [40]}}, "at most one 40"),
-    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 10}, "last_trick": "P1",
-              "marriages": {"P1": [20, 20], "P2": [20, 20]}}, "three 20s"),
-    (NAMES3, {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1",
-              "marriages": {"P2": [20]}}, "40"),
-    (NAMES3, {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1",
-              "tricks": {"P1": 6, "P2": 3, "P3": 2}}, "adding up to 12"),
-    (NAMES3, {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1",
-              "tricks": {"P1": 0, "P2": 6, "P3": 6}}, "P1 took no trick"),
-    (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 30, "P4": 0}, "last_trick": "P1",
-              "marriages": {"P4": [20]}, "tricks": {"P1": 4, "P2": 3, "P3": 3, "P4": 0}}, "P4 took no trick"),
-])
+@pytest.mark.parametrize(
+    "names,move,match",
+    [
+        (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 9}, "last_trick": "P1"}, "add up to 119"),
+        (NAMES4, {"card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 11}, "last_trick": "P1"}, "add up to 121"),
+        (
+            NAMES4,
+            {
+                "card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 10},
+                "last_trick": "P1",
+                "marriages": {"P1": [40], "P2": [40]},
+            },
+            "at most one 40",
+        ),
+        (
+            NAMES4,
+            {
+                "card_points": {"P1": 60, "P2": 30, "P3": 20, "P4": 10},
+                "last_trick": "P1",
+                "marriages": {"P1": [20, 20], "P2": [20, 20]},
+            },
+            "three 20s",
+        ),
+        (NAMES3, {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1", "marriages": {"P2": [20]}}, "40"),
+        (
+            NAMES3,
+            {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1", "tricks": {"P1": 6, "P2": 3, "P3": 2}},
+            "adding up to 12",
+        ),
+        (
+            NAMES3,
+            {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1", "tricks": {"P1": 0, "P2": 6, "P3": 6}},
+            "P1 took no trick",
+        ),
+        (
+            NAMES4,
+            {
+                "card_points": {"P1": 60, "P2": 30, "P3": 30, "P4": 0},
+                "last_trick": "P1",
+                "marriages": {"P4": [20]},
+                "tricks": {"P1": 4, "P2": 3, "P3": 3, "P4": 0},
+            },
+            "P4 took no trick",
+        ),
+    ],
+)
 def test_tally_validation(names, move, match):
     """RULES.md 2.2 (120 card points), 2.5 (one 40, three 20s; 3p: the 40 comes first):
     a bad tally is refused and nothing changes."""
@@ -748,18 +807,27 @@ def test_tally_validation(names, move, match):
     assert state.history == [] and set(state.losses) == {0}
 
 
-@pytest.mark.parametrize("move", [
-    {"card_points": {"P1": 120, "P2": 0}, "last_trick": "P1"},
-    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": "0"}, "last_trick": "P1"},
-    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "Zed"},
-    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "marriages": {"P1": [30]}},
-    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "marriages": {"Zed": [20]}},
-    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1",
-     "tricks": {"P1": "10", "P2": 0, "P3": 0, "P4": 0}},
-    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1",
-     "tricks": {"P1": 11, "P2": -1, "P3": 0, "P4": 0}},
-    {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "tricks": [10, 0, 0, 0]},
-])
+@pytest.mark.parametrize(
+    "move",
+    [
+        {"card_points": {"P1": 120, "P2": 0}, "last_trick": "P1"},
+        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": "0"}, "last_trick": "P1"},
+        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "Zed"},
+        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "marriages": {"P1": [30]}},
+        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "marriages": {"Zed": [20]}},
+        {
+            "card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0},
+            "last_trick": "P1",
+            "tricks": {"P1": "10", "P2": 0, "P3": 0, "P4": 0},
+        },
+        {
+            "card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0},
+            "last_trick": "P1",
+            "tricks": {"P1": 11, "P2": -1, "P3": 0, "P4": 0},
+        },
+        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "tricks": [10, 0, 0, 0]},
+    ],
+)
 def test_tally_malformed(move):
     """DESIGN.md tally: a malformed tally is InvalidMove, and nothing changes."""
     state = T.start(NAMES4)
@@ -788,8 +856,10 @@ def test_tally_valid_3p_and_only_before_the_first_card():
     assert T.view(state)["dealer"] == "P2"
     t = Table(SUITED, dealer="P3")
     t.play("AH")
-    t.refused({"type": "tally", "card_points": {"P1": 120, "P2": 0, "P3": 0}, "last_trick": "P1"},
-              match="before its first card")
+    t.refused(
+        {"type": "tally", "card_points": {"P1": 120, "P2": 0, "P3": 0}, "last_trick": "P1"},
+        match="before its first card",
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -810,9 +880,14 @@ def test_apply_never_mutates_its_input():
     states.append(t.state)
     for s in states:
         snapshot, deep = T.dump(s), copy.deepcopy(s)
-        for move in ({"type": "play", "card": "3S"}, {"type": "declare", "suit": "H"},
-                     {"type": "tally", "card_points": {p: 30 for p in NAMES4}, "last_trick": "P1"},
-                     {"type": "trump", "card": "2H"}, {"type": "play", "card": "8S"}, {"type": "bogus"}):
+        for move in (
+            {"type": "play", "card": "3S"},
+            {"type": "declare", "suit": "H"},
+            {"type": "tally", "card_points": {p: 30 for p in NAMES4}, "last_trick": "P1"},
+            {"type": "trump", "card": "2H"},
+            {"type": "play", "card": "8S"},
+            {"type": "bogus"},
+        ):
             try:
                 new = T.apply(s, move)
             except (IllegalMove, InvalidMove):

@@ -13,8 +13,8 @@ import re
 import pytest
 
 from companion.cards import Card
-from companion.games import IllegalMove, tute as T
-
+from companion.games import IllegalMove
+from companion.games import tute as T
 from tests import DOCS, VECTORS_FILE
 
 ALL_VECTORS = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
@@ -47,8 +47,9 @@ class Table:
         return T.view(self.state)["to_act"]
 
     def legal(self):
-        return T.legal_plays(self.hands[self.actor], [c for _, c in self.state.trick], self.state.trump,
-                             self.state.options)
+        return T.legal_plays(
+            self.hands[self.actor], [c for _, c in self.state.trick], self.state.trump, self.state.options
+        )
 
     def play(self, *cards):
         for card in cards:
@@ -157,15 +158,15 @@ def test_TU_21_22_25_marriage_detail():
     """RULES.md 2.9 TU-21, TU-22, TU-25: 20 plain, 40 in trumps, two pairs both score (B7)."""
     assert T.marriages(["KH", "QH", "3H", "2C"], "D", 4) == [{"suit": "H", "points": 20}]
     assert T.marriages(["KD", "2S", "QD", "AD"], "D", 4) == [{"suit": "D", "points": 40}]
-    assert T.marriages(["KH", "QH", "KC", "QC"], "D", 4) == [{"suit": "H", "points": 20},
-                                                           {"suit": "C", "points": 20}]
+    assert T.marriages(["KH", "QH", "KC", "QC"], "D", 4) == [{"suit": "H", "points": 20}, {"suit": "C", "points": 20}]
     assert T.marriages(["7S", "2D", "AS", "3S"], "D", 4) == []
 
 
 def test_TU_23_24_marriage_detail():
     """RULES.md 2.9 TU-23/24: the first 3p pair scores 40 and names the trump; later ones 20."""
     assert T.marriages(["KS", "QS", "3S"], None, 3, first_sets_trump=True) == [
-        {"suit": "S", "points": 40, "sets_trump": True}]
+        {"suit": "S", "points": 40, "sets_trump": True}
+    ]
     assert T.marriages(["QH", "KH", "AH"], "S", 3) == [{"suit": "H", "points": 20}]
 
 
@@ -270,8 +271,10 @@ def test_TU_30_declaring_40_first_then_20():
     assert "S" in T.declarable(t.state)
     t.declare("S")
     v = T.view(t.state)
-    assert v["declarations"] == [{"player": "P2", "suit": "D", "points": 40, "after_trick": 3},
-                                 {"player": "P2", "suit": "S", "points": 20, "after_trick": 4}]
+    assert v["declarations"] == [
+        {"player": "P2", "suit": "D", "points": 40, "after_trick": 3},
+        {"player": "P2", "suit": "S", "points": 20, "after_trick": 4},
+    ]
     assert v["cantes"]["P2"] == 60
 
 
@@ -319,8 +322,9 @@ def test_deal_outcome(vector):
     assert isinstance(out["reason"], str) and out["reason"]
 
 
-@pytest.mark.parametrize("vector", [v for v in LOSERS if len(v["players"]) == 3],
-                         ids=[v["id"] for v in LOSERS if len(v["players"]) == 3])
+@pytest.mark.parametrize(
+    "vector", [v for v in LOSERS if len(v["players"]) == 3], ids=[v["id"] for v in LOSERS if len(v["players"]) == 3]
+)
 def test_3p_deal_outcome_ignores_the_last_trick(vector):
     """RULES.md 2.9 TU-45..TU-49: "last trick won by: any"."""
     totals = {p: vector["totals"][p] for p in vector["players"]}
@@ -358,8 +362,7 @@ def test_deal_outcome_through_a_tally(vector):
 
 
 def tally(state, points, last, marriages=None):
-    return T.apply(state, {"type": "tally", "card_points": points, "last_trick": last,
-                           "marriages": marriages or {}})
+    return T.apply(state, {"type": "tally", "card_points": points, "last_trick": last, "marriages": marriages or {}})
 
 
 def test_TU_50_joint_losers_end_the_game():

@@ -33,8 +33,18 @@ def test_home_lists_games_newest_first(client):
 
 def test_new_game_form_shows_every_option_with_its_default(client):
     page = client.get("/games/new").get_data(as_text=True)
-    for name in ("partnership", "hand_size", "max_group_size", "jack_is_12", "forced_capture",
-                 "point_scale", "most_cards_bonus", "target", "fixed_deals", "jack_sweep_is_tablanette"):
+    for name in (
+        "partnership",
+        "hand_size",
+        "max_group_size",
+        "jack_is_12",
+        "forced_capture",
+        "point_scale",
+        "most_cards_bonus",
+        "target",
+        "fixed_deals",
+        "jack_sweep_is_tablanette",
+    ):
         assert f'name="{name}"' in page, name
     assert 'value="3"' in tag(page, "max_group_size")
     assert "checked" in tag(page, "forced_capture") and "checked" not in tag(page, "jack_is_12")
@@ -54,7 +64,7 @@ def test_every_start_of_every_game_starts_a_game(client, game):
     for start, how in rules.STARTS.items():
         page = client.get(f"/games/new?game={game}&start={start}").get_data(as_text=True)
         form = form_values(page)
-        names = ["Ann", "Ben", "Cat", "Dan"][:max(rules.MIN_PLAYERS, 4 if how.options.get("partnership") else 0)]
+        names = ["Ann", "Ben", "Cat", "Dan"][: max(rules.MIN_PLAYERS, 4 if how.options.get("partnership") else 0)]
         form |= {f"player{i}": name for i, name in enumerate(names)}
         response = client.post("/games/new", data=form)
         assert response.status_code == 303, (start, response.get_data(as_text=True)[:2000])
@@ -72,14 +82,17 @@ def test_changed_rules_are_summed_up_and_the_rules_open_on_an_error(client):
     assert "“Loss marks that end the game” must be a whole number" in page and "loss_limit must" not in page
 
 
-@pytest.mark.parametrize("players, options, field, words", [
-    (("Ann",), {}, "player1", "Enter a name"),
-    (("Ann", "Ben"), {"partnership": "y"}, "partnership", "“Two teams (4 players)” needs exactly 4 players"),
-    (("Ann", "Ben", "Cat"), {"hand_size": "8"}, "hand_size", "only for 2 players"),
-    (("Ann", "Ann"), {}, "player0", "no two the same"),
-    (("Ann", "Ben"), {"max_group_size": "1"}, "max_group_size", "2 or more"),
-    (("Ann", "Ben"), {"dealer": "2"}, "dealer", "Player 3 has no name"),
-])
+@pytest.mark.parametrize(
+    "players, options, field, words",
+    [
+        (("Ann",), {}, "player1", "Enter a name"),
+        (("Ann", "Ben"), {"partnership": "y"}, "partnership", "“Two teams (4 players)” needs exactly 4 players"),
+        (("Ann", "Ben", "Cat"), {"hand_size": "8"}, "hand_size", "only for 2 players"),
+        (("Ann", "Ann"), {}, "player0", "no two the same"),
+        (("Ann", "Ben"), {"max_group_size": "1"}, "max_group_size", "2 or more"),
+        (("Ann", "Ben"), {"dealer": "2"}, "dealer", "Player 3 has no name"),
+    ],
+)
 def test_bad_new_game_reshows_the_form_with_the_error_beside_the_field(client, players, options, field, words):
     form = form_values(client.get("/games/new").get_data(as_text=True))
     form |= {f"player{i}": p for i, p in enumerate(players)} | options
@@ -88,7 +101,7 @@ def test_bad_new_game_reshows_the_form_with_the_error_beside_the_field(client, p
     page = response.get_data(as_text=True)
     assert words in page
     # The error sits in the field's own block, and what was typed is kept.
-    block = page[page.index(f'id="{field}"'):]
+    block = page[page.index(f'id="{field}"') :]
     assert block.index(words) < block.index('class="field')
     assert f'value="{players[0]}"' in page
     assert client.get("/api/games/none").status_code == 404
@@ -195,10 +208,12 @@ def test_watchers_see_the_last_ten_moves_newest_first(client, app):
     play(client, game_id, type="play", card="KD")
     client.post(f"/games/{game_id}/undo", data={"version": version_of(client, game_id)}, headers=HX)
     watcher = app.test_client()
-    for page in (watcher.get(f"/games/{game_id}").get_data(as_text=True),
-                 watcher.get(f"/games/{game_id}/live?version=0", headers=HX).get_data(as_text=True)):
+    for page in (
+        watcher.get(f"/games/{game_id}").get_data(as_text=True),
+        watcher.get(f"/games/{game_id}/live?version=0", headers=HX).get_data(as_text=True),
+    ):
         start = page.index('id="recent"')
-        recent = page[start:page.index("</section>", start)]
+        recent = page[start : page.index("</section>", start)]
         moves = re.findall(r"<li>(.*?) <time", recent)
         assert len(moves) == 10
         # Newest first; the undone KD is not among them; cards as symbols, not codes.
@@ -280,7 +295,9 @@ def test_a_pending_choice_disables_every_card_until_it_is_answered(client):
     buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
     assert len(buttons) == 52 and all(" disabled" in b for b in buttons)  # ...every card disabled
     assert body.count('name="resume" value="capture"') == 2  # each option unlocks the grid when answered
-    body = play(client, game_id, type="play", card="KH", capture=["", "5D", "9C"], resume="capture").get_data(as_text=True)
+    body = play(client, game_id, type="play", card="KH", capture=["", "5D", "9C"], resume="capture").get_data(
+        as_text=True
+    )
     buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
     assert len(buttons) == 52 and sum(" disabled" in b for b in buttons) == 5  # the layout and KH: seen
     assert re.search(r'id="pick-AS"(?![^>]*disabled)', body)

@@ -4,14 +4,26 @@ transcript round trip, undo, and the watcher's 204 (DESIGN.md "The web")."""
 import pytest
 
 GAMES = {
-    "tablanette": (["Ann", "Ben"], [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}],
-                   "Ben played 7♣, took 2♠ 5♦"),
-    "tute": (["Ann", "Ben", "Cat", "Dan"], [{"type": "trump", "card": "5D"}, {"type": "play", "card": "7S"}],
-             "Ben played 7♠"),
-    "tantony": (["Nan", "Eve", "Sam", "Wes"], [{"type": "play", "card": "9D"}, {"type": "play", "card": "3D"}],
-                "Sam played 3♦"),
-    "hundred": (["Ann", "Ben", "Cat"], [{"type": "play", "card": "8H"}, {"type": "play", "card": "9H"}],
-                "Cat played 9♥: 8 → 17"),
+    "tablanette": (
+        ["Ann", "Ben"],
+        [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}],
+        "Ben played 7♣, took 2♠ 5♦",
+    ),
+    "tute": (
+        ["Ann", "Ben", "Cat", "Dan"],
+        [{"type": "trump", "card": "5D"}, {"type": "play", "card": "7S"}],
+        "Ben played 7♠",
+    ),
+    "tantony": (
+        ["Nan", "Eve", "Sam", "Wes"],
+        [{"type": "play", "card": "9D"}, {"type": "play", "card": "3D"}],
+        "Sam played 3♦",
+    ),
+    "hundred": (
+        ["Ann", "Ben", "Cat"],
+        [{"type": "play", "card": "8H"}, {"type": "play", "card": "9H"}],
+        "Cat played 9♥: 8 → 17",
+    ),
 }
 
 
@@ -20,8 +32,9 @@ def create(client, game):
     created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
     headers = {"X-Edit-Key": created["edit_key"]}
     for version, move in enumerate(moves):
-        answer = client.post(f"/api/games/{created['id']}/moves", json={"version": version, "move": move},
-                             headers=headers)
+        answer = client.post(
+            f"/api/games/{created['id']}/moves", json={"version": version, "move": move}, headers=headers
+        )
         assert answer.status_code == 200, answer.get_json()
     return created
 
@@ -36,8 +49,10 @@ def test_page_log_transcript_and_undo(client, game):
     transcript = client.get(f"/api/games/{game_id}/transcript").get_json()
     copy = client.post("/api/games/import", json=transcript)
     assert copy.status_code == 201
-    assert client.get(f"/api/games/{copy.get_json()['id']}").get_json()["view"] == \
-        client.get(f"/api/games/{game_id}").get_json()["view"]
+    assert (
+        client.get(f"/api/games/{copy.get_json()['id']}").get_json()["view"]
+        == client.get(f"/api/games/{game_id}").get_json()["view"]
+    )
     undone = client.post(f"/api/games/{game_id}/undo", json={"version": 2}, headers=headers)
     assert undone.status_code == 200 and undone.get_json()["version"] == 3
     log = client.get(f"/games/{game_id}/log").get_data(as_text=True)

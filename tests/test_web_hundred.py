@@ -9,9 +9,20 @@ PLAYERS = ("Ann", "Ben", "Cat")
 
 
 def new_hundred(client, players=PLAYERS, **options):
-    form = {"game": "hundred", "dealer": str(len(players) - 1), "variant": "100", "ace_high_99": "10",
-            "itoya_black_ace": "raise_only", "late_draw": "next_turn", "reverse_with_two_players": "no_effect",
-            "match_format": "tokens", "tokens": "3", "hands": "10", "next_dealer": "next", "floor_at_zero": "y"}
+    form = {
+        "game": "hundred",
+        "dealer": str(len(players) - 1),
+        "variant": "100",
+        "ace_high_99": "10",
+        "itoya_black_ace": "raise_only",
+        "late_draw": "next_turn",
+        "reverse_with_two_players": "no_effect",
+        "match_format": "tokens",
+        "tokens": "3",
+        "hands": "10",
+        "next_dealer": "next",
+        "floor_at_zero": "y",
+    }
     form |= {f"player{i}": name for i, name in enumerate(players)} | options
     response = client.post("/games/new", data=form)
     assert response.status_code == 303, response.get_data(as_text=True)
@@ -48,7 +59,7 @@ def test_a_refused_number_keeps_the_pad_open_with_the_value_to_correct(client):
     refused = post(client, game_id, type="play", card="AS", total="150", resume="total")
     page = refused.get_data(as_text=True)
     assert refused.status_code == 422
-    sheet = page[page.index('class="choice sheet"'):]
+    sheet = page[page.index('class="choice sheet"') :]
     assert re.search(r'<input id="announced"[^>]*value="150"', sheet) and 'aria-invalid="true"' in sheet
     assert sheet.index('role="alert"') < sheet.index("</form>")  # the refusal sits in the pad's sheet
     assert page.count('role="alert"') == 1
@@ -64,8 +75,11 @@ def test_a_bust_is_confirmed_before_it_is_recorded(client):
     asked = post(client, game_id, type="play", card="9S").get_data(as_text=True)
     assert "over 100: Ben loses the hand" in asked
     assert api_view(client, game_id)["total"] == 100  # nothing recorded yet
-    done = client.post(f"/games/{game_id}/moves", headers={"HX-Request": "true"},
-                       data={"version": 1, "type": "play", "card": "9S", "confirm": "1"}).get_data(as_text=True)
+    done = client.post(
+        f"/games/{game_id}/moves",
+        headers={"HX-Request": "true"},
+        data={"version": 1, "type": "play", "card": "9S", "confirm": "1"},
+    ).get_data(as_text=True)
     assert "Ben loses the hand" in done and api_view(client, game_id)["tokens"]["Ben"] == 2
 
 
@@ -73,9 +87,15 @@ def test_cant_go_is_checked_against_the_hand_shown(client):
     """RULES.md §4.8: a loss claim with a safe card is refused, naming it; a true one counts."""
     game_id = new_hundred(client)
     post(client, game_id, type="play", card="10D")  # 100
-    refused = client.post(f"/games/{game_id}/moves", headers={"HX-Request": "true"},
-                          data={"version": 1, "type": "lose", "hand[]": ["6S", "KH", "9C"]})
+    refused = client.post(
+        f"/games/{game_id}/moves",
+        headers={"HX-Request": "true"},
+        data={"version": 1, "type": "lose", "hand[]": ["6S", "KH", "9C"]},
+    )
     assert refused.status_code == 422 and "K♥ on 100 makes 100" in refused.get_data(as_text=True)
-    ok = client.post(f"/games/{game_id}/moves", headers={"HX-Request": "true"},
-                     data={"version": 1, "type": "lose", "hand[]": ["6S", "8H", "9C"]})
+    ok = client.post(
+        f"/games/{game_id}/moves",
+        headers={"HX-Request": "true"},
+        data={"version": 1, "type": "lose", "hand[]": ["6S", "8H", "9C"]},
+    )
     assert ok.status_code == 200 and api_view(client, game_id)["history"][0]["verified"] is True

@@ -5,15 +5,21 @@ import random
 import re
 
 from companion.games import tantony as T
-
 from tests.conftest import post_move as post
 
 PLAYERS = ("Nan", "Eve", "Sam", "Wes")
 
 
 def new_tantony(client, players=PLAYERS, **options):
-    form = {"game": "tantony", "dealer": str(len(players) - 1), "partnership_mode": "fixed",
-            "value_scale": "web2023", "last_card_rule": "web2023", "three_player_values": "same", "sudden_death": ""}
+    form = {
+        "game": "tantony",
+        "dealer": str(len(players) - 1),
+        "partnership_mode": "fixed",
+        "value_scale": "web2023",
+        "last_card_rule": "web2023",
+        "three_player_values": "same",
+        "sudden_death": "",
+    }
     form |= {f"player{i}": name for i, name in enumerate(players)} | options
     response = client.post("/games/new", data=form)
     assert response.status_code == 303, response.get_data(as_text=True)
@@ -54,7 +60,7 @@ def test_a_deal_then_known_hands(client):
     rng = random.Random(3)
     deck = [str(c) for c in T.pack(4)]
     rng.shuffle(deck)
-    hands = {i: deck[i * 13:(i + 1) * 13] for i in range(4)}
+    hands = {i: deck[i * 13 : (i + 1) * 13] for i in range(4)}
     state = T.start(list(PLAYERS), {"dealer": "Wes"})
     first = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "Nan</span>" in first and "to lead" in first and "sudden death at 60" in first
@@ -63,8 +69,9 @@ def test_a_deal_then_known_hands(client):
     v = T.view(state)
     actor, legal = v["to_act"], v["legal"]
     assert all(f'name="card" value="{c}"' in body for c in legal)
-    wrong = next((c for c in v["hands"][actor] if c not in legal), None) or \
-        next(c for p, h in v["hands"].items() if p != actor for c in h)
+    wrong = next((c for c in v["hands"][actor] if c not in legal), None) or next(
+        c for p, h in v["hands"].items() if p != actor for c in h
+    )
     refused = post(client, game_id, type="play", card=wrong)
     assert refused.status_code == 422 and " ".join(legal[:1]) in refused.get_data(as_text=True)
     hidden = client.get(f"/games/{game_id}?hands=hide", follow_redirects=True).get_data(as_text=True)

@@ -5,15 +5,23 @@ import random
 import re
 
 from companion.games import tute as T
-
 from tests.conftest import post_move as post
 
 PLAYERS = ("Ann", "Ben", "Cat", "Dan")
 
 
 def new_tute(client, players=PLAYERS, **options):
-    form = {"game": "tute", "dealer": "0", "loss_limit": "6", "win_threshold": "101", "triple_tie": "all_lose",
-            "revoke_penalty": "loss_mark", "undertrump_required": "y", "must_head": "y", "allow_declarations": "y"}
+    form = {
+        "game": "tute",
+        "dealer": "0",
+        "loss_limit": "6",
+        "win_threshold": "101",
+        "triple_tie": "all_lose",
+        "revoke_penalty": "loss_mark",
+        "undertrump_required": "y",
+        "must_head": "y",
+        "allow_declarations": "y",
+    }
     form |= {f"player{i}": name for i, name in enumerate(players)} | options
     response = client.post("/games/new", data=form)
     assert response.status_code == 303, response.get_data(as_text=True)
@@ -24,7 +32,7 @@ def deal_hands(seed, n=4, dealer=0):
     deck = [str(c) for c in T.pack(n)]
     random.Random(seed).shuffle(deck)
     size = T.HAND_SIZE[n]
-    return {(dealer + 1 + i) % n: deck[i * size:(i + 1) * size] for i in range(n)}
+    return {(dealer + 1 + i) % n: deck[i * size : (i + 1) * size] for i in range(n)}
 
 
 def test_new_game_form_offers_tute_with_five_seats(client):

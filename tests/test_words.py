@@ -11,9 +11,12 @@ from companion import games
 
 def codes(rules) -> set[str]:
     """The choice values that are identifiers (ace_ten, flat1, web2023), not words."""
-    return {str(v) for values in getattr(rules, "CHOICES", {}).values() for v in values
-            if v is not None and re.search(r"_|[a-z]\d|\d[a-z]", str(v))} | {
-        name for name in rules.OPTION_HELP if "_" in name}
+    return {
+        str(v)
+        for values in getattr(rules, "CHOICES", {}).values()
+        for v in values
+        if v is not None and re.search(r"_|[a-z]\d|\d[a-z]", str(v))
+    } | {name for name in rules.OPTION_HELP if "_" in name}
 
 
 def visible_text(html: str) -> str:
@@ -34,8 +37,7 @@ def test_every_choice_has_a_plain_label(game):
 @pytest.mark.parametrize("game", games.GAMES)
 def test_pages_show_no_option_codes(client, game):
     rules = games.get(game)
-    for url in (f"/games/new?game={game}", f"/games/new/options?game={game}", f"/rules/{game}",
-                f"/rules/{game}/words"):
+    for url in (f"/games/new?game={game}", f"/games/new/options?game={game}", f"/rules/{game}", f"/rules/{game}/words"):
         text = visible_text(client.get(url).get_data(as_text=True))
         shown = {code for code in codes(rules) if re.search(rf"(?<![\w/]){re.escape(code)}(?![\w])", text)}
         assert not shown, (url, sorted(shown))

@@ -29,6 +29,7 @@ Move = dict[str, Any]
 #: A JSON mapping the engine writes: a view, a result, a history record, a trick.
 Record = dict[str, Any]
 
+
 class GameState(Protocol):
     """What the shared helpers read of every game's ``State`` dataclass."""
 
@@ -60,8 +61,9 @@ def check_players(players: object, low: int, high: int, title: str) -> list[str]
         raise OptionError("Players must be a list of names")
     names = [p.strip() for p in players]
     if not low <= len(names) <= high:
-        raise OptionError(f"{title} is for {low} to {high} players" if high > low + 1 else
-                          f"{title} is for {low} or {high} players")
+        raise OptionError(
+            f"{title} is for {low} to {high} players" if high > low + 1 else f"{title} is for {low} or {high} players"
+        )
     if any(not p for p in names) or len(set(names)) != len(names):
         raise OptionError("Every player needs a name, and no two the same")
     return names
@@ -91,8 +93,9 @@ def dealer_seat(options: Mapping[str, Any] | None, players: list[str]) -> int:
     return players.index(dealer)
 
 
-def read_options(options: object, players: int | None, rules: ModuleType,
-                 title: str) -> tuple[dict[str, Any], int | None]:
+def read_options(
+    options: object, players: int | None, rules: ModuleType, title: str
+) -> tuple[dict[str, Any], int | None]:
     """The checks every game's ``resolve_options`` starts with; returns ``(given, count)``.
 
     ``options`` must be a mapping (``dealer`` is left to ``start``); its ``players``, if
@@ -152,8 +155,7 @@ def dump_state(state: GameState) -> Record:
     return out
 
 
-def load_state(state_class: Callable[..., S], options_class: Callable[..., object], data: Record,
-               title: str) -> S:
+def load_state(state_class: Callable[..., S], options_class: Callable[..., object], data: Record, title: str) -> S:
     """Rebuild a state from :func:`dump_state`'s output (``ValueError`` if it isn't one)."""
     try:
         d: dict[str, Any] = {k: (list(v) if k in SHARED else clone(v)) for k, v in data.items()}
@@ -162,9 +164,16 @@ def load_state(state_class: Callable[..., S], options_class: Callable[..., objec
         raise ValueError(f"Not a {title} state: {e}") from None
 
 
-def apply_move(state: S, move: object, handlers: Mapping[str, Callable[[S, Move], None]],
-               expects: Callable[[S], list[str]], to_act: Callable[[S], int | None],
-               wrong_time: Callable[[S, str], str], title: str, free: tuple[str, ...] = ("tally",)) -> S:
+def apply_move(
+    state: S,
+    move: object,
+    handlers: Mapping[str, Callable[[S, Move], None]],
+    expects: Callable[[S], list[str]],
+    to_act: Callable[[S], int | None],
+    wrong_time: Callable[[S, str], str],
+    title: str,
+    free: tuple[str, ...] = ("tally",),
+) -> S:
     """What every game's ``apply`` does around its move handlers (DESIGN.md engine contract):
     the move is a mapping of a known type, expected now, by the player to act if it names
     one (moves in ``free`` name someone else, or nobody); the handler changes a copy."""

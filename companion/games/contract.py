@@ -17,8 +17,9 @@ from typing import Any, Protocol, cast
 from companion.games.common import Start
 
 #: Keys every ``view(state)`` carries (a game adds its own): what the web reads.
-VIEW_KEYS = frozenset({"game", "players", "sides", "dealer", "deal", "expects", "to_act", "seen",
-                       "history", "result", "options"})
+VIEW_KEYS = frozenset(
+    {"game", "players", "sides", "dealer", "deal", "expects", "to_act", "seen", "history", "result", "options"}
+)
 
 
 class Rules(Protocol):
@@ -77,15 +78,27 @@ class Rules(Protocol):
 
 #: Members a game may add, with what they must be.
 OPTIONAL: dict[str, type] = {
-    "USUAL": Mapping,             # options whose blank means "the usual for the table": a phrase each
-    "PRESETS": Mapping,           # named rule sets an option ``preset`` selects
+    "USUAL": Mapping,  # options whose blank means "the usual for the table": a phrase each
+    "PRESETS": Mapping,  # named rule sets an option ``preset`` selects
     # (state, move) -> a question to confirm first, or None. An ABC at run time; mypy sees a special form.
     "confirm_needed": cast(type, Callable),
 }
 
-_DATA = {"NAME": str, "TITLE": str, "MIN_PLAYERS": int, "MAX_PLAYERS": int, "SEATING": str, "Options": type,
-         "OPTION_NAMES": tuple, "OPTION_LABELS": Mapping, "OPTION_HELP": Mapping, "CHOICES": Mapping,
-         "CHOICE_LABELS": Mapping, "STARTS": Mapping, "State": type}
+_DATA = {
+    "NAME": str,
+    "TITLE": str,
+    "MIN_PLAYERS": int,
+    "MAX_PLAYERS": int,
+    "SEATING": str,
+    "Options": type,
+    "OPTION_NAMES": tuple,
+    "OPTION_LABELS": Mapping,
+    "OPTION_HELP": Mapping,
+    "CHOICES": Mapping,
+    "CHOICE_LABELS": Mapping,
+    "STARTS": Mapping,
+    "State": type,
+}
 _FUNCTIONS = ("resolve_options", "start", "apply", "view", "dump", "load", "narrate", "expects", "to_act", "sides")
 
 
@@ -95,8 +108,11 @@ def problems(module: ModuleType) -> list[str]:
     out = [f"{name}.{attr} is missing" for attr in (*_DATA, *_FUNCTIONS) if not hasattr(module, attr)]
     if out:
         return out
-    out += [f"{name}.{attr} must be a {kind.__name__}" for attr, kind in (_DATA | OPTIONAL).items()
-            if hasattr(module, attr) and not isinstance(getattr(module, attr), kind)]
+    out += [
+        f"{name}.{attr} must be a {kind.__name__}"
+        for attr, kind in (_DATA | OPTIONAL).items()
+        if hasattr(module, attr) and not isinstance(getattr(module, attr), kind)
+    ]
     for attr in _FUNCTIONS:
         wanted = [p for p in inspect.signature(getattr(Rules, attr)).parameters if p != "self"]
         try:

@@ -43,18 +43,20 @@ from typing import Any
 from companion.cards import PACK_52, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
 from companion.games.common import (
+    Move,
+    Record,
+    Start,
     apply_move,
     check_players,
     clone,
     dealer_seat,
     dump_state,
-    is_int as _is_int,
     load_state,
-    Move,
     options_dict,
     read_options,
-    Record,
-    Start,
+)
+from companion.games.common import (
+    is_int as _is_int,
 )
 
 NAME = "hundred"
@@ -143,7 +145,6 @@ class Options:
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
 
 
-
 def resolve_options(options: dict[str, Any] | Options | None, players: int | None = None) -> Options:
     """Validate an options dict (RULES.md §4.5) into :class:`Options`.
 
@@ -205,20 +206,39 @@ def effect(card: str | Card, total: int, options: dict[str, Any] | Options | Non
         table = {
             "A": (list(range(0, 101)) if black else [total + 1]),
             "2": [total * 2] if s == "S" else [total + 2],
-            "4": [total], "5": [minus(5)] if not black else [total + 5],
-            "10": [100], "J": [minus(10)], "Q": [0] if s == "H" else [total + 10], "K": [total],
+            "4": [total],
+            "5": [minus(5)] if not black else [total + 5],
+            "10": [100],
+            "J": [minus(10)],
+            "Q": [0] if s == "H" else [total + 10],
+            "K": [total],
         }
         return sorted(set(table.get(r, [total + face]))), r == "4"
     if o.variant == "99":
-        table = {"A": [total + 1, total + o.ace_high_99], "4": [total], "9": [total],
-                 "10": [total + 10, minus(10)], "J": [total + 10], "Q": [total + 10], "K": [99]}
+        table = {
+            "A": [total + 1, total + o.ace_high_99],
+            "4": [total],
+            "9": [total],
+            "10": [total + 10, minus(10)],
+            "J": [total + 10],
+            "Q": [total + 10],
+            "K": [99],
+        }
         return sorted(set(table.get(r, [total + face]))), r == "4"
     if o.variant == "99itoya":
         if r == "A" and black:
             low = total if o.itoya_black_ace == "raise_only" else 0
             return list(range(max(low, 0), m + 1)) or [total], False
-        table = {"A": [total + 1], "3": [total], "4": [total], "9": [99], "10": [minus(10)],
-                 "J": [total + 10], "Q": [total + 10], "K": [total + 10]}
+        table = {
+            "A": [total + 1],
+            "3": [total],
+            "4": [total],
+            "9": [99],
+            "10": [minus(10)],
+            "J": [total + 10],
+            "Q": [total + 10],
+            "K": [total + 10],
+        }
         return sorted(set(table.get(r, [total + face]))), r == "J"
     table = {"10": [minus(10)], "J": [total], "Q": [total], "K": [98]}  # 98
     return sorted(set(table.get(r, [total + face]))), False
@@ -253,9 +273,9 @@ class State:
     total: int = 0
     direction: int = 1
     turn: int = 0
-    pile: list[str] = field(default_factory=list)    # cards played since the pile last became the stock
+    pile: list[str] = field(default_factory=list)  # cards played since the pile last became the stock
     stock: int = 0
-    played: int = 0                             # plays this hand
+    played: int = 0  # plays this hand
     last: Record | None = None
     losses: list[int] = field(default_factory=list)
     tokens: list[int] = field(default_factory=list)
@@ -269,8 +289,7 @@ def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     opts = resolve_options(options, len(players))
     seat = dealer_seat(options, players)
     n = len(players)
-    s = State(opts, players, seat, losses=[0] * n,
-              tokens=[opts.tokens] * n if opts.match_format == "tokens" else [])
+    s = State(opts, players, seat, losses=[0] * n, tokens=[opts.tokens] * n if opts.match_format == "tokens" else [])
     _new_hand(s, s.dealer)
     return s
 
@@ -295,9 +314,14 @@ def _next_seat(seat: int, direction: int, players: int, live: Iterable[int]) -> 
     return nxt
 
 
-def turn_after(card: str | Card, seat: int, players: int, direction: int = 1,
-               options: dict[str, Any] | Options | None = None,
-               live: Iterable[int] | None = None) -> tuple[int, int]:
+def turn_after(
+    card: str | Card,
+    seat: int,
+    players: int,
+    direction: int = 1,
+    options: dict[str, Any] | Options | None = None,
+    live: Iterable[int] | None = None,
+) -> tuple[int, int]:
     """``(next seat, new direction)`` after ``seat`` plays ``card`` (RULES.md 4.2, D3).
 
     Seats are in clockwise order; ``live`` are the seats still in (all by default).
@@ -342,9 +366,17 @@ def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed.
 
     ``lose`` names its player itself (the one to act) and ``tally`` its loser."""
-    return apply_move(state, move, _MOVES, expects, to_act,
-                      lambda s, kind: "A hand can be tallied only before its first card.", TITLE,
-                      free=("lose", "tally"))
+    return apply_move(
+        state,
+        move,
+        _MOVES,
+        expects,
+        to_act,
+        lambda s, kind: "A hand can be tallied only before its first card.",
+        TITLE,
+        free=("lose", "tally"),
+    )
+
 
 def _in_pile(s: State, card: str) -> bool:
     """RULES.md §4.8: with one pack a card can't be seen twice (two with two packs)."""
@@ -367,14 +399,17 @@ def _play(s: State, move: Move) -> None:
     card = str(Card.parse(move["card"]))
     name = s.players[s.turn]
     if _in_pile(s, card):
-        raise IllegalMove(f"{card} is already on the pile: {'both copies are' if s.options.decks == 2 else 'it is'} "
-                          f"out of play until the pile is turned over (100/99/98 4.8).")
+        raise IllegalMove(
+            f"{card} is already on the pile: {'both copies are' if s.options.decks == 2 else 'it is'} "
+            f"out of play until the pile is turned over (100/99/98 4.8)."
+        )
     reachable, reverse = effect(card, s.total, s.options)
     said = _announced(move)
     if said is None:
         if len(reachable) > 1:
-            raise AmbiguousMove(f"{card} gives a choice: which total did {name} announce? "
-                                f"{_range_words(reachable)}.", options=reachable)
+            raise AmbiguousMove(
+                f"{card} gives a choice: which total did {name} announce? {_range_words(reachable)}.", options=reachable
+            )
         said = reachable[0]
     elif said not in reachable:
         if len(reachable) == 1:
@@ -385,8 +420,15 @@ def _play(s: State, move: Move) -> None:
     before = s.total
     s.total = said
     m = target(s.options)
-    s.last = {"player": name, "card": card, "from": before, "total": said, "reverse": reverse,
-              "choice": len(reachable) > 1, "bust": said > m}
+    s.last = {
+        "player": name,
+        "card": card,
+        "from": before,
+        "total": said,
+        "reverse": reverse,
+        "choice": len(reachable) > 1,
+        "bust": said > m,
+    }
     if said > m:  # RULES.md §4.2: over the target loses the hand
         _lose(s, s.turn, f"{name} played {card}: {before} → {said}, over {m}", verified=True, bust=card)
         return
@@ -404,8 +446,10 @@ def lose_refusal(hand: Iterable[str | Card], total: int, options: dict[str, Any]
     for c in hand:
         ok = safe_totals(c, total, options)
         if ok:
-            return (f"{Card.parse(c)} on {total} makes {_range_words(sorted(ok))} "
-                    f"(not over {target(options)}). Not a loss (100/99/98 4.2).")
+            return (
+                f"{Card.parse(c)} on {total} makes {_range_words(sorted(ok))} "
+                f"(not over {target(options)}). Not a loss (100/99/98 4.2)."
+            )
     return None
 
 
@@ -468,20 +512,37 @@ def _lose_move(s: State, move: Move) -> None:
     refusal = lose_refusal(cards, s.total, s.options)
     if refusal:
         raise IllegalMove(f"{who} can go: {refusal}")
-    _lose(s, seat, f"{who} could not go: every card shown goes over {target(s.options)} "
-                   f"({' '.join(cards)} on {s.total})", verified=True, shown=cards)
+    _lose(
+        s,
+        seat,
+        f"{who} could not go: every card shown goes over {target(s.options)} ({' '.join(cards)} on {s.total})",
+        verified=True,
+        shown=cards,
+    )
 
 
-def _lose(s: State, seat: int, reason: str, verified: bool, bust: str | None = None,
-          shown: list[str] | None = None) -> None:
+def _lose(
+    s: State, seat: int, reason: str, verified: bool, bust: str | None = None, shown: list[str] | None = None
+) -> None:
     name = s.players[seat]
     s.losses[seat] += 1
     if s.tokens:
         s.tokens[seat] -= 1
-    s.history.append({"deal": s.hand, "hand": s.hand, "loser": name, "reason": reason, "verified": verified,
-                      "total": s.total, "bust": bust, "shown": shown, "tallied": False,
-                      "points": {p: int(p == name) for p in s.players},
-                      "eliminated": bool(s.tokens) and s.tokens[seat] == 0})
+    s.history.append(
+        {
+            "deal": s.hand,
+            "hand": s.hand,
+            "loser": name,
+            "reason": reason,
+            "verified": verified,
+            "total": s.total,
+            "bust": bust,
+            "shown": shown,
+            "tallied": False,
+            "points": {p: int(p == name) for p in s.players},
+            "eliminated": bool(s.tokens) and s.tokens[seat] == 0,
+        }
+    )
     if bust is None:
         s.last = {"player": name, "lost": True, "reason": reason}
     _after_hand(s, seat)
@@ -497,8 +558,7 @@ def _after_hand(s: State, loser: int) -> None:
     if o.match_format == "loss_tally" and s.hand >= o.hands:
         fewest = min(s.losses)
         winners = [p for p, x in zip(s.players, s.losses) if x == fewest]
-        s.result = {"winners": winners, "losers": [p for p in s.players if p not in winners],
-                    "draw": len(winners) > 1}
+        s.result = {"winners": winners, "losers": [p for p in s.players if p not in winners], "draw": len(winners) > 1}
         return
     s.hand += 1
     if o.next_dealer == "loser" and loser in live:
@@ -534,16 +594,30 @@ def view(state: State) -> Record:
     o = s.options
     counts = {c: s.pile.count(c) for c in set(s.pile)}
     return {
-        "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.hand,
-        "hand": s.hand, "to_act": None if s.result else names[s.turn], "expects": expects(s),
-        "history": list(s.history), "result": clone(s.result), "options": options_dict(o),
-        "variant": o.variant, "title": VARIANT_TITLES[o.variant], "target": target(o),
-        "total": s.total, "direction": s.direction, "last": clone(s.last),
+        "game": NAME,
+        "players": list(names),
+        "sides": sides(s),
+        "dealer": names[s.dealer],
+        "deal": s.hand,
+        "hand": s.hand,
+        "to_act": None if s.result else names[s.turn],
+        "expects": expects(s),
+        "history": list(s.history),
+        "result": clone(s.result),
+        "options": options_dict(o),
+        "variant": o.variant,
+        "title": VARIANT_TITLES[o.variant],
+        "target": target(o),
+        "total": s.total,
+        "direction": s.direction,
+        "last": clone(s.last),
         "losses": dict(zip(names, s.losses)),
         "tokens": dict(zip(names, s.tokens)) if s.tokens else None,
         "eliminated": [p for i, p in enumerate(names) if i not in active(s)],
         "order": [names[i] for i in _order(s)],
-        "stock": s.stock, "pile": len(s.pile), "hand_size": hand_size(o),
+        "stock": s.stock,
+        "pile": len(s.pile),
+        "hand_size": hand_size(o),
         "seen": sorted(c for c, k in counts.items() if k >= _decks(o)),
         "pack": [str(c) for c in PACK_52],
     }

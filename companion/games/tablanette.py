@@ -50,26 +50,30 @@ from typing import Any
 from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
 from companion.games.common import (
+    Move,
+    Record,
+    Start,
     apply_move,
     check_players,
     clone,
     dealer_seat,
     dump_state,
-    is_int as _is_int,
     load_state,
-    Move,
     options_dict,
     read_options,
-    Record,
-    Start,
+)
+from companion.games.common import (
+    is_int as _is_int,
 )
 
 NAME = "tablanette"
 TITLE = "Tablanette"
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 #: How the players sit, for the new-game form.
-SEATING = ("Clockwise from the dealer's left. With four players in teams, partners sit opposite: "
-           "players 1 and 3 against 2 and 4.")
+SEATING = (
+    "Clockwise from the dealer's left. With four players in teams, partners sit opposite: "
+    "players 1 and 3 against 2 and 4."
+)
 #: Options whose usual value depends on the number of players (left blank: this).
 USUAL = {"hand_size": "6 for 2 players, 4 for 3-4", "target": "251 for 2 players or teams, 151 for 3-4"}
 PACK = PACK_52
@@ -78,8 +82,19 @@ LAYOUT_SIZE = 4
 # RULES.md 1.3: the values a card can count as when capturing. The jack has none
 # (it is special, P5) unless `jack_is_12`.
 VALUES = {
-    "A": (1, 11), "2": (2,), "3": (3,), "4": (4,), "5": (5,), "6": (6,), "7": (7,),
-    "8": (8,), "9": (9,), "10": (10,), "J": (), "Q": (13,), "K": (14,),
+    "A": (1, 11),
+    "2": (2,),
+    "3": (3,),
+    "4": (4,),
+    "5": (5,),
+    "6": (6,),
+    "7": (7,),
+    "8": (8,),
+    "9": (9,),
+    "10": (10,),
+    "J": (),
+    "Q": (13,),
+    "K": (14,),
 }
 JACK_12 = (12,)
 
@@ -93,8 +108,12 @@ POINT_SCALES = {
 PRESETS: dict[str, dict[str, Any]] = {
     "tablanette": {},
     "tablic": {
-        "jack_is_12": True, "forced_capture": False, "max_group_size": None,
-        "sweep_scoring": "flat1", "target": 101, "direction": "anticlockwise",
+        "jack_is_12": True,
+        "forced_capture": False,
+        "max_group_size": None,
+        "sweep_scoring": "flat1",
+        "target": 101,
+        "direction": "anticlockwise",
         "on_tie": "play_on",
     },
 }
@@ -103,8 +122,9 @@ PRESETS: dict[str, dict[str, Any]] = {
 STARTS = {
     "tablanette": Start("Tablanette", "2 players or teams to 251, 3-4 players to 151"),
     "partners": Start("4 players, two teams", "Partners sit opposite; to 251", {"partnership": True}),
-    "tablic": Start("Tablić", "Jack 12, captures optional, 1 point a tabla, to 101",
-                    {"preset": "tablic", **PRESETS["tablic"]}),
+    "tablic": Start(
+        "Tablić", "Jack 12, captures optional, 1 point a tabla, to 101", {"preset": "tablic", **PRESETS["tablic"]}
+    ),
 }
 
 #: Each option's name on screen.
@@ -127,8 +147,10 @@ OPTION_LABELS = {
 
 #: One line per option, for the new-game form and the rules page.
 OPTION_HELP = {
-    "preset": ("Tablanette as the Japanese rule pages play it, or the Balkan Tablić (jack 12, optional captures, "
-               "1 per tabla, 101)."),
+    "preset": (
+        "Tablanette as the Japanese rule pages play it, or the Balkan Tablić (jack 12, optional captures, "
+        "1 per tabla, 101)."
+    ),
     "partnership": "Four players as two teams, partners opposite (seats 1+3 and 2+4).",
     "hand_size": "Cards dealt to each player per round: 6 or 8 with 2 players, 4 with 3-4.",
     "max_group_size": "Most cards in one adding group (empty: no limit).",
@@ -231,7 +253,6 @@ def resolve_options(options: dict[str, Any] | None, players: int | None = None) 
     elif hand is not None and hand not in (4, 6, 8):
         raise OptionError("hand_size must be 4, 6 or 8")
     return Options(**merged)
-
 
 
 # ---------------------------------------------------------------------------
@@ -451,8 +472,9 @@ def _played(card: str | Card) -> Card:
     return Card.parse(card)
 
 
-def capture_options(card: str | Card, table: Iterable[str | Card],
-                    options: dict[str, Any] | Options | None = None) -> list[Capture]:
+def capture_options(
+    card: str | Card, table: Iterable[str | Card], options: dict[str, Any] | Options | None = None
+) -> list[Capture]:
     """Every legal outcome of playing ``card`` on ``table`` (RULES.md 1.4 P4-P8).
 
     An empty capture (the card is laid down) is listed only when nothing can be taken,
@@ -503,13 +525,16 @@ def _jack_capture(p: Card, table: list[Card], opts: Options) -> Capture:
         bonus, how = 1, "a tabla scores 1"
     else:
         bonus = sum(max(VALUES[c.rank]) for c in others)
-        how = (f"{p} takes the whole table: {' + '.join(str(max(VALUES[c.rank])) for c in others)} = {bonus} "
-               f"(the jack counts 0)")
+        how = (
+            f"{p} takes the whole table: {' + '.join(str(max(VALUES[c.rank])) for c in others)} = {bonus} "
+            f"(the jack counts 0)"
+        )
     return Capture(taken, True, bonus, (tuple(sort_cards(taken)),), None, how)
 
 
-def _make_capture(p: Card, table_size: int, search: _Search, v: int, shape: Sequence[Sequence[int]],
-                  choice: Iterable[Iterable[str]]) -> Capture:
+def _make_capture(
+    p: Card, table_size: int, search: _Search, v: int, shape: Sequence[Sequence[int]], choice: Iterable[Iterable[str]]
+) -> Capture:
     """Turn a capture's chosen cards into its groups (``shape``: counts per rank, one
     vector a group) and work out its sweep bonus."""
     pool = [list(cs) for cs in choice]
@@ -528,13 +553,16 @@ def _make_capture(p: Card, table_size: int, search: _Search, v: int, shape: Sequ
     bonus = v * (len(named) + 1)
     each = "makes" if len(named) == 1 else "each make"
     ace = " (an ace counts 1 or 11)" if p.rank == "A" else ""
-    how = (f"{p} counts {v}{ace}; {', '.join('+'.join(g) for g in named)} {each} {v}: "
-           f"{v} × {len(named) + 1} = {bonus}")
+    how = f"{p} counts {v}{ace}; {', '.join('+'.join(g) for g in named)} {each} {v}: {v} × {len(named) + 1} = {bonus}"
     return Capture(taken, True, bonus, tuple(named), v, how)
 
 
-def judge_capture(card: str | Card, table: Iterable[str | Card], taken: Iterable[str | Card],
-                  options: dict[str, Any] | Options | None = None) -> Capture | None:
+def judge_capture(
+    card: str | Card,
+    table: Iterable[str | Card],
+    taken: Iterable[str | Card],
+    options: dict[str, Any] | Options | None = None,
+) -> Capture | None:
     """The outcome if taking ``taken`` with ``card`` is legal, else ``None``.
 
     Checks one declared capture directly, without listing every legal one.
@@ -577,8 +605,12 @@ def judge_capture(card: str | Card, table: Iterable[str | Card], taken: Iterable
     return _make_capture(p, len(t), search, v, [search.unpack(g) for g in groups], choice)
 
 
-def explain_refusal(card: str | Card, table: Iterable[str | Card], taken: Iterable[str | Card],
-                    options: dict[str, Any] | Options | None = None) -> str:
+def explain_refusal(
+    card: str | Card,
+    table: Iterable[str | Card],
+    taken: Iterable[str | Card],
+    options: dict[str, Any] | Options | None = None,
+) -> str:
     """Why taking ``taken`` with ``card`` is illegal, in words, naming the rule and the legal captures."""
     opts = options if isinstance(options, Options) else resolve_options(options)
     p = _played(card)
@@ -596,8 +628,10 @@ def explain_refusal(card: str | Card, table: Iterable[str | Card], taken: Iterab
     if any(_is_special_jack(c, opts) for c in took):
         return f"A jack on the table can only be taken by a played jack (Tablanette P5).{listing}"
     if not took:
-        return (f"{p} can take cards here, so it cannot just be laid down: a card that can "
-                f"capture must capture (Tablanette P4).{listing}")
+        return (
+            f"{p} can take cards here, so it cannot just be laid down: a card that can "
+            f"capture must capture (Tablanette P4).{listing}"
+        )
     search = _Search(t, opts)
     u = search.kinds_of(took)
     assert u is not None  # every card taken is on the table and none is a special jack (checked above)
@@ -610,14 +644,17 @@ def explain_refusal(card: str | Card, table: Iterable[str | Card], taken: Iterab
             need = []
             for rank, k in zip(search.ranks, group):
                 need += [str(c) for c in left if c.rank == rank][:k]
-            return (f"Must also take {'+'.join(need)}: every group the {p} can take must be "
-                    f"taken (Tablanette P4).{listing}")
+            return (
+                f"Must also take {'+'.join(need)}: every group the {p} can take must be taken (Tablanette P4).{listing}"
+            )
     worth = " or ".join(map(str, _values(p, opts)))
     size = opts.max_group_size
     sums = f"2 to {size} cards" if size else "2 or more cards"
-    return (f"{' '.join(sort_cards(map(str, took)))} can't be taken with {p}: what is taken must "
-            f"split into groups that each make {worth}, either a card of the same rank or {sums} "
-            f"adding up, no card counted twice (Tablanette P1-P2).{listing}")
+    return (
+        f"{' '.join(sort_cards(map(str, took)))} can't be taken with {p}: what is taken must "
+        f"split into groups that each make {worth}, either a card of the same rank or {sums} "
+        f"adding up, no card counted twice (Tablanette P1-P2).{listing}"
+    )
 
 
 def leftovers(card: str | Card, table: Iterable[str | Card], capture: Capture) -> tuple[list[str], bool]:
@@ -655,8 +692,10 @@ def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None 
         usable = sum(4 for r in RANKS if (r != "J" or opts.jack_is_12) and min(_values(Card(r, "S"), opts)) <= v) - 1
         if bonus % v == 0 and 2 <= bonus // v <= usable + 1:
             return None
-    return (f"No sweep scores {bonus}: a sweep scores its capture value (2 to 14) once for the played card "
-            f"and once for each group taken (Tablanette P8).")
+    return (
+        f"No sweep scores {bonus}: a sweep scores its capture value (2 to 14) once for the played card "
+        f"and once for each group taken (Tablanette P8)."
+    )
 
 
 def sweep_of(card: str | Card, taken: Iterable[str | Card], options: dict[str, Any] | Options | None = None) -> Capture:
@@ -715,8 +754,14 @@ def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     opts = resolve_options(options, len(players))
     seat = dealer_seat(options, players)
     n_sides = 2 if opts.partnership else len(players)
-    return State(opts, players, seat, piles=[[] for _ in range(n_sides)],
-                 sweeps=[[] for _ in range(n_sides)], scores=[0] * n_sides)
+    return State(
+        opts,
+        players,
+        seat,
+        piles=[[] for _ in range(n_sides)],
+        sweeps=[[] for _ in range(n_sides)],
+        scores=[0] * n_sides,
+    )
 
 
 def sides(state: State) -> list[list[str]]:
@@ -753,8 +798,9 @@ def to_act(state: State) -> int | None:
 
 def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    return apply_move(state, move, _MOVES, expects, to_act,
-                      lambda s, kind: _WRONG_TIME[s.phase].format(kind=kind), TITLE)
+    return apply_move(
+        state, move, _MOVES, expects, to_act, lambda s, kind: _WRONG_TIME[s.phase].format(kind=kind), TITLE
+    )
 
 
 _WRONG_TIME = {
@@ -785,12 +831,15 @@ def _layout(s: State, move: Move) -> None:
     buried = _cards_field(move, "buried") if "buried" in move else []
     for c in cards:
         if _is_special_jack(c, s.options):
-            raise IllegalMove(f"{c} goes to the bottom of the stock and is replaced from the top "
-                              f"(Tablanette 1.2, layout jacks): enter the card that replaced it.")
+            raise IllegalMove(
+                f"{c} goes to the bottom of the stock and is replaced from the top "
+                f"(Tablanette 1.2, layout jacks): enter the card that replaced it."
+            )
     for c in buried:
         if c.rank != "J" or s.options.jack_is_12:
-            raise IllegalMove(f"Only a jack goes under the stock at the layout, and only when jacks are special, "
-                              f"not {c}.")
+            raise IllegalMove(
+                f"Only a jack goes under the stock at the layout, and only when jacks are special, not {c}."
+            )
         if c in cards:
             raise InvalidMove(f"{c} can't be both in the layout and under the stock")
     s.table = [str(c) for c in cards]
@@ -814,22 +863,31 @@ def _play(s: State, move: Move) -> None:
         outcome = judge_capture(p, s.table, taken, s.options)
         if outcome is None:
             legal = capture_options(p, s.table, s.options)
-            raise IllegalMove(explain_refusal(p, s.table, taken, s.options),
-                              [c.sorted_cards() for c in legal])
+            raise IllegalMove(explain_refusal(p, s.table, taken, s.options), [c.sorted_cards() for c in legal])
     else:
         legal = capture_options(p, s.table, s.options)
         if len(legal) > 1:
-            raise AmbiguousMove(f"{p} can take {' or '.join(_describe(c) for c in legal)}: say which.",
-                                [c.sorted_cards() for c in legal])
+            raise AmbiguousMove(
+                f"{p} can take {' or '.join(_describe(c) for c in legal)}: say which.",
+                [c.sorted_cards() for c in legal],
+            )
         outcome = legal[0]
 
     if str(p) in s.buried and s.round < rounds_per_deal(s):
-        s.warnings.append(f"{p} went under the stock at the layout of deal {s.deal}, yet was played "
-                          f"in round {s.round} of {rounds_per_deal(s)}: was the stock re-cut?")
+        s.warnings.append(
+            f"{p} went under the stock at the layout of deal {s.deal}, yet was played "
+            f"in round {s.round} of {rounds_per_deal(s)}: was the stock re-cut?"
+        )
     side = _side(s, seat)
-    s.last = {"player": s.players[seat], "card": str(p), "taken": outcome.sorted_cards(),
-              "groups": [list(g) for g in outcome.groups], "sweep": outcome.sweep,
-              "bonus": outcome.bonus, "how": outcome.how}
+    s.last = {
+        "player": s.players[seat],
+        "card": str(p),
+        "taken": outcome.sorted_cards(),
+        "groups": [list(g) for g in outcome.groups],
+        "sweep": outcome.sweep,
+        "bonus": outcome.bonus,
+        "how": outcome.how,
+    }
     if outcome.cards:
         s.table = [c for c in s.table if c not in outcome.cards]
         s.piles[side] += outcome.sorted_cards() + [str(p)]
@@ -881,16 +939,31 @@ def _score_deal(s: State, counts: list[int], counters: list[list[str]], tallied:
     _after_deal(s)
 
 
-def _deal_record(s: State, points: list[int], counts: list[int] | None = None, card_pts: list[int] | None = None,
-                 most: list[int] | None = None, tallied: bool = False, abandoned: bool = False) -> Record:
+def _deal_record(
+    s: State,
+    points: list[int],
+    counts: list[int] | None = None,
+    card_pts: list[int] | None = None,
+    most: list[int] | None = None,
+    tallied: bool = False,
+    abandoned: bool = False,
+) -> Record:
     names = labels(s)
-    record = {"deal": s.deal, "dealer": s.players[s.dealer], "points": dict(zip(names, points)),
-              "sweeps": dict(zip(names, (list(b) for b in s.sweeps))),
-              "tallied": tallied, "abandoned": abandoned}
+    record = {
+        "deal": s.deal,
+        "dealer": s.players[s.dealer],
+        "points": dict(zip(names, points)),
+        "sweeps": dict(zip(names, (list(b) for b in s.sweeps))),
+        "tallied": tallied,
+        "abandoned": abandoned,
+    }
     if counts is not None:
         assert card_pts is not None and most is not None  # a scored deal passes all three
-        record |= {"cards": dict(zip(names, counts)), "card_points": dict(zip(names, card_pts)),
-                   "most_cards": dict(zip(names, most))}
+        record |= {
+            "cards": dict(zip(names, counts)),
+            "card_points": dict(zip(names, card_pts)),
+            "most_cards": dict(zip(names, most)),
+        }
     return record
 
 
@@ -914,8 +987,9 @@ def _after_deal(s: State) -> None:
     s.sweeps = [[] for _ in s.sweeps]
 
 
-def verdict(scores: dict[str, int], target: int = 251, on_tie: str = "draw",
-            sweeper: str | None = None) -> Record | None:
+def verdict(
+    scores: dict[str, int], target: int = 251, on_tie: str = "draw", sweeper: str | None = None
+) -> Record | None:
     """Who wins with these scores, or None to play on (RULES.md 1.6).
 
     After a deal: the highest at or above the target wins; level there is a draw (or, with
@@ -942,8 +1016,11 @@ def verdict(scores: dict[str, int], target: int = 251, on_tie: str = "draw",
 def _finish(s: State, winners: list[int], draw: bool) -> None:
     names = labels(s)
     s.phase = "over"
-    s.result = {"winners": [names[i] for i in winners],
-                "losers": [n for i, n in enumerate(names) if i not in winners], "draw": draw}
+    s.result = {
+        "winners": [names[i] for i in winners],
+        "losers": [n for i, n in enumerate(names) if i not in winners],
+        "draw": draw,
+    }
 
 
 def _tally(s: State, move: Move) -> None:
@@ -1019,8 +1096,9 @@ def _check_counting_cards(s: State, piles: list[list[str]]) -> None:
     unplaced = sort_cards(scoring - set(every))
     if unplaced:
         total = sum(card_points([c], s.options.point_scale) for c in scoring)
-        raise IllegalMove(f"Every counting card is in some pile: where is {', '.join(unplaced)}? "
-                          f"(card points add up to {total})")
+        raise IllegalMove(
+            f"Every counting card is in some pile: where is {', '.join(unplaced)}? (card points add up to {total})"
+        )
 
 
 def _tally_sweeps(s: State, sweeps: dict[str, Any], names: list[str]) -> list[list[int]]:
@@ -1039,9 +1117,11 @@ def _tally_sweeps(s: State, sweeps: dict[str, Any], names: list[str]) -> list[li
 
 def _fresh(handler: Callable[[State, Move], None]) -> Callable[[State, Move], None]:
     """Each move's announcement replaces the last one's."""
+
     def run(s: State, move: Move) -> None:
         s.last = None
         handler(s, move)
+
     return run
 
 

@@ -44,25 +44,29 @@ from companion.cards import PACK_36_NO_7, PACK_52, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
 from companion.games import tricks
 from companion.games.common import (
+    Move,
+    Record,
+    Start,
     apply_move,
     check_players,
     clone,
     dealer_seat,
     dump_state,
-    is_int as _is_int,
     load_state,
-    Move,
     options_dict,
     read_options,
-    Record,
-    Start,
+)
+from companion.games.common import (
+    is_int as _is_int,
 )
 
 NAME = "tantony"
 TITLE = "Tantony"
 MIN_PLAYERS, MAX_PLAYERS = 3, 4
-SEATING = ("Clockwise from the dealer's left. With four, partners sit opposite: "
-           "players 1 and 3 (North, South) against 2 and 4 (East, West).")
+SEATING = (
+    "Clockwise from the dealer's left. With four, partners sit opposite: "
+    "players 1 and 3 (North, South) against 2 and 4 (East, West)."
+)
 COMPASS = ("N", "E", "S", "W")
 
 #: RULES.md §3.3: A K Q J 10 ... 2, no trumps.
@@ -78,10 +82,14 @@ THRESHOLD = 60  # RULES.md §3.8: 60 x deal number
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
     "web2023": Start("Web rules 2023", "J 15, Q 20, K 25, A 30; a 13th trick swaps the runt"),
-    "penguin2008": Start("Penguin book 2008", "Courts 15, A 20; 12 tricks, the lowest last card scores",
-                         {"value_scale": "penguin2008", "last_card_rule": "penguin2008"}),
-    "split": Start("Split partners", "Each scores their own and their left neighbour's points",
-                   {"partnership_mode": "split"}),
+    "penguin2008": Start(
+        "Penguin book 2008",
+        "Courts 15, A 20; 12 tricks, the lowest last card scores",
+        {"value_scale": "penguin2008", "last_card_rule": "penguin2008"},
+    ),
+    "split": Start(
+        "Split partners", "Each scores their own and their left neighbour's points", {"partnership_mode": "split"}
+    ),
 }
 
 #: Each option's name on screen.
@@ -98,10 +106,11 @@ OPTION_HELP = {
     "partnership_mode": "Fixed partners opposite, or split: each scores own + left-hand neighbour's points.",
     "value_scale": "Trick values: web 2023 (J 15, Q 20, K 25, A 30) or Penguin 2008 (courts 15, A 20).",
     "last_card_rule": "Web 2023: a 13th trick whose winner swaps for the runt. Penguin 2008: 12 tricks, "
-                      "then the lowest last card scores.",
+    "then the lowest last card scores.",
     "deals": "Deals in a game (usual: 4, or 3 with 3 players).",
-    "sudden_death": ("A side reaching 60 x the deal number wins at once, as two games "
-                     "(usual: on with fixed partners)."),
+    "sudden_death": (
+        "A side reaching 60 x the deal number wins at once, as two games (usual: on with fixed partners)."
+    ),
     "three_player_values": "3 players: court values as usual, or shifted down (J 10, Q 15, K 20, A 25).",
 }
 CHOICES = {
@@ -113,10 +122,14 @@ CHOICES = {
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
     "partnership_mode": {"fixed": "Fixed partners", "split": "Split: own + left neighbour's"},
-    "value_scale": {"web2023": "Web rules 2023 (J 15, Q 20, K 25, A 30)",
-                    "penguin2008": "Penguin book 2008 (courts 15, A 20)"},
-    "last_card_rule": {"web2023": "Web rules 2023: the 13th trick",
-                       "penguin2008": "Penguin book 2008: lowest last card"},
+    "value_scale": {
+        "web2023": "Web rules 2023 (J 15, Q 20, K 25, A 30)",
+        "penguin2008": "Penguin book 2008 (courts 15, A 20)",
+    },
+    "last_card_rule": {
+        "web2023": "Web rules 2023: the 13th trick",
+        "penguin2008": "Penguin book 2008: lowest last card",
+    },
     "three_player_values": {"same": "As usual", "shifted": "Shifted down (J 10 … A 25)"},
 }
 USUAL = {"deals": "4, or 3 with 3 players"}
@@ -135,7 +148,6 @@ class Options:
 
 
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
-
 
 
 def resolve_options(options: dict[str, Any] | Options | None, players: int | None = None) -> Options:
@@ -246,14 +258,14 @@ def gift_refusal(held: dict[str, int], to: str, players: int = 4) -> str | None:
     if held.get(to, 0) < most:
         return None
     room = [p for p, n in held.items() if n < most]
-    return (f"{to} already holds {held[to]} tricks, the most anyone may (Tantony 3.4, C8). "
-            + (f"Only {room[0]} has room." if len(room) == 1 else f"Players with room: {', '.join(room)}."))
+    return f"{to} already holds {held[to]} tricks, the most anyone may (Tantony 3.4, C8). " + (
+        f"Only {room[0]} has room." if len(room) == 1 else f"Players with room: {', '.join(room)}."
+    )
 
 
 def legal_plays(hand: Iterable[str | Card], trick: Iterable[str | Card]) -> set[str]:
     """Follow suit if able, else anything (RULES.md §3.3)."""
-    return set(tricks.legal_plays([_code(c) for c in hand], [_code(c) for c in trick], None, STRENGTH,
-                                  must_head=False))
+    return set(tricks.legal_plays([_code(c) for c in hand], [_code(c) for c in trick], None, STRENGTH, must_head=False))
 
 
 # ---------------------------------------------------------------------------
@@ -268,11 +280,11 @@ class State:
     dealer: int
     deal: int = 1
     leader: int = 0
-    trick: list[list[Any]] = field(default_factory=list)   # [[seat, card], ...]
-    tricks: list[Record] = field(default_factory=list)     # finished tricks of this deal
-    hands: list[list[str]] | None = None                   # per seat, the cards still held, when known
+    trick: list[list[Any]] = field(default_factory=list)  # [[seat, card], ...]
+    tricks: list[Record] = field(default_factory=list)  # finished tricks of this deal
+    hands: list[list[str]] | None = None  # per seat, the cards still held, when known
     revokes: list[Record] = field(default_factory=list)
-    scores: list[int] = field(default_factory=list)        # per side, cumulative
+    scores: list[int] = field(default_factory=list)  # per side, cumulative
     history: list[Record] = field(default_factory=list)
     result: Record | None = None
 
@@ -362,6 +374,7 @@ def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
     return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
 
+
 def _wrong_time(s: State, kind: str) -> str:
     if _awaiting_gift(s):
         winner = s.players[s.tricks[-1]["winner"]]
@@ -369,8 +382,7 @@ def _wrong_time(s: State, kind: str) -> str:
     if kind == "give":
         last = s.tricks[-1] if s.tricks else None
         if last and last.get("forced"):
-            return (f"The trick went to {s.players[last['to']]} by itself: nobody else had room "
-                    f"(Tantony 3.4).")
+            return f"The trick went to {s.players[last['to']]} by itself: nobody else had room (Tantony 3.4)."
         return "Only the winner of a trick gives it away, right after it is won (Tantony 3.4)."
     if kind == "tally":
         return "A deal can be tallied only before its first card."
@@ -386,8 +398,9 @@ def _play(s: State, move: Move) -> None:
     assert seat is not None  # the game is not over (apply_move checks), so someone is to act
     name = s.players[seat]
     if Card.parse(card) not in pack(n):
-        raise IllegalMove(f"{card} is not in the pack: 3-player Tantony uses 36 cards, without 7s to 10s "
-                          f"(Tantony 3.10).")
+        raise IllegalMove(
+            f"{card} is not in the pack: 3-player Tantony uses 36 cards, without 7s to 10s (Tantony 3.10)."
+        )
     played = _played(s)
     if card in played:
         raise IllegalMove(f"{card} was already played in trick {played[card]} of this deal.")
@@ -433,16 +446,29 @@ def _close_trick(s: State) -> None:
     record: Record = {"n": n, "leader": s.leader, "cards": s.trick}
     if _revealing(s):
         lowest = min(STRENGTH[c[:-1]] for c in cards)
-        record |= {"last_cards": True, "winner": None, "runt": None, "value": 0, "to": None, "forced": False,
-                   "scoring": [[p, c, _value(s, c)] for p, c in s.trick if STRENGTH[c[:-1]] == lowest]}
+        record |= {
+            "last_cards": True,
+            "winner": None,
+            "runt": None,
+            "value": 0,
+            "to": None,
+            "forced": False,
+            "scoring": [[p, c, _value(s, c)] for p, c in s.trick if STRENGTH[c[:-1]] == lowest],
+        }
         s.tricks.append(record)
         s.trick = []
         return
     w = tricks.trick_winner(cards, None, STRENGTH)
     low = runt(cards)
     win_seat = s.trick[w][0]
-    record |= {"winner": win_seat, "runt": low, "value": _value(s, low),
-               "hog": all(c[-1] != cards[0][-1] for c in cards[1:]), "to": None, "forced": False}
+    record |= {
+        "winner": win_seat,
+        "runt": low,
+        "value": _value(s, low),
+        "hog": all(c[-1] != cards[0][-1] for c in cards[1:]),
+        "to": None,
+        "forced": False,
+    }
     s.tricks.append(record)
     s.trick = []
     if n <= _placed(s):
@@ -468,8 +494,9 @@ def _give(s: State, move: Move) -> None:
     seat = s.players.index(to)
     if seat not in room(s):
         have = ", ".join(s.players[i] for i in room(s))
-        raise IllegalMove(f"{to} already holds {quota(s)} tricks, the most anyone may (Tantony 3.4, C8). "
-                          f"Players with room: {have}.")
+        raise IllegalMove(
+            f"{to} already holds {quota(s)} tricks, the most anyone may (Tantony 3.4, C8). Players with room: {have}."
+        )
     s.tricks[-1]["to"] = seat
     s.leader = seat  # RULES.md §3.4: the recipient leads the next trick
 
@@ -487,8 +514,10 @@ def _audit(s: State) -> list[Record]:
     found = tricks.audit(plays, {}, check)
     for r in found:
         r["player"] = s.players[r["seat"]]
-        r["reason"] = (f"{r['player']} played {r['card']} in trick {r['trick']} without following suit: "
-                       f"{r['proof']}, played later, was in the hand then (Tantony 3.3).")
+        r["reason"] = (
+            f"{r['player']} played {r['card']} in trick {r['trick']} without following suit: "
+            f"{r['proof']}, played later, was in the hand then (Tantony 3.3)."
+        )
     return found
 
 
@@ -541,13 +570,18 @@ def _score_deal(s: State, scoring: list[list[str]], tallied: bool) -> None:
     for i, p in enumerate(side_points):
         s.scores[i] += p
     names = labels(s)
-    s.history.append({"deal": s.deal, "dealer": s.players[s.dealer],
-                      "points": dict(zip(names, side_points)),
-                      "individual": dict(zip(s.players, individual)),
-                      "scoring": {p: sort_cards(c) for p, c in zip(s.players, scoring)},
-                      "scores": dict(zip(names, s.scores)), "tallied": tallied,
-                      "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")}
-                                  for r in s.revokes]})
+    s.history.append(
+        {
+            "deal": s.deal,
+            "dealer": s.players[s.dealer],
+            "points": dict(zip(names, side_points)),
+            "individual": dict(zip(s.players, individual)),
+            "scoring": {p: sort_cards(c) for p, c in zip(s.players, scoring)},
+            "scores": dict(zip(names, s.scores)),
+            "tallied": tallied,
+            "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
+        }
+    )
     _game_end(s)
     s.deal += 1
     s.dealer = (s.dealer + 1) % len(s.players)  # RULES.md §3.2: the deal passes to D+1
@@ -570,14 +604,27 @@ def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: boo
     top = max(scores.values())
     leaders = [n for n in names if scores[n] == top]
     if sudden_death and top >= line and len(leaders) == 1:
-        return {"winners": leaders, "losers": [x for x in names if x not in leaders], "draw": False,
-                "double": True, "reason": f"{leaders[0]} reached {top}, at least {line} after deal {deal}: "
-                                          f"sudden death, a double win (Tantony 3.8)"}
+        return {
+            "winners": leaders,
+            "losers": [x for x in names if x not in leaders],
+            "draw": False,
+            "double": True,
+            "reason": f"{leaders[0]} reached {top}, at least {line} after deal {deal}: "
+            f"sudden death, a double win (Tantony 3.8)",
+        }
     if deal >= deals:
         draw = len(leaders) > 1
-        return {"winners": leaders, "losers": [x for x in names if x not in leaders], "draw": draw,
-                "double": False, "reason": (f"level on {top} after {deal} deals: a draw (Tantony 3.8)" if draw
-                                            else f"{leaders[0]} has the most after {deal} deals (Tantony 3.8)")}
+        return {
+            "winners": leaders,
+            "losers": [x for x in names if x not in leaders],
+            "draw": draw,
+            "double": False,
+            "reason": (
+                f"level on {top} after {deal} deals: a draw (Tantony 3.8)"
+                if draw
+                else f"{leaders[0]} has the most after {deal} deals (Tantony 3.8)"
+            ),
+        }
     return None
 
 
@@ -639,28 +686,50 @@ def view(state: State) -> Record:
     if s.hands is not None and act is not None and "play" in expects(s):
         legal = sort_cards(s.hands[act] if _revealing(s) else legal_plays(s.hands[act], trick_cards))
     return {
-        "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.deal,
-        "deals": s.options.deals, "to_act": None if act is None else names[act], "expects": expects(s),
-        "history": list(s.history), "result": clone(s.result), "options": options_dict(s.options),
-        "scores": dict(zip(labels(s), s.scores)), "deal_points": dict(zip(labels(s), _side_points(s, individual))),
-        "points": dict(zip(names, individual)), "scoring": {p: sort_cards(c) for p, c in zip(names, scoring)},
+        "game": NAME,
+        "players": list(names),
+        "sides": sides(s),
+        "dealer": names[s.dealer],
+        "deal": s.deal,
+        "deals": s.options.deals,
+        "to_act": None if act is None else names[act],
+        "expects": expects(s),
+        "history": list(s.history),
+        "result": clone(s.result),
+        "options": options_dict(s.options),
+        "scores": dict(zip(labels(s), s.scores)),
+        "deal_points": dict(zip(labels(s), _side_points(s, individual))),
+        "points": dict(zip(names, individual)),
+        "scoring": {p: sort_cards(c) for p, c in zip(names, scoring)},
         "trick": [[names[p], c] for p, c in s.trick],
         "best": names[s.trick[trick_winner(trick_cards)][0]] if trick_cards and not _revealing(s) else None,
         "runt": runt(trick_cards) if trick_cards and not _revealing(s) else None,
-        "held": dict(zip(names, held)), "quota": quota(s), "room": [names[i] for i in room(s)],
+        "held": dict(zip(names, held)),
+        "quota": quota(s),
+        "room": [names[i] for i in room(s)],
         "hands": None if s.hands is None else {p: sort_cards(h) for p, h in zip(names, s.hands)},
-        "legal": legal, "revealing": _revealing(s),
+        "legal": legal,
+        "revealing": _revealing(s),
         "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
-        "last_trick": None if last is None else {
-            "n": last["n"], "cards": [[names[p], c] for p, c in last["cards"]],
-            "winner": None if last["winner"] is None else names[last["winner"]], "runt": last["runt"],
-            "value": last["value"], "hog": last.get("hog", False),
-            "to": None if last["to"] is None else names[last["to"]], "forced": last["forced"],
+        "last_trick": None
+        if last is None
+        else {
+            "n": last["n"],
+            "cards": [[names[p], c] for p, c in last["cards"]],
+            "winner": None if last["winner"] is None else names[last["winner"]],
+            "runt": last["runt"],
+            "value": last["value"],
+            "hog": last.get("hog", False),
+            "to": None if last["to"] is None else names[last["to"]],
+            "forced": last["forced"],
             "exchange": None if not last.get("exchange") else [names[last["exchange"][0]], last["exchange"][1]],
-            "scoring": [[names[p], c, v] for p, c, v in last.get("scoring", [])]},
-        "trick_number": len(s.tricks) + 1, "tricks_per_deal": tricks_per_deal(s),
+            "scoring": [[names[p], c, v] for p, c, v in last.get("scoring", [])],
+        },
+        "trick_number": len(s.tricks) + 1,
+        "tricks_per_deal": tricks_per_deal(s),
         "line": THRESHOLD * s.deal if s.options.sudden_death else None,
-        "seen": sorted(_played(s)), "pack": [str(c) for c in pack(len(names))],
+        "seen": sorted(_played(s)),
+        "pack": [str(c) for c in pack(len(names))],
         "compass": dict(zip(names, COMPASS)) if len(names) == 4 else None,
     }
 
@@ -695,8 +764,10 @@ def narrate(state: State, move: Move) -> str:
     t = state.tricks[-1]
     if t.get("last_cards"):
         return f"Last cards turned up; {', '.join(f'{names[p]} scores {c}' for p, c, _ in t['scoring'])}"
-    text = (f"{names[t['cards'][-1][0]]} played {card}; {names[t['winner']]} wins trick {t['n']}, "
-            f"runt {t['runt']} ({t['value']})")
+    text = (
+        f"{names[t['cards'][-1][0]]} played {card}; {names[t['winner']]} wins trick {t['n']}, "
+        f"runt {t['runt']} ({t['value']})"
+    )
     if t["forced"]:
         text += f", which goes to {names[t['to']]}, the only one with room"
     return text

@@ -62,8 +62,14 @@ def trick_winner(trick: Iterable[str], trump: str | None, strength: Mapping[str,
     return best
 
 
-def _duty(hand: frozenset[str], trick: list[str], trump: str | None, strength: Mapping[str, int],
-          must_head: bool, undertrump_required: bool) -> tuple[str | None, frozenset[str]]:
+def _duty(
+    hand: frozenset[str],
+    trick: list[str],
+    trump: str | None,
+    strength: Mapping[str, int],
+    must_head: bool,
+    undertrump_required: bool,
+) -> tuple[str | None, frozenset[str]]:
     """(duty in force, cards that meet it). RULES.md §2.4 ``legal_plays``, step by step."""
     if not trick:
         return None, hand  # leading is free
@@ -88,15 +94,27 @@ def _duty(hand: frozenset[str], trick: list[str], trump: str | None, strength: M
     return "trump", trumps
 
 
-def legal_plays(hand: Iterable[str], trick: Iterable[str], trump: str | None, strength: Mapping[str, int],
-                must_head: bool = True, undertrump_required: bool = True) -> frozenset[str]:
+def legal_plays(
+    hand: Iterable[str],
+    trick: Iterable[str],
+    trump: str | None,
+    strength: Mapping[str, int],
+    must_head: bool = True,
+    undertrump_required: bool = True,
+) -> frozenset[str]:
     """The cards of ``hand`` a player may add to ``trick`` (RULES.md §2.4)."""
     return _duty(frozenset(hand), list(trick), trump, strength, must_head, undertrump_required)[1]
 
 
-def broken_duty(hand: Iterable[str], trick: Iterable[str], trump: str | None, card: str,
-                strength: Mapping[str, int], must_head: bool = True,
-                undertrump_required: bool = True) -> str | None:
+def broken_duty(
+    hand: Iterable[str],
+    trick: Iterable[str],
+    trump: str | None,
+    card: str,
+    strength: Mapping[str, int],
+    must_head: bool = True,
+    undertrump_required: bool = True,
+) -> str | None:
     """Which duty playing ``card`` from ``hand`` breaks (a key of DUTY_TEXT), or None if legal."""
     hand, trick = frozenset(hand) | {card}, list(trick)
     duty, allowed = _duty(hand, trick, trump, strength, must_head, undertrump_required)

@@ -47,18 +47,20 @@ from companion.cards import PACK_36_NO_2, PACK_40, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError
 from companion.games import tricks
 from companion.games.common import (
+    Move,
+    Record,
+    Start,
     apply_move,
     check_players,
     clone,
     dealer_seat,
     dump_state,
-    is_int as _is_int,
     load_state,
-    Move,
     options_dict,
     read_options,
-    Record,
-    Start,
+)
+from companion.games.common import (
+    is_int as _is_int,
 )
 
 NAME = "tute"
@@ -80,8 +82,9 @@ SPANISH_RANKS = {"K": "rey", "Q": "caballo", "J": "sota"}
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
     "tute": Start("Tute Cabrón", "Six loss marks end the game; with 4-5 players 101 wins a deal"),
-    "relaxed": Start("No undertrumping", "A player who cannot beat the trump played may discard",
-                     {"undertrump_required": False}),
+    "relaxed": Start(
+        "No undertrumping", "A player who cannot beat the trump played may discard", {"undertrump_required": False}
+    ),
     "ludoteka": Start("Ludoteka's rules", "A player who takes no trick also loses", {"no_trick_loses": True}),
 }
 
@@ -117,10 +120,16 @@ CHOICES = {
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "triple_tie": {"all_lose": "All three lose", "last_trick_rule": "The last trick decides",
-                   "no_loser": "Nobody loses"},
-    "revoke_penalty": {"loss_mark": "One loss mark for the offender", "none": "Nothing",
-                       "replay_deal": "The deal is played again"},
+    "triple_tie": {
+        "all_lose": "All three lose",
+        "last_trick_rule": "The last trick decides",
+        "no_loser": "Nobody loses",
+    },
+    "revoke_penalty": {
+        "loss_mark": "One loss mark for the offender",
+        "none": "Nothing",
+        "replay_deal": "The deal is played again",
+    },
 }
 
 
@@ -141,7 +150,6 @@ class Options:
 
 
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
-
 
 
 def resolve_options(options: dict[str, Any] | Options | None, players: int | None = None) -> Options:
@@ -180,8 +188,12 @@ def _code(card: str | Card) -> str:
     return str(Card.parse(card))
 
 
-def legal_plays(hand: Iterable[str | Card], trick: Iterable[str | Card], trump: str | None,
-                options: dict[str, Any] | Options | None = None) -> set[str]:
+def legal_plays(
+    hand: Iterable[str | Card],
+    trick: Iterable[str | Card],
+    trump: str | None,
+    options: dict[str, Any] | Options | None = None,
+) -> set[str]:
     """The cards of ``hand`` that may be added to ``trick`` under ``trump`` (RULES.md §2.4).
 
     >>> sorted(legal_plays(["AC", "4D", "2D"], ["7S", "5D"], "D"))
@@ -190,12 +202,25 @@ def legal_plays(hand: Iterable[str | Card], trick: Iterable[str | Card], trump: 
     ['2D', '4D', 'AC']
     """
     o = _options_of(options)
-    return set(tricks.legal_plays([_code(c) for c in hand], [_code(c) for c in trick], _suit_or_none(trump),
-                                  STRENGTH, o.must_head, o.undertrump_required))
+    return set(
+        tricks.legal_plays(
+            [_code(c) for c in hand],
+            [_code(c) for c in trick],
+            _suit_or_none(trump),
+            STRENGTH,
+            o.must_head,
+            o.undertrump_required,
+        )
+    )
 
 
-def why_illegal(hand: Iterable[str | Card], trick: Iterable[str | Card], trump: str | None, card: str | Card,
-                options: dict[str, Any] | Options | None = None) -> str | None:
+def why_illegal(
+    hand: Iterable[str | Card],
+    trick: Iterable[str | Card],
+    trump: str | None,
+    card: str | Card,
+    options: dict[str, Any] | Options | None = None,
+) -> str | None:
     """Why ``card`` may not be added to ``trick`` from ``hand``, in words, or None if it may.
 
     >>> why_illegal(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S")
@@ -234,8 +259,9 @@ def _suit_or_none(trump: object) -> str | None:
     return letter
 
 
-def marriages(trick: Iterable[str | Card], trump: str | None, players: int,
-              first_sets_trump: bool = False) -> list[Record]:
+def marriages(
+    trick: Iterable[str | Card], trump: str | None, players: int, first_sets_trump: bool = False
+) -> list[Record]:
     """In-trick cantes (RULES.md §2.5): each K+Q of one suit in the trick scores 20, or 40
     in trumps; with 3 players the first pair of the deal scores 40 and names the trump.
 
@@ -263,12 +289,19 @@ def game_end(marks: dict[str, int], loss_limit: int = 6) -> Record | None:
     if max(marks.values()) < loss_limit:
         return None
     fewest = min(marks.values())
-    return {"winners": [p for p, m in marks.items() if m == fewest],
-            "losers": [p for p, m in marks.items() if m >= loss_limit], "draw": False}
+    return {
+        "winners": [p for p, m in marks.items() if m == fewest],
+        "losers": [p for p, m in marks.items() if m >= loss_limit],
+        "draw": False,
+    }
 
 
-def deal_outcome(totals: dict[str, int], last_trick: str, options: dict[str, Any] | Options | None = None,
-                 tricks_taken: dict[str, int] | None = None) -> Record:
+def deal_outcome(
+    totals: dict[str, int],
+    last_trick: str,
+    options: dict[str, Any] | Options | None = None,
+    tricks_taken: dict[str, int] | None = None,
+) -> Record:
     """Who loses a deal (RULES.md §2.6), and why, in words.
 
     ``totals`` are in seat (play) order. Returns ``{"losers": [...], "reason": str}``.
@@ -303,8 +336,7 @@ def _losers(totals: dict[str, int], last: str, threshold: int) -> tuple[list[str
     names = list(totals)
     won = [p for p in names if totals[p] >= threshold]
     if won:
-        return ([p for p in names if p not in won],
-                f"{_and(won)} reached {threshold}: everyone else loses (Tute 2.6)")
+        return ([p for p in names if p not in won], f"{_and(won)} reached {threshold}: everyone else loses (Tute 2.6)")
     top = max(totals.values())
     tied = [p for p in names if totals[p] == top]
     if len(tied) == 1:
@@ -312,10 +344,12 @@ def _losers(totals: dict[str, int], last: str, threshold: int) -> tuple[list[str
     if last in tied:
         return [last], f"{_and(tied)} tie on {top}; {last} took the last trick and loses (Tute 2.6)"
     start = names.index(last)
-    first = next(names[(start + k) % len(names)] for k in range(1, len(names))
-                 if names[(start + k) % len(names)] in tied)
-    return [first], (f"{_and(tied)} tie on {top}; {first} is the first of them after {last}, "
-                     f"who took the last trick (Tute 2.6)")
+    first = next(
+        names[(start + k) % len(names)] for k in range(1, len(names)) if names[(start + k) % len(names)] in tied
+    )
+    return [first], (
+        f"{_and(tied)} tie on {top}; {first} is the first of them after {last}, who took the last trick (Tute 2.6)"
+    )
 
 
 def _three_player_losers(totals: dict[str, int], last: str, o: Options) -> tuple[list[str], str]:
@@ -352,13 +386,13 @@ class State:
     dealer: int
     deal: int = 1
     trump: str | None = None
-    turned: str | None = None          # the dealer's turned card (4-5 players)
-    leader: int = 0                    # who leads the trick being played
-    trick: list[list[Any]] = field(default_factory=list)      # [[seat, card], ...]
-    tricks: list[Record] = field(default_factory=list)     # finished tricks of this deal
-    known: list[list[str]] = field(default_factory=list)   # per seat: unplayed cards known to be held
+    turned: str | None = None  # the dealer's turned card (4-5 players)
+    leader: int = 0  # who leads the trick being played
+    trick: list[list[Any]] = field(default_factory=list)  # [[seat, card], ...]
+    tricks: list[Record] = field(default_factory=list)  # finished tricks of this deal
+    known: list[list[str]] = field(default_factory=list)  # per seat: unplayed cards known to be held
     declarations: list[Record] = field(default_factory=list)  # {"seat", "suit", "points", "after_trick"}
-    revokes: list[Record] = field(default_factory=list)    # tricks.audit() records
+    revokes: list[Record] = field(default_factory=list)  # tricks.audit() records
     losses: list[int] = field(default_factory=list)
     history: list[Record] = field(default_factory=list)
     result: Record | None = None
@@ -451,8 +485,11 @@ def _wrong_time(s: State, kind: str) -> str:
             return "Only the winner of a trick may declare a cante, before the next lead (Tute 2.5)."
         return "One cante per trick won: this trick's cante is already declared (Tute 2.5)."
     if kind == "trump":
-        return "The trump is already set for this deal." if len(s.players) >= 4 else \
-            "With 3 players no card is turned: the first cante in a trick names the trump (Tute 2.5)."
+        return (
+            "The trump is already set for this deal."
+            if len(s.players) >= 4
+            else "With 3 players no card is turned: the first cante in a trick names the trump (Tute 2.5)."
+        )
     if kind == "tally":
         return "A deal can be tallied only before its first card."
     return f"A {kind} can't come now."
@@ -503,18 +540,28 @@ def _play(s: State, move: Move) -> None:
     known = [c for c in s.known[seat] if c != card]
     left = hand_size(s) - len(s.tricks)
     if holder is None and len(known) >= left:
-        raise IllegalMove(f"{name} has {left} card{'s' if left != 1 else ''} left and "
-                          f"{'it is' if left == 1 else 'they are'} known: {' '.join(known)}. Play one of them.")
+        raise IllegalMove(
+            f"{name} has {left} card{'s' if left != 1 else ''} left and "
+            f"{'it is' if left == 1 else 'they are'} known: {' '.join(known)}. Play one of them."
+        )
     # RULES.md §2.11: known cards prove some revokes at once; take the card back (B11).
     before = [c for _, c in s.trick]
-    duty = tricks.broken_duty(known, before, s.trump, card, STRENGTH, s.options.must_head,
-                              s.options.undertrump_required)
+    duty = tricks.broken_duty(
+        known, before, s.trump, card, STRENGTH, s.options.must_head, s.options.undertrump_required
+    )
     if duty is not None:
-        proof = next(c for c in known if tricks.broken_duty(set(known) | {card}, before, s.trump, c, STRENGTH,
-                                                             s.options.must_head,
-                                                             s.options.undertrump_required) is None)
-        raise IllegalMove(f"{name} must {tricks.DUTY_TEXT[duty]}: {name} holds {proof} "
-                          f"({_why_known(s, seat, proof)}). Take {card} back (Tute 2.4).")
+        proof = next(
+            c
+            for c in known
+            if tricks.broken_duty(
+                set(known) | {card}, before, s.trump, c, STRENGTH, s.options.must_head, s.options.undertrump_required
+            )
+            is None
+        )
+        raise IllegalMove(
+            f"{name} must {tricks.DUTY_TEXT[duty]}: {name} holds {proof} "
+            f"({_why_known(s, seat, proof)}). Take {card} back (Tute 2.4)."
+        )
     if holder == seat:
         s.known[seat].remove(card)
     s.trick.append([seat, card])
@@ -537,8 +584,17 @@ def _close_trick(s: State) -> None:
     three = len(s.players) == 3
     found = marriages(cards, s.trump, len(s.players), first_sets_trump=three and s.trump is None)
     n = len(s.tricks) + 1
-    s.tricks.append({"n": n, "leader": s.leader, "cards": s.trick, "winner": win, "trump": s.trump,
-                     "points": card_points(cards), "marriages": found})
+    s.tricks.append(
+        {
+            "n": n,
+            "leader": s.leader,
+            "cards": s.trick,
+            "winner": win,
+            "trump": s.trump,
+            "points": card_points(cards),
+            "marriages": found,
+        }
+    )
     if three and s.trump is None and found:
         s.trump = found[0]["suit"]  # RULES.md §2.5: trump from the next trick on (B8: none after the last)
     s.trick, s.leader = [], win
@@ -562,8 +618,10 @@ def _audit(s: State) -> list[Record]:
     found = tricks.audit(_plays(s), dict(enumerate(s.known)), check)
     for r in found:
         r["player"] = s.players[r["seat"]]
-        r["reason"] = (f"{r['player']} played {r['card']} in trick {r['trick']} but had to "
-                       f"{tricks.DUTY_TEXT[r['duty']]}: {r['proof']}, played later, was in the hand then (Tute 2.4).")
+        r["reason"] = (
+            f"{r['player']} played {r['card']} in trick {r['trick']} but had to "
+            f"{tricks.DUTY_TEXT[r['duty']]}: {r['proof']}, played later, was in the hand then (Tute 2.4)."
+        )
     return found
 
 
@@ -576,8 +634,9 @@ def _declare(s: State, move: Move) -> None:
         raise IllegalMove(refusal)
     seat = to_act(s)
     assert seat is not None  # the game is not over (apply_move checks), so someone is to act
-    s.declarations.append({"seat": seat, "suit": suit, "points": CANTE_TRUMP if suit == s.trump else CANTE,
-                           "after_trick": len(s.tricks)})
+    s.declarations.append(
+        {"seat": seat, "suit": suit, "points": CANTE_TRUMP if suit == s.trump else CANTE, "after_trick": len(s.tricks)}
+    )
     s.known[seat] += [c for c in (f"K{suit}", f"Q{suit}") if c not in s.known[seat]]
 
 
@@ -589,8 +648,10 @@ def _cante_refusal(s: State, suit: str) -> str | None:
     played = _played(s)
     for card in (f"K{suit}", f"Q{suit}"):
         if card in played:
-            return (f"{name} can't sing {suit}: {card} was already played in trick {played[card]} "
-                    f"(Tute 2.5: both cards must be in the hand).")
+            return (
+                f"{name} can't sing {suit}: {card} was already played in trick {played[card]} "
+                f"(Tute 2.5: both cards must be in the hand)."
+            )
         holder = _holder(s, card)
         if holder is not None and holder != seat:
             return f"{name} can't sing {suit}: {card} is in {s.players[holder]}'s hand ({_why_known(s, holder, card)})."
@@ -600,17 +661,27 @@ def _cante_refusal(s: State, suit: str) -> str | None:
     left = hand_size(s) - len(s.tricks)
     held = set(s.known[seat]) | {f"K{suit}", f"Q{suit}"}
     if len(held) > left:
-        return (f"{name} can't sing {suit}: {name} has only {left} card{'s' if left != 1 else ''} left"
-                + (f", and {' '.join(s.known[seat])} among them" if s.known[seat] else "") + " (Tute 2.5).")
+        return (
+            f"{name} can't sing {suit}: {name} has only {left} card{'s' if left != 1 else ''} left"
+            + (f", and {' '.join(s.known[seat])} among them" if s.known[seat] else "")
+            + " (Tute 2.5)."
+        )
     if suit == s.trump and any(d["seat"] == seat and d["points"] == CANTE for d in s.declarations):
-        return (f"{name} sang a 20 earlier while holding the trump king and queen, so "
-                f"can't sing the 40 this deal (Tute 2.5, lock rule).")
+        return (
+            f"{name} sang a 20 earlier while holding the trump king and queen, so "
+            f"can't sing the 40 this deal (Tute 2.5, lock rule)."
+        )
     return None
 
 
-def cante_check(hand: Iterable[str | Card], suit: str | None, trump: str | None,
-                sung: Iterable[tuple[str, int]] = (), sang_after_this_trick: bool = False,
-                players: int = 4) -> str | None:
+def cante_check(
+    hand: Iterable[str | Card],
+    suit: str | None,
+    trump: str | None,
+    sung: Iterable[tuple[str, int]] = (),
+    sang_after_this_trick: bool = False,
+    players: int = 4,
+) -> str | None:
     """Why a player holding ``hand`` may not sing ``suit`` now, or None (RULES.md 2.5):
     both cards in hand, one cante per trick won, each suit once, and the lock rule (a 20
     sung while holding the trump pair forbids that 40 for the deal). ``sung`` lists the
@@ -624,8 +695,10 @@ def cante_check(hand: Iterable[str | Card], suit: str | None, trump: str | None,
     hand, suit, trump = {_code(c) for c in hand}, _suit_or_none(suit), _suit_or_none(trump)
     missing = [c for c in (f"K{suit}", f"Q{suit}") if c not in hand]
     if missing:
-        return (f"Needs both K{suit} and Q{suit} in hand; {' and '.join(missing)} "
-                f"{'is' if len(missing) == 1 else 'are'} not there (Tute 2.5).")
+        return (
+            f"Needs both K{suit} and Q{suit} in hand; {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not there (Tute 2.5)."
+        )
     if sang_after_this_trick:
         return "One cante per trick won: this trick's cante is already sung (Tute 2.5)."
     if any(_suit_or_none(x) == suit for x, _ in sung):
@@ -661,32 +734,45 @@ def _end_of_deal(s: State) -> None:
     _score_deal(s, cards, cantes, won, last, tallied=False)
 
 
-def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | None, last: int,
-                tallied: bool) -> None:
+def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | None, last: int, tallied: bool) -> None:
     names = s.players
     totals = [cards[i] + cantes[i] + (LAST_TRICK if i == last else 0) for i in range(len(names))]
-    outcome = deal_outcome(dict(zip(names, totals)), names[last], s.options,
-                           dict(zip(names, won)) if won is not None else None)
+    outcome = deal_outcome(
+        dict(zip(names, totals)), names[last], s.options, dict(zip(names, won)) if won is not None else None
+    )
     losers, reason, replay = outcome["losers"], outcome["reason"], False
     offenders = [names[i] for i in sorted({r["seat"] for r in s.revokes})]
     penalty = s.options.revoke_penalty
     if offenders and penalty == "loss_mark":
         losers, reason = offenders, f"{_and(offenders)} revoked: the revoke costs the deal (revoke_penalty)"
     elif offenders and penalty == "replay_deal":
-        losers, reason, replay = [], (f"{_and(offenders)} revoked: the deal is void and dealt again "
-                                      f"(revoke_penalty)"), True
+        losers, reason, replay = (
+            [],
+            (f"{_and(offenders)} revoked: the deal is void and dealt again (revoke_penalty)"),
+            True,
+        )
     elif offenders:
         reason += f"; revokes by {_and(offenders)} are not penalised (revoke_penalty none)"
     for p in losers:
         s.losses[names.index(p)] += 1
-    s.history.append({
-        "deal": s.deal, "dealer": names[s.dealer], "points": dict(zip(names, totals)),
-        "card_points": dict(zip(names, cards)), "cantes": dict(zip(names, cantes)),
-        "tricks": dict(zip(names, won)) if won is not None else None,
-        "last_trick": names[last], "losers": losers, "reason": reason, "trump": s.trump,
-        "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
-        "losses": dict(zip(names, s.losses)), "tallied": tallied, "replayed": replay,
-    })
+    s.history.append(
+        {
+            "deal": s.deal,
+            "dealer": names[s.dealer],
+            "points": dict(zip(names, totals)),
+            "card_points": dict(zip(names, cards)),
+            "cantes": dict(zip(names, cantes)),
+            "tricks": dict(zip(names, won)) if won is not None else None,
+            "last_trick": names[last],
+            "losers": losers,
+            "reason": reason,
+            "trump": s.trump,
+            "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
+            "losses": dict(zip(names, s.losses)),
+            "tallied": tallied,
+            "replayed": replay,
+        }
+    )
     s.deal += 1
     s.result = game_end(dict(zip(names, s.losses)), s.options.loss_limit)
     if s.result is not None:
@@ -716,13 +802,17 @@ def _tally(s: State, move: Move) -> None:
     if every.count(CANTE_TRUMP) > 1 or every.count(CANTE) > 3:
         raise IllegalMove("A deal has at most one 40 and three 20s: each suit's king and queen score once (Tute 2.5).")
     if len(names) == 3 and every and CANTE_TRUMP not in every:
-        raise IllegalMove("With 3 players the first cante is the 40 that names the trump; "
-                          "a 20 needs it first (Tute 2.5).")
+        raise IllegalMove(
+            "With 3 players the first cante is the 40 that names the trump; a 20 needs it first (Tute 2.5)."
+        )
     tricks_taken = move.get("tricks")
     won = None
     if tricks_taken is not None:
-        if not isinstance(tricks_taken, dict) or set(tricks_taken) != set(names) or \
-                not all(_is_int(v) and v >= 0 for v in tricks_taken.values()):
+        if (
+            not isinstance(tricks_taken, dict)
+            or set(tricks_taken) != set(names)
+            or not all(_is_int(v) and v >= 0 for v in tricks_taken.values())
+        ):
             raise InvalidMove(f"'tricks' maps each player to the number of tricks they took: {', '.join(names)}")
         if sum(tricks_taken.values()) != hand_size(s):
             raise IllegalMove(f"'tricks' must give each player's tricks, adding up to {hand_size(s)}.")
@@ -731,8 +821,9 @@ def _tally(s: State, move: Move) -> None:
         if empty:
             raise IllegalMove(f"{_and(empty)} took no trick, so can't have card points, cantes or the last trick.")
         won = [tricks_taken[p] for p in names]
-    _score_deal(s, [points[p] for p in names], [sum(cantes.get(p, [])) for p in names], won,
-                names.index(last), tallied=True)
+    _score_deal(
+        s, [points[p] for p in names], [sum(cantes.get(p, [])) for p in names], won, names.index(last), tallied=True
+    )
 
 
 _MOVES = {"trump": _trump, "play": _play, "declare": _declare, "tally": _tally}
@@ -752,25 +843,53 @@ def view(state: State) -> Record:
     best = tricks.trick_winner(trick_cards, s.trump, STRENGTH) if trick_cards else None
     last = s.tricks[-1] if s.tricks else None
     return {
-        "game": NAME, "players": list(names), "sides": sides(s), "dealer": names[s.dealer], "deal": s.deal,
-        "to_act": None if act is None else names[act], "expects": expects(s),
-        "history": list(s.history), "result": clone(s.result),
-        "options": options_dict(s.options), "trump": s.trump, "turned": s.turned,
+        "game": NAME,
+        "players": list(names),
+        "sides": sides(s),
+        "dealer": names[s.dealer],
+        "deal": s.deal,
+        "to_act": None if act is None else names[act],
+        "expects": expects(s),
+        "history": list(s.history),
+        "result": clone(s.result),
+        "options": options_dict(s.options),
+        "trump": s.trump,
+        "turned": s.turned,
         "trick": [[names[p], c] for p, c in s.trick],
         "best": None if best is None else names[s.trick[best][0]],
         "points": {p: cards[i] + cantes[i] for i, p in enumerate(names)},
-        "card_points": dict(zip(names, cards)), "cantes": dict(zip(names, cantes)),
-        "tricks_won": dict(zip(names, won)), "trick_number": len(s.tricks) + 1, "tricks_per_deal": hand_size(s),
-        "last_trick": None if last is None else {
-            "n": last["n"], "winner": names[last["winner"]], "points": last["points"],
-            "cards": [[names[p], c] for p, c in last["cards"]], "marriages": last["marriages"]},
-        "losses": dict(zip(names, s.losses)), "loss_limit": s.options.loss_limit,
+        "card_points": dict(zip(names, cards)),
+        "cantes": dict(zip(names, cantes)),
+        "tricks_won": dict(zip(names, won)),
+        "trick_number": len(s.tricks) + 1,
+        "tricks_per_deal": hand_size(s),
+        "last_trick": None
+        if last is None
+        else {
+            "n": last["n"],
+            "winner": names[last["winner"]],
+            "points": last["points"],
+            "cards": [[names[p], c] for p, c in last["cards"]],
+            "marriages": last["marriages"],
+        },
+        "losses": dict(zip(names, s.losses)),
+        "loss_limit": s.options.loss_limit,
         "revokes": [{k: r[k] for k in ("player", "trick", "card", "duty", "proof", "reason")} for r in s.revokes],
-        "declarations": [{"player": names[d["seat"]], "suit": d["suit"], "points": d["points"],
-                          "after_trick": d["after_trick"]} for d in s.declarations],
+        "declarations": [
+            {"player": names[d["seat"]], "suit": d["suit"], "points": d["points"], "after_trick": d["after_trick"]}
+            for d in s.declarations
+        ],
         "declarable": declarable(s),
-        "tricks": [{"n": t["n"], "winner": names[t["winner"]], "points": t["points"], "marriages": t["marriages"],
-                    "cards": [[names[p], c] for p, c in t["cards"]]} for t in s.tricks],
+        "tricks": [
+            {
+                "n": t["n"],
+                "winner": names[t["winner"]],
+                "points": t["points"],
+                "marriages": t["marriages"],
+                "cards": [[names[p], c] for p, c in t["cards"]],
+            }
+            for t in s.tricks
+        ],
         "known": {names[i]: list(k) for i, k in enumerate(s.known) if k},
         "seen": sorted(_played(s)),
         "pack": [str(c) for c in pack(len(names))],
@@ -808,8 +927,10 @@ def narrate(state: State, move: Move) -> str:
     if last is None:  # the deal's last trick: the state has moved on to the next deal
         h = state.history[-1]
         return f"{card} closed the deal; {h['last_trick']} took the last trick. " + _deal_words(h)
-    text = f"{names[last['cards'][-1][0]]} played {card}; {names[last['winner']]} wins trick {last['n']} " \
-           f"({last['points']} points"
+    text = (
+        f"{names[last['cards'][-1][0]]} played {card}; {names[last['winner']]} wins trick {last['n']} "
+        f"({last['points']} points"
+    )
     for m in last["marriages"]:
         text += f", cante {m['points']} in {m['suit']}" + (": trumps from now" if m.get("sets_trump") else "")
     text += ")"

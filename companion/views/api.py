@@ -27,8 +27,14 @@ def _body() -> dict | None:
 
 def _game_json(row: dict) -> dict:
     rules = games.get(row["game"])
-    return {"id": row["id"], "game": row["game"], "players": row["players"], "options": row["options"],
-            "version": row["version"], "view": rules.view(row["state"])}
+    return {
+        "id": row["id"],
+        "game": row["game"],
+        "players": row["players"],
+        "options": row["options"],
+        "version": row["version"],
+        "view": rules.view(row["state"]),
+    }
 
 
 @bp.post("/games")
@@ -42,8 +48,9 @@ def create():
         row, key = store().create(body["game"], body["players"], body.get("options"))
     except OptionError as e:
         return _error(400, str(e))
-    return jsonify({"id": row["id"], "edit_key": key, "version": row["version"],
-                    "view": games.get(row["game"]).view(row["state"])}), 201
+    return jsonify(
+        {"id": row["id"], "edit_key": key, "version": row["version"], "view": games.get(row["game"]).view(row["state"])}
+    ), 201
 
 
 @bp.get("/games/<game_id>")
@@ -114,8 +121,9 @@ def make_link(game_id: str):
         return _error(400, 'Send JSON: {"kind": "add"} or {"kind": "handover"}')
     minutes = current_app.config["HANDOVER_MINUTES"]
     token = store().make_link(game_id, kind, minutes)
-    return jsonify({"url": external_url("share.join", game_id=game_id, token=token), "kind": kind,
-                    "minutes": minutes}), 201
+    return jsonify(
+        {"url": external_url("share.join", game_id=game_id, token=token), "kind": kind, "minutes": minutes}
+    ), 201
 
 
 @bp.get("/games/<game_id>/transcript")

@@ -11,8 +11,8 @@ from flask import abort, current_app, g, session, url_for
 from markupsafe import Markup
 
 from companion import games
+from companion.cards import PACK_52, RANKS, SUIT_NAMES, SUIT_SYMBOLS, SUITS, Card
 from companion.games.tricks import DUTY_TEXT
-from companion.cards import PACK_52, Card, RANKS, SUIT_NAMES, SUIT_SYMBOLS, SUITS
 
 
 def store():
@@ -112,6 +112,7 @@ CARD_CODE = re.compile(r"(?<![\w/-])(10|[2-9AJQK])([SHDC])(?![\w-])")
 
 def card_text(text) -> str:
     """A message with every card code written as players read it: "QC 6C" -> "Q♣ 6♣"."""
+
     def symbols(m: re.Match) -> str:
         face = card_face(m.group(0))
         return face["rank"] + face["suit"]
@@ -156,16 +157,25 @@ def pack_rows(codes=None) -> tuple[int, list[list[str | None]]]:
 def qr_svg(url: str, label: str) -> Markup:
     """A QR code of ``url`` as inline SVG (segno): no script, no image request, so it works
     offline and under the CSP. Dark modules on white, whatever the page's colours."""
-    svg = segno.make_qr(url, error="m").svg_inline(omitsize=True, border=2, dark="#000", light="#fff",
-                                                 title=label, svgclass="qr")
+    svg = segno.make_qr(url, error="m").svg_inline(
+        omitsize=True, border=2, dark="#000", light="#fff", title=label, svgclass="qr"
+    )
     return Markup(svg.replace("<svg ", '<svg role="img" ', 1))
 
 
 def register_template_helpers(app) -> None:
     app.jinja_env.globals.update(
-        card=card_face, external_url=external_url, qr_svg=qr_svg, DUTY_TEXT=DUTY_TEXT, suit_name=suit_name,
-        pack_rows=pack_rows, RANKS=RANKS, SUITS=SUITS, SUIT_SYMBOLS=SUIT_SYMBOLS,
-        GAME_TITLES={n: games.get(n).TITLE for n in games.GAMES})
+        card=card_face,
+        external_url=external_url,
+        qr_svg=qr_svg,
+        DUTY_TEXT=DUTY_TEXT,
+        suit_name=suit_name,
+        pack_rows=pack_rows,
+        RANKS=RANKS,
+        SUITS=SUITS,
+        SUIT_SYMBOLS=SUIT_SYMBOLS,
+        GAME_TITLES={n: games.get(n).TITLE for n in games.GAMES},
+    )
     app.jinja_env.filters["card_text"] = card_text
     app.jinja_env.filters["status_text"] = status_text
     app.jinja_env.trim_blocks = True

@@ -19,10 +19,12 @@ def home():
     """The games on this phone (refereed or opened here), never anyone else's."""
     rows = store().list_games(ids=phone_games())
     shown = [g for g in rows if not g["archived"]]
-    return render_template("games/home.html",
-                           playing=[g for g in shown if not g["finished"]],
-                           finished=[g for g in shown if g["finished"]],
-                           archived=[g for g in rows if g["archived"]])
+    return render_template(
+        "games/home.html",
+        playing=[g for g in shown if not g["finished"]],
+        finished=[g for g in shown if g["finished"]],
+        archived=[g for g in rows if g["archived"]],
+    )
 
 
 def _chosen_game() -> str:
@@ -87,8 +89,7 @@ def log(game_id: str):
     row = load_game(game_id)
     rules = games.get(row["game"])
     entries = rules_log(rules, row, store().moves(game_id))
-    return render_template("play/log.html", row=row, entries=entries, referee=is_referee(game_id),
-                           title=rules.TITLE)
+    return render_template("play/log.html", row=row, entries=entries, referee=is_referee(game_id), title=rules.TITLE)
 
 
 def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:
@@ -114,5 +115,8 @@ def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:
 def transcript(game_id: str):
     load_game(game_id)
     body = json.dumps(store().transcript(game_id), ensure_ascii=False, indent=1)
-    return Response(body, mimetype="application/json", headers={
-        "Content-Disposition": f'attachment; filename="companion-{game_id}.json"'})
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="companion-{game_id}.json"'},
+    )

@@ -22,10 +22,22 @@ def board_context(row: dict, **extra) -> dict:
     view = rules.view(row["state"])
     g.spanish_names = bool(view.get("options", {}).get("spanish_names"))
     referee = is_referee(row["id"])
-    context = {"row": row, "view": view, "game": row["game"], "title": rules.TITLE,
-               "referee": referee, "version": row["version"], "error": None,
-               "choice": None, "confirm": None, "notice": None, "share_open": False, "reveal": False,
-               "hide_hands": row["id"] in session.get("hide_hands", []), **extra}
+    context = {
+        "row": row,
+        "view": view,
+        "game": row["game"],
+        "title": rules.TITLE,
+        "referee": referee,
+        "version": row["version"],
+        "error": None,
+        "choice": None,
+        "confirm": None,
+        "notice": None,
+        "share_open": False,
+        "reveal": False,
+        "hide_hands": row["id"] in session.get("hide_hands", []),
+        **extra,
+    }
     # One thing at a time: while a choice waits for its answer, no card can be tapped.
     context["locked"] = bool(context["choice"] or context["confirm"])
     context["undo"] = _undo_label(rules, row) if referee else None
@@ -92,8 +104,7 @@ def _answer(row: dict, before: dict | None, status: int = 200, **extra):
     view = context["view"]
     changed, whole = [], True
     # The picker is re-sent whole when a choice locks it or a choice's answer unlocks it.
-    if (before is not None and _mode(before) == _mode(view) and not context["locked"]
-            and not request.form.get("resume")):
+    if before is not None and _mode(before) == _mode(view) and not context["locked"] and not request.form.get("resume"):
         whole = False
         changed = sorted(set(before.get("seen", [])) ^ set(view.get("seen", [])))
     return render_template("play/_answer.html", changed=changed, whole_picker=whole, **context), status
@@ -126,13 +137,23 @@ def move(game_id: str):
     try:
         version, state = store().play(game_id, _version(), the_move)
     except Conflict:
-        return _answer(load_game(game_id), None, 409,
-                       notice="Another phone entered a move first. This is the board now: check it and enter yours again.")
+        return _answer(
+            load_game(game_id),
+            None,
+            409,
+            notice="Another phone entered a move first. This is the board now: check it and enter yours again.",
+        )
     except AmbiguousMove as e:
         return _answer(row, before, 200, choice={"move": the_move, "options": e.options, "message": str(e)})
     except MoveError as e:
-        return _answer(row, before, 422, error=str(e), choice=_ask_again(rules, row, the_move),
-                       reveal=request.form.get("reveal") == "1")
+        return _answer(
+            row,
+            before,
+            422,
+            error=str(e),
+            choice=_ask_again(rules, row, the_move),
+            reveal=request.form.get("reveal") == "1",
+        )
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
     return _answer(load_game(game_id), before)
@@ -162,8 +183,9 @@ def undo(game_id: str):
     try:
         store().undo(game_id, _version())
     except Conflict:
-        return _answer(load_game(game_id), None, 409,
-                       notice="Another phone changed the game first. This is the board now.")
+        return _answer(
+            load_game(game_id), None, 409, notice="Another phone changed the game first. This is the board now."
+        )
     except MoveError as e:
         return _answer(row, before, 422, error=str(e))
     if not htmx:

@@ -38,17 +38,22 @@ def anchor(section: str) -> str:
 def rule_links(text: str) -> Markup:
     """Escape ``text``, write its card codes as players read them (Q♣), and link each cited
     rule to its section of the rules page."""
+
     def link(m: re.Match) -> str:
         href = url_for("rules.words", game=SLUGS[m.group(1)], _anchor=anchor(m.group(2)))
         return f'<a href="{escape(href)}">{m.group(0)}</a>'
+
     return Markup(CITATION.sub(link, str(escape(card_text(text)))))
 
 
 def position_url(view: dict) -> str:
     """The dispute lab set to a game's current position and rules (one tap from the game)."""
     game, o = view["game"], view.get("options", {})
-    args: dict[str, typing.Any] = {k: ("none" if o[k] is None else str(o[k]).lower() if isinstance(o[k], bool)
-                                       else o[k]) for k in LAB_OPTIONS[game] if k in o}
+    args: dict[str, typing.Any] = {
+        k: ("none" if o[k] is None else str(o[k]).lower() if isinstance(o[k], bool) else o[k])
+        for k in LAB_OPTIONS[game]
+        if k in o
+    }
     trick = ",".join(c for _, c in view.get("trick", []))
     if game == "tablanette":
         args["table"] = ",".join(view["table"])
@@ -78,14 +83,34 @@ WHOLE = re.compile(r"-?[0-9]{1,7}")
 TRUE, FALSE = ("true", "on", "1", "yes"), ("false", "off", "0", "no")
 #: The query parameters the lab reads, as its forms name them (the messages cite both).
 FIELD_LABELS = {
-    "table": "Table cards", "card": "Card played", "claim": "The claimed capture", "layout": "The 4 face-up cards",
-    "a_cards": "Cards A took", "a_counters": "A's counting cards", "a_sweeps": "A's sweeps", "b_sweeps": "B's sweeps",
-    "score_a": "A's score", "score_b": "B's score", "target": "Target", "sweeper": "Reached",
-    "last": "Last trick taken by", "into": "Tap into", "trick": "Trick", "hand": "Hand", "trump": "Trumps",
+    "table": "Table cards",
+    "card": "Card played",
+    "claim": "The claimed capture",
+    "layout": "The 4 face-up cards",
+    "a_cards": "Cards A took",
+    "a_counters": "A's counting cards",
+    "a_sweeps": "A's sweeps",
+    "b_sweeps": "B's sweeps",
+    "score_a": "A's score",
+    "score_b": "B's score",
+    "target": "Target",
+    "sweeper": "Reached",
+    "last": "Last trick taken by",
+    "into": "Tap into",
+    "trick": "Trick",
+    "hand": "Hand",
+    "trump": "Trumps",
     "players": "Players",
-    "sung": "Cantes already sung", "sang_now": "Already sang after this trick", "lost": "Lost the deal",
-    "to": "Given to", "ns": "N & S", "ew": "E & W", "after": "After deal",
-    "total": "Total now", "seat": "Seat playing", "direction": "Direction",
+    "sung": "Cantes already sung",
+    "sang_now": "Already sang after this trick",
+    "lost": "Lost the deal",
+    "to": "Given to",
+    "ns": "N & S",
+    "ew": "E & W",
+    "after": "After deal",
+    "total": "Total now",
+    "seat": "Seat playing",
+    "direction": "Direction",
 }
 
 
@@ -153,11 +178,9 @@ class Query:
     def number(self, name: str, low: int, high: int, default: int, required: bool = False) -> int: ...
 
     @typing.overload
-    def number(self, name: str, low: int, high: int, default: None = None,
-               required: bool = False) -> int | None: ...
+    def number(self, name: str, low: int, high: int, default: None = None, required: bool = False) -> int | None: ...
 
-    def number(self, name: str, low: int, high: int, default: int | None = None,
-               required: bool = False) -> int | None:
+    def number(self, name: str, low: int, high: int, default: int | None = None, required: bool = False) -> int | None:
         """A whole number from ``low`` to ``high``; absent (or empty, unless ``required``)
         gives ``default``."""
         raw = self._one(name)
@@ -173,8 +196,11 @@ class Query:
         words = [w for w in re.split(r"[\s,+]+", self.text(name)) if w]
         if len(words) <= most and all(WHOLE.fullmatch(w) and low <= int(w) <= high for w in words):
             return [int(w) for w in words]
-        self.wrong(name, f"{self.label(name)} ({name}) must be at most {most} whole numbers from {low} to {high}, "
-                         f"like 26, 42, not {_shown(self.text(name))}.")
+        self.wrong(
+            name,
+            f"{self.label(name)} ({name}) must be at most {most} whole numbers from {low} to {high}, "
+            f"like 26, 42, not {_shown(self.text(name))}.",
+        )
         return []
 
     @typing.overload
@@ -232,8 +258,13 @@ class Query:
         so the answer above it stays in view while tapping."""
         into = self.choice("into", tuple(grids), next(iter(grids)))
         label, links, on = grids[into]
-        return {"label": label, "links": links, "on": on, "into": into,
-                "switch": [(key, grids[key][0], self.url(into=key)) for key in grids]}
+        return {
+            "label": label,
+            "links": links,
+            "on": on,
+            "into": into,
+            "switch": [(key, grids[key][0], self.url(into=key)) for key in grids],
+        }
 
 
 def _option_value(rules, name: str, raw: str):
@@ -305,19 +336,37 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
         if kind is bool:
             choices = (True, False)
         labels = getattr(rules, "CHOICE_LABELS", {}).get(name, {})
-        words = [("none" if c is None else "true" if c is True else "false" if c is False else str(c),
-                  "yes" if c is True else "no" if c is False else labels.get(c, str(c).replace("_", " ")))
-                 for c in choices] if choices else None
+        words = (
+            [
+                (
+                    "none" if c is None else "true" if c is True else "false" if c is False else str(c),
+                    "yes" if c is True else "no" if c is False else labels.get(c, str(c).replace("_", " ")),
+                )
+                for c in choices
+            ]
+            if choices
+            else None
+        )
         default = defaults[name]
-        current = raw.get(name, "none" if default is None else str(default).lower() if isinstance(default, bool)
-                          else str(default))
+        current = raw.get(
+            name, "none" if default is None else str(default).lower() if isinstance(default, bool) else str(default)
+        )
         shown = dict(words).get(current, current.replace("_", " ")) if words else current
-        rows.append({"name": name, "label": rules.OPTION_LABELS[name],
-                     "help": rules.OPTION_HELP.get(name, ""), "choices": words, "value": current, "shown": shown})
+        rows.append(
+            {
+                "name": name,
+                "label": rules.OPTION_LABELS[name],
+                "help": rules.OPTION_HELP.get(name, ""),
+                "choices": words,
+                "value": current,
+                "shown": shown,
+            }
+        )
     return rows
 
 
 # -- the pages ---------------------------------------------------------------------------
+
 
 @bp.get("/")
 def index():
@@ -332,9 +381,15 @@ def page(game: str):
     q, opts, raw, lab = _read(game, rules)
     if q.bad:  # read once more, so that no link on the page carries a wrong value
         q, opts, raw, lab = _read(game, rules, leave_out=q.bad)
-    context = {"game": game, "title": rules.TITLE, "rules": rules, "lab": lab, "problems": q.errors + q.problems,
-               "option_rows": option_rows(rules, LAB_OPTIONS[game], raw),
-               "share": request.url if request.args else None}
+    context = {
+        "game": game,
+        "title": rules.TITLE,
+        "rules": rules,
+        "lab": lab,
+        "problems": q.errors + q.problems,
+        "option_rows": option_rows(rules, LAB_OPTIONS[game], raw),
+        "share": request.url if request.args else None,
+    }
     response = make_response(render_template("rules/page.html", **context), 400 if q.errors else 200)
     if q.errors and htmx:
         # htmx swaps no 4xx answer: a tap or form in the lab loads the refusal as a page,
@@ -356,11 +411,16 @@ def words(game: str):
     if game not in games.GAMES:
         abort(404)
     rules = games.get(game)
-    return render_template("rules/words.html", game=game, title=rules.TITLE,
-                           all_options=option_rows(rules, [f.name for f in fields(rules.Options)], {}))
+    return render_template(
+        "rules/words.html",
+        game=game,
+        title=rules.TITLE,
+        all_options=option_rows(rules, [f.name for f in fields(rules.Options)], {}),
+    )
 
 
 # -- the labs: each reads its position through the Query and asks the engine -----------
+
 
 def _tablanette(rules, opts, q: Query) -> dict:
     table, claim = q.cards("table"), q.cards("claim")
@@ -372,15 +432,37 @@ def _tablanette(rules, opts, q: Query) -> dict:
     claim = [c for c in claim if c in table]
     last = q.flag("last")
     pack = [str(c) for c in rules.PACK]
-    out: dict[str, typing.Any] = {"table": table, "card": played, "claim": claim, "captures": None, "verdict": None,
-           "section": "Tablanette 1.4",
-           "grid": q.one_grid({
-               "table": ("Table cards", {c: q.url(table=toggled(table, c), claim=[x for x in claim if x != c],
-                                                  card=None if c == played else played) for c in pack}, table),
-               "card": ("Card played", {c: q.url(card=None if c == played else c, table=[x for x in table if x != c])
-                                        for c in pack}, [played] if played else [])}),
-           "claim_links": {c: q.url(claim=toggled(claim, c)) for c in table},
-           "last_link": q.url(last=None if last else "1")}
+    out: dict[str, typing.Any] = {
+        "table": table,
+        "card": played,
+        "claim": claim,
+        "captures": None,
+        "verdict": None,
+        "section": "Tablanette 1.4",
+        "grid": q.one_grid(
+            {
+                "table": (
+                    "Table cards",
+                    {
+                        c: q.url(
+                            table=toggled(table, c),
+                            claim=[x for x in claim if x != c],
+                            card=None if c == played else played,
+                        )
+                        for c in pack
+                    },
+                    table,
+                ),
+                "card": (
+                    "Card played",
+                    {c: q.url(card=None if c == played else c, table=[x for x in table if x != c]) for c in pack},
+                    [played] if played else [],
+                ),
+            }
+        ),
+        "claim_links": {c: q.url(claim=toggled(claim, c)) for c in table},
+        "last_link": q.url(last=None if last else "1"),
+    }
     out["deal"] = _tablanette_deal(rules, opts, q)
     out |= _tablanette_layout(rules, opts, q)
     out |= _tablanette_winner(rules, opts, q)
@@ -398,8 +480,11 @@ def _tablanette_captures(rules, opts, played: str, table: list[str], claim: list
         out["leftovers"] = [rules.leftovers(played, table, c) for c in out["captures"]]
     if claim:
         judged = rules.judge_capture(played, table, claim, opts)
-        out["verdict"] = {"legal": True, "capture": judged} if judged else \
-            {"legal": False, "reason": rules.explain_refusal(played, table, claim, opts)}
+        out["verdict"] = (
+            {"legal": True, "capture": judged}
+            if judged
+            else {"legal": False, "reason": rules.explain_refusal(played, table, claim, opts)}
+        )
     return out
 
 
@@ -420,8 +505,12 @@ def _tablanette_winner(rules, opts, q: Query) -> dict:
     a, b = q.number("score_a", 0, BIG), q.number("score_b", 0, BIG)
     target = q.number("target", 1, BIG, 251)
     sweeper = q.choice("sweeper", ("A", "B"))
-    out = {"score_a": q.shown("score_a"), "score_b": q.shown("score_b"), "target": q.shown("target") or "251",
-           "sweeper": sweeper or ""}
+    out = {
+        "score_a": q.shown("score_a"),
+        "score_b": q.shown("score_b"),
+        "target": q.shown("target") or "251",
+        "sweeper": sweeper or "",
+    }
     if a is not None and b is not None and target is not None:
         out["result"] = rules.verdict({"A": a, "B": b}, target, opts.on_tie, sweeper) or "play on"
     return out
@@ -436,9 +525,12 @@ def _tablanette_deal(rules, opts, q: Query) -> dict:
         return {"args": args, "points": None}
     counters = [str(c) for c in rules.PACK if rules.card_points([str(c)], opts.point_scale)]
     mine = q.cards("a_counters")
-    move = {"type": "tally", "cards": {"A": a_cards, "B": len(rules.PACK) - a_cards},
-            "counters": {"A": mine, "B": [c for c in counters if c not in mine]},
-            "sweeps": {k: v for k, v in sweeps.items() if v}}
+    move = {
+        "type": "tally",
+        "cards": {"A": a_cards, "B": len(rules.PACK) - a_cards},
+        "counters": {"A": mine, "B": [c for c in counters if c not in mine]},
+        "sweeps": {k: v for k, v in sweeps.items() if v},
+    }
     try:
         state = rules.apply(rules.start(["A", "B"], {"target": 10**6}), move)
     except MoveError as e:
@@ -459,14 +551,21 @@ def _tute(rules, opts, q: Query) -> dict:
     out |= _tute_game_end(rules, opts, q, players)
     trick, hand = out["trick"], out["hand"]
     if any(c not in pack for c in trick + hand):
-        q.problems.append(f"With {players} players the pack has no " +
-                          " ".join(c for c in trick + hand if c not in pack) + " (Tute 2.2).")
+        q.problems.append(
+            f"With {players} players the pack has no "
+            + " ".join(c for c in trick + hand if c not in pack)
+            + " (Tute 2.2)."
+        )
         return out
     out |= _tute_cantes(rules, q, hand, trick, trump, players)
     if trick:
         w = rules.trick_winner(trick, trump)
-        out["winner"] = {"index": w, "card": trick[w], "points": rules.card_points(trick),
-                         "marriages": rules.marriages(trick, trump, players, first_sets_trump=trump is None)}
+        out["winner"] = {
+            "index": w,
+            "card": trick[w],
+            "points": rules.card_points(trick),
+            "marriages": rules.marriages(trick, trump, players, first_sets_trump=trump is None),
+        }
     if hand and trick:
         out["plays"] = [{"card": c, "why": rules.why_illegal(hand, trick, trump, c, opts)} for c in hand]
     out["outcome"] = _tute_outcome(rules, opts, q, out["totals"], out["last"])
@@ -479,17 +578,34 @@ def _tute_position(q: Query, players: int, pack: list[str]) -> dict:
     trick, hand = q.cards("trick"), q.cards("hand")
     hand = [c for c in hand if c not in trick]
     seats = TUTE_SEATS[:players]
-    return {"trick": trick, "hand": hand, "players": players, "pack": pack, "section": "Tute 2.4",
-            "grid": q.one_grid({
-                "trick": ("Trick so far", {c: q.url(trick=toggled(trick, c), hand=[x for x in hand if x != c])
-                                           for c in pack}, trick),
-                "hand": ("Player's hand", {c: q.url(hand=toggled(hand, c), trick=[x for x in trick if x != c])
-                                           for c in pack}, hand)}),
-            "suits": {s: q.url(trump=s) for s in ("S", "H", "D", "C", "none")},
-            "player_counts": {n: q.url(players=str(n)) for n in (3, 4, 5)},
-            "winner": None, "plays": None, "outcome": None,
-            "last": q.choice("last", TUTE_SEATS, "P1"),
-            "totals": {p: q.shown(p) for p in seats}}
+    return {
+        "trick": trick,
+        "hand": hand,
+        "players": players,
+        "pack": pack,
+        "section": "Tute 2.4",
+        "grid": q.one_grid(
+            {
+                "trick": (
+                    "Trick so far",
+                    {c: q.url(trick=toggled(trick, c), hand=[x for x in hand if x != c]) for c in pack},
+                    trick,
+                ),
+                "hand": (
+                    "Player's hand",
+                    {c: q.url(hand=toggled(hand, c), trick=[x for x in trick if x != c]) for c in pack},
+                    hand,
+                ),
+            }
+        ),
+        "suits": {s: q.url(trump=s) for s in ("S", "H", "D", "C", "none")},
+        "player_counts": {n: q.url(players=str(n)) for n in (3, 4, 5)},
+        "winner": None,
+        "plays": None,
+        "outcome": None,
+        "last": q.choice("last", TUTE_SEATS, "P1"),
+        "totals": {p: q.shown(p) for p in seats},
+    }
 
 
 def _tute_game_end(rules, opts, q: Query, players: int) -> dict:
@@ -517,8 +633,11 @@ def _tute_cantes(rules, q: Query, hand: list[str], trick: list[str], trump: str 
     sung = [(w[0], int(w[1:])) for w in words]
     out = {"sung": q.shown("sung"), "sang_now": q.flag("sang_now")}
     if hand and len(trick) in (0, players):  # a cante is sung between tricks
-        out["cantes"] = [{"suit": x, "why": rules.cante_check(hand, x, trump, sung, out["sang_now"], players)}
-                         for x in "SHDC" if f"K{x}" in hand or f"Q{x}" in hand]
+        out["cantes"] = [
+            {"suit": x, "why": rules.cante_check(hand, x, trump, sung, out["sang_now"], players)}
+            for x in "SHDC"
+            if f"K{x}" in hand or f"Q{x}" in hand
+        ]
     return out
 
 
@@ -542,11 +661,18 @@ def _tantony(rules, opts, q: Query) -> dict:
     players = q.number("players", rules.MIN_PLAYERS, rules.MAX_PLAYERS, 4, required=True)
     pack = [str(c) for c in rules.pack(players)]
     seats = list(rules.COMPASS[:players]) if players == 4 else ["P1", "P2", "P3"]
-    out = {"trick": trick, "players": players, "pack": pack, "section": "Tantony 3.3", "seats": seats,
-           "quota": rules.trick_quota(players),
-           "trick_links": {c: q.url(trick=toggled(trick, c)) for c in pack},
-           "player_counts": {n: q.url(players=str(n), trick=None) for n in (3, 4)},
-           "winner": None, "gift": None}
+    out = {
+        "trick": trick,
+        "players": players,
+        "pack": pack,
+        "section": "Tantony 3.3",
+        "seats": seats,
+        "quota": rules.trick_quota(players),
+        "trick_links": {c: q.url(trick=toggled(trick, c)) for c in pack},
+        "player_counts": {n: q.url(players=str(n), trick=None) for n in (3, 4)},
+        "winner": None,
+        "gift": None,
+    }
     out |= _tantony_gift(rules, q, seats, players)
     out |= _tantony_sudden_death(rules, q)
     if any(c not in pack for c in trick):
@@ -555,9 +681,13 @@ def _tantony(rules, opts, q: Query) -> dict:
     if trick:
         w = rules.trick_winner(trick)
         low = rules.runt(trick)
-        out["winner"] = {"index": w, "card": trick[w], "runt": low,
-                         "value": rules.card_value(low, opts, players),
-                         "hog": all(c[-1] != trick[0][-1] for c in trick[1:])}
+        out["winner"] = {
+            "index": w,
+            "card": trick[w],
+            "runt": low,
+            "value": rules.card_value(low, opts, players),
+            "hog": all(c[-1] != trick[0][-1] for c in trick[1:]),
+        }
         if players == 4 and len(trick) == 4:
             out["exchange"] = rules.exchange(trick)
             out["kept"] = rules.kept(trick)
@@ -590,8 +720,14 @@ def _hundred(rules, opts, q: Query) -> dict:
     played = chosen[0] if chosen else None
     # No total is 0; a wrong one is none (the lab answers nothing that needs it).
     total = q.number("total", 0 if opts.floor_at_zero else -BIG, BIG, None if "total" in q.args else 0, required=True)
-    out = {"card": played, "total": total, "target": rules.target(opts), "section": "100/99/98 4.3",
-           "card_links": {str(c): q.url(card=str(c)) for c in rules.PACK_52}, "made": None}
+    out = {
+        "card": played,
+        "total": total,
+        "target": rules.target(opts),
+        "section": "100/99/98 4.3",
+        "card_links": {str(c): q.url(card=str(c)) for c in rules.PACK_52},
+        "made": None,
+    }
     hand = q.cards("hand")
     out["hand"] = " ".join(hand)
     if hand and total is not None:

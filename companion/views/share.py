@@ -65,8 +65,7 @@ def join(game_id: str, token: str):
         kind = store().link_kind(game_id, token)
     except LinkUsedUp:
         abort(410)
-    return render_template("play/join.html", row=row, kind=kind, token=token,
-                           title=games.get(row["game"]).TITLE)
+    return render_template("play/join.html", row=row, kind=kind, token=token, title=games.get(row["game"]).TITLE)
 
 
 @bp.post("/join")

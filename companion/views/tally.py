@@ -65,8 +65,18 @@ def screen(game_id: str):
             if answer is not None:
                 return answer
         refused = True  # nothing stored: the reason is shown in place
-    context = {"row": row, "view": view, "game": row["game"], "title": rules.TITLE, "t": tally, "form": form,
-               "preview": preview, "after": after, "error": error, "problems": tally["problems"],
-               "version": row["version"]}
+    context = {
+        "row": row,
+        "view": view,
+        "game": row["game"],
+        "title": rules.TITLE,
+        "t": tally,
+        "form": form,
+        "preview": preview,
+        "after": after,
+        "error": error,
+        "problems": tally["problems"],
+        "version": row["version"],
+    }
     template = "play/tally_form.html" if htmx else "play/tally.html"
     return render_template(template, **context), 422 if refused else 200

@@ -60,8 +60,14 @@ def choose_game(page, game: str, start: str | None = None) -> None:
         answered(page, lambda: page.locator(f"label.tap:has(input[name=start][value='{start}'])").click(), "#options")
 
 
-def start_game(page, base_url, game: str = "tablanette", players=("Ann", "Ben"), dealer: int | None = None,
-               start: str | None = None) -> str:
+def start_game(
+    page,
+    base_url,
+    game: str = "tablanette",
+    players=("Ann", "Ben"),
+    dealer: int | None = None,
+    start: str | None = None,
+) -> str:
     """Fill in the new-game form and start; return the game's id."""
     page.goto(base_url + "/games/new")
     if game != "tablanette" or start:
@@ -114,4 +120,6 @@ def assert_thumb_zone(page, what: str = "") -> None:
             box = loc.bounding_box()
             assert box["y"] + box["height"] <= height, (what, region, box)
     if page.locator("#live .choice.sheet").count():  # a choice that locks the grid (an optional cante does not)
-        expect(page.locator("#picker button.pick:not([disabled]), #live .hand-cards button:not([disabled])")).to_have_count(0)
+        expect(
+            page.locator("#picker button.pick:not([disabled]), #live .hand-cards button:not([disabled])")
+        ).to_have_count(0)

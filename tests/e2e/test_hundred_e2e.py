@@ -3,8 +3,15 @@ with its number pad, a bust confirm, and a checked "can't go" (RULES.md §4)."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view,
-                               expect_version, start_game, tap_card)
+from tests.e2e.helpers import (
+    answered,
+    assert_fits_a_phone,
+    assert_thumb_zone,
+    engine_view,
+    expect_version,
+    start_game,
+    tap_card,
+)
 
 
 def test_referee_a_hand_of_100(page, base_url, shot):
@@ -12,15 +19,15 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     assert_fits_a_phone(page)
     shot("hundred-01-start")
 
-    tap_card(page, "8H")                 # Ann: 8
-    tap_card(page, "4C")                 # Ben: reverse, Ann next
+    tap_card(page, "8H")  # Ann: 8
+    tap_card(page, "4C")  # Ben: reverse, Ann next
     expect(page.locator(".running .now")).to_have_text("8")
     expect(page.locator(".running .order")).to_contain_text("↺")
     expect(page.locator(".running .order .next")).to_have_text("Ann")
     assert_thumb_zone(page)
     shot("hundred-02-reversed")
 
-    tap_card(page, "AS")                 # Ann: black ace, any total 0-100
+    tap_card(page, "AS")  # Ann: black ace, any total 0-100
     expect(page.locator("#announced")).to_be_visible()
     assert_thumb_zone(page)
     shot("hundred-03-black-ace")
@@ -30,10 +37,10 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     expect(page.locator("#live .choice")).to_have_count(0)
     assert_thumb_zone(page)
 
-    tap_card(page, "9S")                 # Cat (anticlockwise after Ann): 99, safe
+    tap_card(page, "9S")  # Cat (anticlockwise after Ann): 99, safe
     expect(page.locator(".running .now")).to_have_text("99")
     assert_thumb_zone(page)
-    tap_card(page, "5S")                 # Ben: 104 - asks first
+    tap_card(page, "5S")  # Ben: 104 - asks first
     expect(page.locator("[role=alertdialog]")).to_be_visible()
     assert_thumb_zone(page)
     shot("hundred-04-bust-confirm")
@@ -43,7 +50,7 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     assert_thumb_zone(page)
 
     # Ben can't go: the one grid turns to the hand he shows (never a second grid).
-    answered(page, lambda: page.click("a:has-text(\"Can't go\")"))
+    answered(page, lambda: page.click('a:has-text("Can\'t go")'))
     expect(page.locator(".grid")).to_have_count(1)
     expect(page.locator(".play-form")).to_have_count(0)
     assert_thumb_zone(page, "can't go")

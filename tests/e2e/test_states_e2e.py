@@ -21,18 +21,21 @@ CODE = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b")
 
 def api_game(page, base_url, game, players, options=None, moves=()) -> str:
     """A game made and played through the API; this page becomes one of its referees."""
-    made = page.request.post(f"{base_url}/api/games", data={"game": game, "players": players,
-                                                             "options": options or {}})
+    made = page.request.post(f"{base_url}/api/games", data={"game": game, "players": players, "options": options or {}})
     assert made.status == 201, made.text()
     game_id, key = made.json()["id"], made.json()["edit_key"]
     version = 0
     for move in moves:
-        answer = page.request.post(f"{base_url}/api/games/{game_id}/moves", data={"version": version, "move": move},
-                                   headers={"X-Edit-Key": key})
+        answer = page.request.post(
+            f"{base_url}/api/games/{game_id}/moves",
+            data={"version": version, "move": move},
+            headers={"X-Edit-Key": key},
+        )
         assert answer.ok, (move, answer.text())
         version = answer.json()["version"]
-    link = page.request.post(f"{base_url}/api/games/{game_id}/links", data={"kind": "add"},
-                             headers={"X-Edit-Key": key}).json()["url"]
+    link = page.request.post(
+        f"{base_url}/api/games/{game_id}/links", data={"kind": "add"}, headers={"X-Edit-Key": key}
+    ).json()["url"]
     page.goto(link)
     answered(page, lambda: page.click("button:has-text('Referee on this phone')"), "body")
     expect_version(page, version)
@@ -61,12 +64,20 @@ SCHEMES = pytest.mark.parametrize("scheme", ["light", "dark"])
 @SCHEMES
 def test_pages(page, base_url, check, scheme):
     api_game(page, base_url, "tablanette", ["Ann", "Ben"])
-    for name, url in (("home", "/"), ("new-tablanette", "/games/new"), ("new-100", "/games/new?game=hundred"),
-                      ("rules", "/rules/"), ("lab-tablanette", "/rules/tablanette?table=2S,3H,5D,9C&card=KH"),
-                      ("lab-tute", "/rules/tute?trump=D&trick=7S,5D&hand=3D,2D,AC&into=hand"),
-                      ("lab-tantony", "/rules/tantony"), ("lab-100", "/rules/hundred?total=95"),
-                      ("words-tablanette", "/rules/tablanette/words"), ("words-tute", "/rules/tute/words"),
-                      ("words-tantony", "/rules/tantony/words"), ("words-100", "/rules/hundred/words")):
+    for name, url in (
+        ("home", "/"),
+        ("new-tablanette", "/games/new"),
+        ("new-100", "/games/new?game=hundred"),
+        ("rules", "/rules/"),
+        ("lab-tablanette", "/rules/tablanette?table=2S,3H,5D,9C&card=KH"),
+        ("lab-tute", "/rules/tute?trump=D&trick=7S,5D&hand=3D,2D,AC&into=hand"),
+        ("lab-tantony", "/rules/tantony"),
+        ("lab-100", "/rules/hundred?total=95"),
+        ("words-tablanette", "/rules/tablanette/words"),
+        ("words-tute", "/rules/tute/words"),
+        ("words-tantony", "/rules/tantony/words"),
+        ("words-100", "/rules/hundred/words"),
+    ):
         page.goto(base_url + url)
         expect(page.locator("main")).to_be_visible()
         check(name, full_page=True)
@@ -165,7 +176,7 @@ def test_tantony_and_100_states(page, base_url, check, scheme):
     expect(page.locator("[role=alertdialog]")).to_be_visible()
     check("100-bust-confirm")
     answered(page, lambda: page.click("text=Cancel: a different card"))
-    answered(page, lambda: page.click("a:has-text(\"Can't go\")"))
+    answered(page, lambda: page.click('a:has-text("Can\'t go")'))
     check("100-cant-go")
     answered(page, lambda: page.click(".reveal-form button[type=submit]"))
     expect(page.locator("#live .result")).to_be_visible()

@@ -3,8 +3,18 @@
 from playwright.sync_api import expect
 
 from companion.cards import PACK_52
-from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version,
-                               lay_out, scoreboard, start_game, tap, tap_card)
+from tests.e2e.helpers import (
+    answered,
+    assert_fits_a_phone,
+    assert_thumb_zone,
+    engine_view,
+    expect_version,
+    lay_out,
+    scoreboard,
+    start_game,
+    tap,
+    tap_card,
+)
 
 LAYOUT = ["2S", "3H", "5D", "9C"]  # KH on it has a choice (TB-08); then 5C sweeps 2S+3H
 

@@ -6,8 +6,15 @@ import random
 from playwright.sync_api import expect
 
 from companion.games import tantony as T
-from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, engine_view, expect_version, scoreboard,
-                               start_game)
+from tests.e2e.helpers import (
+    answered,
+    assert_fits_a_phone,
+    assert_thumb_zone,
+    engine_view,
+    expect_version,
+    scoreboard,
+    start_game,
+)
 
 PLAYERS = ["Nan", "Eve", "Sam", "Wes"]
 
@@ -20,7 +27,7 @@ def test_referee_a_tantony_deal_and_the_start_of_deal_2(page, base_url, shot):
     rng = random.Random(7)
     deck = [str(c) for c in T.pack(4)]
     rng.shuffle(deck)
-    hands = {i: deck[i * 13:(i + 1) * 13] for i in range(4)}
+    hands = {i: deck[i * 13 : (i + 1) * 13] for i in range(4)}
     state = T.start(PLAYERS, {"dealer": "Wes"})
     moves = 0
     while state.deal == 1:

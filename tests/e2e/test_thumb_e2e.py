@@ -11,8 +11,7 @@ from playwright.sync_api import expect
 from companion import games
 from companion.cards import Card
 from tests.e2e import helpers
-from tests.e2e.helpers import (PHONE, answered, assert_thumb_zone, choose_game, expect_version, start_game, tap,
-                               tap_card)
+from tests.e2e.helpers import PHONE, answered, assert_thumb_zone, choose_game, expect_version, start_game, tap, tap_card
 
 LAYOUT = ["2S", "3H", "5D", "9C"]
 
@@ -56,14 +55,24 @@ def test_a_watcher_sees_each_move_within_a_second(page, browser, polling_url, sh
             action()
             begun = time.monotonic()
             # Checked every animation frame, so the delay measured is the watcher's, not the test's.
-            page.wait_for_function("w => (document.querySelector('#recent li') || {}).textContent?.startsWith(w)",
-                                   arg=words, polling="raf", timeout=10_000)
+            page.wait_for_function(
+                "w => (document.querySelector('#recent li') || {}).textContent?.startsWith(w)",
+                arg=words,
+                polling="raf",
+                timeout=10_000,
+            )
             delays.append(time.monotonic() - begun)
 
         seen("Deal 1: Ann laid out", lambda: lay_out(referee))
-        for player, code, card in (("Ben", "AD", "A♦"), ("Ann", "5S", "5♠"), ("Ben", "6H", "6♥"),
-                                   ("Ann", "7D", "7♦"), ("Ben", "8C", "8♣"), ("Ann", "10S", "10♠"),
-                                   ("Ben", "QC", "Q♣")):
+        for player, code, card in (
+            ("Ben", "AD", "A♦"),
+            ("Ann", "5S", "5♠"),
+            ("Ben", "6H", "6♥"),
+            ("Ann", "7D", "7♦"),
+            ("Ben", "8C", "8♣"),
+            ("Ann", "10S", "10♠"),
+            ("Ben", "QC", "Q♣"),
+        ):
             seen(f"{player} played {card}", lambda: tap(referee, code))
         expect(page.locator("#recent li")).to_have_count(8)
         assert statistics.median(delays) <= 1.0, delays
@@ -72,10 +81,15 @@ def test_a_watcher_sees_each_move_within_a_second(page, browser, polling_url, sh
         referee.close()
 
 
-@pytest.mark.parametrize("game,players", [
-    ("tablanette", ["Ann", "Ben"]), ("tute", ["Ann", "Ben", "Cat", "Dan"]),
-    ("tantony", ["Nan", "Eve", "Sam", "Wes"]), ("hundred", ["Ann", "Ben", "Cat"]),
-])
+@pytest.mark.parametrize(
+    "game,players",
+    [
+        ("tablanette", ["Ann", "Ben"]),
+        ("tute", ["Ann", "Ben", "Cat", "Dan"]),
+        ("tantony", ["Nan", "Eve", "Sam", "Wes"]),
+        ("hundred", ["Ann", "Ben", "Cat"]),
+    ],
+)
 def test_nothing_scrolls_sideways_on_a_small_phone(page, base_url, game, players):
     page.set_viewport_size({"width": 320, "height": 568})
     start_game(page, base_url, game, players)
@@ -124,9 +138,22 @@ SMALL_TARGETS = """() => [...document.querySelectorAll('a, button, input:not([ty
     .map(e => e.outerHTML.slice(0, 80))"""
 
 
-@pytest.mark.parametrize("url", ["/", "/games/new", "/games/new?game=tute", "/games/new?game=hundred", "/rules/",
-                                 "/rules/tablanette?table=2S,3H,5D,9C&played=KH", "/rules/tute", "/rules/tantony",
-                                 "/rules/hundred", "/rules/tute/words", "/rules/hundred/words"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/games/new",
+        "/games/new?game=tute",
+        "/games/new?game=hundred",
+        "/rules/",
+        "/rules/tablanette?table=2S,3H,5D,9C&played=KH",
+        "/rules/tute",
+        "/rules/tantony",
+        "/rules/hundred",
+        "/rules/tute/words",
+        "/rules/hundred/words",
+    ],
+)
 def test_every_target_is_at_least_44_px(page, base_url, url):
     page.goto(base_url + url)
     expect(page.locator("main")).to_be_visible()
@@ -145,7 +172,7 @@ def test_a_tap_in_the_lab_never_moves_the_page_and_the_answer_stays_above_the_gr
     expect(page.locator("#lab .grid")).to_have_count(1)
     for code in ("7S", "5D"):
         answered(page, lambda: page.locator(f"#lab .grid a[aria-label='{Card.parse(code).name}']").click(), "#lab")
-    answered(page, lambda: page.click("#lab .into a:has-text(\"Player's hand\")"), "#lab")
+    answered(page, lambda: page.click('#lab .into a:has-text("Player\'s hand")'), "#lab")
     expect(page.locator("#lab .grid")).to_have_attribute("aria-label", "Player's hand")
     for code in ("3D", "2D", "AC"):
         card = page.locator(f"#lab .grid a[aria-label='{Card.parse(code).name}']")

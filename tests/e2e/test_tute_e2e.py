@@ -6,8 +6,7 @@ import random
 from playwright.sync_api import expect
 
 from companion.games import tute as T
-from tests.e2e.helpers import (answered, assert_fits_a_phone, assert_thumb_zone, choose_game, engine_view,
-                               expect_version)
+from tests.e2e.helpers import answered, assert_fits_a_phone, assert_thumb_zone, choose_game, engine_view, expect_version
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
 
@@ -19,7 +18,7 @@ def scripted_deal():
         rng = random.Random(seed)
         deck = [str(c) for c in T.pack(4)]
         rng.shuffle(deck)
-        hands = {(1 + i) % 4: deck[i * 10:(i + 1) * 10] for i in range(4)}
+        hands = {(1 + i) % 4: deck[i * 10 : (i + 1) * 10] for i in range(4)}
         moves = [{"type": "trump", "card": hands[0][-1]}]
         s = T.apply(T.start(PLAYERS), moves[0])
         sang = revoked = False
@@ -90,6 +89,5 @@ def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
     expect(summary).to_contain_text("revoked")
     view = engine_view(page, base_url, game_id)
     assert view["losses"] == T.view(final)["losses"]
-    marks = page.locator(".scoreboard .marks").evaluate_all(
-        "els => els.map(e => e.querySelectorAll('.mark').length)")
+    marks = page.locator(".scoreboard .marks").evaluate_all("els => els.map(e => e.querySelectorAll('.mark').length)")
     assert dict(zip(PLAYERS, marks)) == view["losses"]
