@@ -6,17 +6,7 @@ from __future__ import annotations
 
 import tempfile
 
-from companion import create_app
-
-GAMES = {
-    "tablanette": (
-        ["Ann", "Ben"],
-        [{"type": "layout", "cards[]": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}],
-    ),
-    "tute": (["Ann", "Ben", "Cat", "Dan"], [{"type": "trump", "card": "5D"}, {"type": "play", "card": "7S"}]),
-    "tantony": (["Nan", "Eve", "Sam", "Wes"], [{"type": "play", "card": "9D"}, {"type": "play", "card": "3D"}]),
-    "hundred": (["Ann", "Ben", "Cat"], [{"type": "play", "card": "8H"}, {"type": "play", "card": "9H"}]),
-}
+from companion import create_app, games, web
 
 
 def main() -> None:
@@ -27,7 +17,8 @@ def main() -> None:
         len(client.get(path, headers=gz).data) for path in ("/static/htmx.min.js", "/static/app.css", "/static/app.js")
     )
     print(f"htmx + app.css + app.js, gzip: {static / 1024:.1f} KB")
-    for game, (players, moves) in GAMES.items():
+    for game in games.GAMES:
+        players, moves = web.get(game).SAMPLE["players"], web.get(game).SAMPLE["moves"]
         created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
         game_id = created["id"]
         link = client.post(
@@ -38,7 +29,9 @@ def main() -> None:
         sizes = []
         for version, move in enumerate(moves):
             answer = client.post(
-                f"/games/{game_id}/moves", data={"version": version, **move}, headers={**gz, "HX-Request": "true"}
+                f"/games/{game_id}/moves",
+                data={"version": version, **{k + "[]" if isinstance(v, list) else k: v for k, v in move.items()}},
+                headers={**gz, "HX-Request": "true"},
             )
             assert answer.status_code == 200, answer.data[:300]
             sizes.append(len(answer.data))

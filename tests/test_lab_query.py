@@ -11,8 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion import create_app
-from companion.views.rules import LAB_OPTIONS
+from companion import create_app, web
 
 HUGE = "9" * 20
 UNICODE_DIGITS = ("²", "١٢", "１２", "৩", "߁")  # isdigit() or int() accept these; the lab does not
@@ -398,7 +397,7 @@ values = st.one_of(numbers, text, card_lists, st.sampled_from(WORDS), st.just(""
 
 def queries(game):
     """A base position with some values changed or added, and a few parameters repeated."""
-    names = FIELDS[game] + LAB_OPTIONS[game]
+    names = FIELDS[game] + web.get(game).LAB_OPTIONS
     keys = st.one_of(st.sampled_from(names), st.sampled_from(names), st.sampled_from(("into", "x", "P6", "m_")), text)
     changes = st.lists(st.tuples(keys, values), min_size=1, max_size=6)
     repeats = st.lists(st.tuples(st.sampled_from(names), values), max_size=2)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion import games
-from companion.tally_forms import tally_form
+from companion.web import tally_form
 from tests.test_tally import create
 
 HX = {"HX-Request": "true"}

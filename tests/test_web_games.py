@@ -1,34 +1,19 @@
 """What every game gets from the app alike: the page, the move log in words, the
 transcript round trip, undo, and the watcher's 204 (DESIGN.md "The web")."""
 
+import re
+
 import pytest
 
-GAMES = {
-    "tablanette": (
-        ["Ann", "Ben"],
-        [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}],
-        "Ben played 7♣, took 2♠ 5♦",
-    ),
-    "tute": (
-        ["Ann", "Ben", "Cat", "Dan"],
-        [{"type": "trump", "card": "5D"}, {"type": "play", "card": "7S"}],
-        "Ben played 7♠",
-    ),
-    "tantony": (
-        ["Nan", "Eve", "Sam", "Wes"],
-        [{"type": "play", "card": "9D"}, {"type": "play", "card": "3D"}],
-        "Sam played 3♦",
-    ),
-    "hundred": (
-        ["Ann", "Ben", "Cat"],
-        [{"type": "play", "card": "8H"}, {"type": "play", "card": "9H"}],
-        "Cat played 9♥: 8 → 17",
-    ),
-}
+from companion import games, web
+from companion.web import ADAPTERS
+from tests.conftest import become_referee
+
+GAMES = games.GAMES
 
 
 def create(client, game):
-    players, moves, _ = GAMES[game]
+    players, moves = web.get(game).SAMPLE["players"], web.get(game).SAMPLE["moves"]
     created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
     headers = {"X-Edit-Key": created["edit_key"]}
     for version, move in enumerate(moves):
@@ -45,7 +30,7 @@ def test_page_log_transcript_and_undo(client, game):
     game_id, headers = created["id"], {"X-Edit-Key": created["edit_key"]}
     assert client.get(f"/games/{game_id}").status_code == 200
     log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
-    assert GAMES[game][2] in log
+    assert web.get(game).SAMPLE["said"] in log
     transcript = client.get(f"/api/games/{game_id}/transcript").get_json()
     copy = client.post("/api/games/import", json=transcript)
     assert copy.status_code == 201
@@ -65,4 +50,33 @@ def test_home_lists_every_game(client, game):
     created = create(client, game)
     client.get(f"/games/{created['id']}")  # opened on this phone
     home = client.get("/").get_data(as_text=True)
-    assert GAMES[game][0][0] in home
+    assert web.get(game).SAMPLE["players"][0] in home
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_has_a_complete_web_adapter(game):
+    """Adding a game is an engine, an adapter and templates: the adapter is checked."""
+    assert web.problems(game, ADAPTERS[game]) == []  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_page_of_a_game_renders_fresh_and_mid_game(client, game):
+    """Each page a game has, through its templates and adapter: at the start (no move) and
+    after the sample's moves, for the referee and for a watcher."""
+    sample = web.get(game).SAMPLE
+    fresh = client.post("/api/games", json={"game": game, "players": sample["players"]}).get_json()
+    mid = create(client, game)
+    watcher = client.application.test_client()
+    for created in (fresh, mid):
+        game_id = created["id"]
+        become_referee(client, game_id, created["edit_key"])
+        page = client.get(f"/games/{game_id}").get_data(as_text=True)
+        assert 'id="picker"' in page and 'id="live"' in page
+        assert 'id="picker"' not in watcher.get(f"/games/{game_id}").get_data(as_text=True)
+        assert client.get(f"/games/{game_id}/live?version=-1", headers={"HX-Request": "true"}).status_code == 200
+        assert client.get(f"/games/{game_id}/log").status_code == 200
+        lab = re.search(r'href="(/rules/[^"]+)">Rules question', page).group(1).replace("&amp;", "&")
+        assert client.get(lab).status_code == 200, lab
+    assert client.get(f"/games/{fresh['id']}/tally").status_code == 200  # a deal is tallied from its start
+    assert client.get(f"/rules/{game}").status_code == 200
+    assert client.get(f"/rules/{game}/words").status_code == 200

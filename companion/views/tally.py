@@ -1,5 +1,5 @@
 """Tally a deal in one screen: for a deal played without entering every card. The screen
-keeps its state in its form (``companion.tally_forms``: one form class per game); every tap
+keeps its state in its form (its ``Tally`` form in the game's web adapter, companion/web/<game>.py); every tap
 posts it back and the answer shows the deal's totals as the engine would score them, or
 the engine's refusal. A bad submission is refused (422) with the reason beside its field
 and changes nothing. "Record" stores the engine's ``tally`` move. The rules are the
@@ -13,8 +13,8 @@ from flask_htmx import make_response as htmx_response
 from companion import games, htmx
 from companion.errors import MoveError
 from companion.store import Conflict
-from companion.tally_forms import tally_form
 from companion.views.common import is_referee, load_game, store
+from companion.web import tally_form
 
 bp = Blueprint("tally", __name__, url_prefix="/games/<game_id>/tally")
 

@@ -1,0 +1,93 @@
+"""What the web knows of each game, in one module per game (companion/web/<game>.py),
+registered from ``games.GAMES`` and checked when imported, as the engines are: a game
+whose adapter lacks a member stops the app at start-up, not a request.
+
+Adding a game is its engine (companion/games/), its adapter here, and its templates
+(templates/play/<game>/, templates/rules/_lab_<game>.html and _text_<game>.html).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from importlib import import_module
+from types import ModuleType
+from typing import Any, Protocol
+
+from companion import games
+from companion.web.tally import TallyForm
+
+
+class Adapter(Protocol):
+    """A game's adapter module."""
+
+    #: How the engine's refusals cite this game's rules ("Tablanette 1.4", "100/99/98 4.3").
+    CITED: str
+    #: The options its dispute lab lets you change in place.
+    LAB_OPTIONS: tuple[str, ...]
+    #: A game as the page posts it: {"players", "moves", "said"} (the second move in words).
+    SAMPLE: Mapping[str, Any]
+    #: The tally screen's form.
+    Tally: type[TallyForm]
+
+    def position(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The lab's query for a live game's position ("Rules question?")."""
+
+    def lab(self, rules: Any, opts: Any, q: Any) -> dict[str, Any]:
+        """The dispute lab's answers for the position ``q`` reads."""
+
+
+_MEMBERS: dict[str, Any] = {
+    "CITED": str,
+    "LAB_OPTIONS": tuple,
+    "SAMPLE": Mapping,
+    "Tally": type,
+    "position": Callable,
+    "lab": Callable,
+}
+
+
+def problems(name: str, module: ModuleType) -> list[str]:
+    """What the adapter of game ``name`` lacks or gets wrong (empty: it is complete)."""
+    out = [
+        f"{module.__name__}.{m} is missing or not a {kind.__name__}"
+        for m, kind in _MEMBERS.items()
+        if not isinstance(getattr(module, m, None), kind)
+    ]
+    if out:
+        return out
+    rules = games.get(name)
+    out += [
+        f"{module.__name__}.LAB_OPTIONS: {o!r} is not an option"
+        for o in module.LAB_OPTIONS
+        if o not in rules.OPTION_NAMES
+    ]
+    if not issubclass(module.Tally, TallyForm):
+        out.append(f"{module.__name__}.Tally must be a TallyForm")
+    if set(module.SAMPLE) != {"players", "moves", "said"}:
+        out.append(f"{module.__name__}.SAMPLE must hold players, moves and said")
+    for fn, params in (("position", 1), ("lab", 3)):
+        if len(inspect.signature(getattr(module, fn)).parameters) != params:
+            out.append(f"{module.__name__}.{fn} must take {params} parameter(s)")
+    return out
+
+
+def _checked(name: str) -> Adapter:
+    module = import_module(f"companion.web.{name}")
+    found = problems(name, module)
+    if found:
+        raise TypeError(f"The web adapter of {name} is incomplete:\n  " + "\n  ".join(found))
+    return module  # type: ignore[return-value]
+
+
+#: Each game's adapter, in the order of ``games.GAMES``.
+ADAPTERS: dict[str, Adapter] = {name: _checked(name) for name in games.GAMES}
+
+
+def get(name: str) -> Adapter:
+    return ADAPTERS[name]
+
+
+def tally_form(game: str, rules: Any, state: Any, view: dict[str, Any], **kwargs: Any) -> Any:
+    """The tally form of ``game`` at this state, filled from the post (if any)."""
+    return ADAPTERS[game].Tally.for_game(rules, state, view, **kwargs)

@@ -1,0 +1,308 @@
+"""Reading a dispute-lab position from the query string: one ``Query`` reader that checks
+every value (ASCII digits, ranges, choices, given once), and the lab's options. The labs
+of each game (companion/web/<game>.py) read their position through it."""
+
+from __future__ import annotations
+
+import re
+import typing
+from dataclasses import fields
+
+from flask import url_for
+
+from companion.cards import Card
+from companion.errors import MoveError, OptionError
+
+#: The largest number any lab field takes (a score, a total, a numeric option): a
+#: 20-digit number is a wrong value, never a slow answer or an overflow.
+BIG = 9999
+#: Whole numbers in ASCII digits only: ``str.isdigit()`` also accepts "²" and "١٢".
+WHOLE = re.compile(r"-?[0-9]{1,7}")
+TRUE, FALSE = ("true", "on", "1", "yes"), ("false", "off", "0", "no")
+#: The query parameters the lab reads, as its forms name them (the messages cite both).
+FIELD_LABELS = {
+    "table": "Table cards",
+    "card": "Card played",
+    "claim": "The claimed capture",
+    "layout": "The 4 face-up cards",
+    "a_cards": "Cards A took",
+    "a_counters": "A's counting cards",
+    "a_sweeps": "A's sweeps",
+    "b_sweeps": "B's sweeps",
+    "score_a": "A's score",
+    "score_b": "B's score",
+    "target": "Target",
+    "sweeper": "Reached",
+    "last": "Last trick taken by",
+    "into": "Tap into",
+    "trick": "Trick",
+    "hand": "Hand",
+    "trump": "Trumps",
+    "players": "Players",
+    "sung": "Cantes already sung",
+    "sang_now": "Already sang after this trick",
+    "lost": "Lost the deal",
+    "to": "Given to",
+    "ns": "N & S",
+    "ew": "E & W",
+    "after": "After deal",
+    "total": "Total now",
+    "seat": "Seat playing",
+    "direction": "Direction",
+}
+
+
+#: Where one name means another field in another lab.
+GAME_LABELS = {("tablanette", "last"): "The deal's last card"}
+
+
+def _label(name: str, game: str = "") -> str:
+    if (game, name) in GAME_LABELS:
+        return GAME_LABELS[game, name]
+    if name.startswith("held_"):
+        return f"Tricks {name[5:]} holds"
+    if name.startswith("m_"):
+        return f"{name[2:]}'s loss marks"
+    if re.fullmatch(r"P[0-9]", name):
+        return f"{name}'s total"
+    return FIELD_LABELS.get(name, name)
+
+
+def quoted(raw: str) -> str:
+    if raw == "":
+        return "empty"
+    return repr(raw if len(raw) <= 24 else raw[:24] + "…")
+
+
+class Query:
+    """The lab's one reader of the query string. Every value it reads is checked: a wrong
+    one (not ASCII digits, out of range, not one of the choices, given twice) is noted in
+    ``errors`` with a plain message naming the field, read as absent so the rest of the lab
+    still answers, and the page answers 400. Words that are not cards, and cards the game's
+    pack has not, are ``problems``: a position the referee can't answer (200), as before."""
+
+    def __init__(self, game: str, args, leave_out=frozenset()):
+        self.game, self.args, self.leave_out = game, args, leave_out
+        self.errors: list[str] = []
+        self.problems: list[str] = []
+        self.bad: set[str] = set()
+
+    def label(self, name: str) -> str:
+        return _label(name, self.game)
+
+    def wrong(self, name: str, message: str) -> None:
+        if name not in self.bad:
+            self.bad.add(name)
+            self.errors.append(message)
+
+    def shown(self, name: str) -> str:
+        """The value as given (to show it back in its form field), unchecked."""
+        return self.args.get(name, "")
+
+    def text(self, name: str, default: str = "") -> str:
+        """The one value of ``name``, stripped; a repeated parameter is wrong."""
+        value = self._one(name)
+        return default if value is None else value
+
+    def _one(self, name: str) -> str | None:
+        """The one value of ``name``, stripped, or None (absent, or wrongly repeated)."""
+        values = self.args.getlist(name)
+        if len(values) > 1:
+            self.wrong(name, f"{self.label(name)} ({name}) is given {len(values)} times: give it once.")
+            return None
+        return values[0].strip() if values else None
+
+    @typing.overload
+    def number(self, name: str, low: int, high: int, default: int, required: bool = False) -> int: ...
+
+    @typing.overload
+    def number(self, name: str, low: int, high: int, default: None = None, required: bool = False) -> int | None: ...
+
+    def number(self, name: str, low: int, high: int, default: int | None = None, required: bool = False) -> int | None:
+        """A whole number from ``low`` to ``high``; absent (or empty, unless ``required``)
+        gives ``default``."""
+        raw = self._one(name)
+        if raw is None or (raw == "" and not required):
+            return default
+        if WHOLE.fullmatch(raw) and low <= int(raw) <= high:
+            return int(raw)
+        self.wrong(name, f"{self.label(name)} ({name}) must be a whole number from {low} to {high}, not {quoted(raw)}.")
+        return default
+
+    def numbers(self, name: str, low: int, high: int, most: int = 52) -> list[int]:
+        """A list of whole numbers ("26, 42" or "26+42")."""
+        words = [w for w in re.split(r"[\s,+]+", self.text(name)) if w]
+        if len(words) <= most and all(WHOLE.fullmatch(w) and low <= int(w) <= high for w in words):
+            return [int(w) for w in words]
+        self.wrong(
+            name,
+            f"{self.label(name)} ({name}) must be at most {most} whole numbers from {low} to {high}, "
+            f"like 26, 42, not {quoted(self.text(name))}.",
+        )
+        return []
+
+    @typing.overload
+    def choice(self, name: str, allowed: typing.Collection[str], default: str) -> str: ...
+
+    @typing.overload
+    def choice(self, name: str, allowed: typing.Collection[str], default: None = None) -> str | None: ...
+
+    def choice(self, name: str, allowed: typing.Collection[str], default: str | None = None) -> str | None:
+        """One of ``allowed``; absent or empty gives ``default``."""
+        raw = self.text(name)
+        if raw == "":
+            return default
+        if raw in allowed:
+            return raw
+        self.wrong(name, f"{self.label(name)} ({name}) must be one of {', '.join(allowed)}, not {quoted(raw)}.")
+        return default
+
+    def flag(self, name: str) -> bool:
+        """A tick box: 1 (ticked) or 0, absent or empty (not ticked)."""
+        return self.choice(name, ("1", "0"), "0") == "1"
+
+    def cards(self, name: str, most: int = 104) -> list[str]:
+        """The distinct cards of a list ("2S,3H 10D", "Q♥"); each word that is not a card is a problem."""
+        words = [w for w in re.split(r"[\s,]+", self.text(name)) if w]
+        if len(words) > most:
+            self.wrong(name, f"{self.label(name)} ({name}) lists {len(words)} cards: at most {most}.")
+            return []
+        out = []
+        for word in words:
+            try:
+                code = str(Card.parse(word))
+            except MoveError as e:
+                self.problems.append(str(e))
+                continue
+            if code not in out:
+                out.append(code)
+        return out
+
+    def url(self, **changes) -> str:
+        """This lab's URL with some parameters changed (None removes one); the wrong ones
+        (``leave_out``: found by a first reading) are left out, so a tap on a page that
+        refused a value answers. A repeated ``lost`` stays repeated."""
+        args = {k: v if len(v) > 1 else v[0] for k, v in self.args.lists() if k not in self.bad | self.leave_out}
+        for k, v in changes.items():
+            if v in (None, "", []):
+                args.pop(k, None)
+            else:
+                args[k] = ",".join(v) if isinstance(v, list) else v
+        return url_for("rules.page", game=self.game, **args)
+
+    def one_grid(self, grids: dict[str, tuple[str, dict, list]]) -> dict:
+        """The lab's one card grid: the position's card sets (name: label, links, cards on)
+        it can tap into, the one chosen (``into``), and a link to switch to each. One grid,
+        so the answer above it stays in view while tapping."""
+        into = self.choice("into", tuple(grids), next(iter(grids)))
+        label, links, on = grids[into]
+        return {
+            "label": label,
+            "links": links,
+            "on": on,
+            "into": into,
+            "switch": [(key, grids[key][0], self.url(into=key)) for key in grids],
+        }
+
+
+def _option_value(rules, name: str, raw: str):
+    """An option's value read from its word; ValueError says what it must be instead."""
+    kind = typing.get_type_hints(rules.Options)[name]
+    choices = getattr(rules, "CHOICES", {}).get(name)
+    if raw == "none":
+        return None  # the engine says whether this option may be none
+    if kind is bool:
+        if raw not in TRUE + FALSE:
+            raise ValueError("true or false")
+        return raw in TRUE
+    if choices:
+        words = {"none" if c is None else str(c): c for c in choices}
+        if raw not in words:
+            raise ValueError("one of " + ", ".join(words))
+        return words[raw]
+    if int in getattr(kind, "__args__", (kind,)):
+        if not (WHOLE.fullmatch(raw) and 0 <= int(raw) <= BIG):
+            raise ValueError(f"a whole number up to {BIG}")
+        return int(raw)
+    return raw
+
+
+def _options(q: Query, rules, names) -> tuple[dict, dict]:
+    """(options for the engine, the raw values for the form) from the query string."""
+    chosen, raw = {}, {}
+    for name in names:
+        value = q.text(name)
+        if value == "":
+            continue
+        try:
+            chosen[name] = _option_value(rules, name, value)
+        except ValueError as e:
+            q.wrong(name, f"{rules.OPTION_LABELS[name]} ({name}) must be {e}, not {quoted(value)}.")
+            continue
+        raw[name] = value
+    return chosen, raw
+
+
+def _resolve(q: Query, rules, chosen: dict, raw: dict):
+    """The options in force: what the engine refuses is a wrong value too (named by its
+    message); the others stay chosen."""
+    try:
+        return rules.resolve_options(chosen, None), raw
+    except OptionError as e:
+        culprits = [n for n in chosen if n in str(e)] or list(chosen)
+        q.errors.append(f"{rules.OPTION_LABELS[culprits[0]]}: {e}." if len(culprits) == 1 else f"{e}.")
+        q.bad.update(culprits)
+        kept = {n: v for n, v in chosen.items() if n not in culprits}
+    try:
+        return rules.resolve_options(kept, None), {n: v for n, v in raw.items() if n in kept}
+    except OptionError:
+        return rules.resolve_options({}, None), {}
+
+
+def read_options(q: Query, rules, names) -> tuple:
+    """The options in force for the lab and their raw words, from the query string."""
+    return _resolve(q, rules, *_options(q, rules, names))
+
+
+def toggled(cards: list[str], code: str) -> list[str]:
+    return [c for c in cards if c != code] if code in cards else cards + [code]
+
+
+def option_rows(rules, names, raw: dict) -> list[dict]:
+    """The lab's option controls: name, label, help, choices, current value."""
+    hints = typing.get_type_hints(rules.Options)
+    defaults = {f.name: f.default for f in fields(rules.Options)}
+    rows = []
+    for name in names:
+        kind = hints[name]
+        choices = getattr(rules, "CHOICES", {}).get(name)
+        if kind is bool:
+            choices = (True, False)
+        labels = getattr(rules, "CHOICE_LABELS", {}).get(name, {})
+        words = (
+            [
+                (
+                    "none" if c is None else "true" if c is True else "false" if c is False else str(c),
+                    "yes" if c is True else "no" if c is False else labels.get(c, str(c).replace("_", " ")),
+                )
+                for c in choices
+            ]
+            if choices
+            else None
+        )
+        default = defaults[name]
+        current = raw.get(
+            name, "none" if default is None else str(default).lower() if isinstance(default, bool) else str(default)
+        )
+        shown = dict(words).get(current, current.replace("_", " ")) if words else current
+        rows.append(
+            {
+                "name": name,
+                "label": rules.OPTION_LABELS[name],
+                "help": rules.OPTION_HELP.get(name, ""),
+                "choices": words,
+                "value": current,
+                "shown": shown,
+            }
+        )
+    return rows
