@@ -28,7 +28,8 @@ def _preview(rules, state, move: dict | None) -> tuple[dict | None, dict | None,
         after = rules.apply(state, move)
     except MoveError as e:
         return None, None, str(e)
-    return (after.history[-1] if after.history else None), rules.view(after), None
+    view = rules.view(after)  # what the engine shows, not its state's internals
+    return (view["history"][-1] if view["history"] else None), view, None
 
 
 def _record(game_id: str, version: int, move: dict):
