@@ -148,7 +148,7 @@ def _tablanette_deal(rules, opts, q: Query) -> dict:
         state = rules.apply(rules.start(["A", "B"], {"target": 10**6}), move)
     except MoveError as e:
         return {"args": args, "points": None, "error": str(e)}
-    record = state.history[-1]
+    record = rules.view(state)["history"][-1]
     return {"args": args, "points": record["points"], "record": record}
 
 
@@ -165,10 +165,12 @@ class Tally(TallyForm):
 
     @staticmethod
     def context(rules, state, view) -> dict:
-        scale = state.options.point_scale
+        # The options in force, from the engine's view (not the state's internals).
+        options = rules.resolve_options(view["options"], len(view["players"]))
+        scale = options.point_scale
         return {
             "rules": rules,
-            "options": state.options,
+            "options": options,
             "sides": [" & ".join(s) for s in view["sides"]],
             "pack": [str(c) for c in rules.PACK],
             "counters": [c for c in map(str, rules.PACK) if rules.card_points([c], scale)],
