@@ -9,7 +9,8 @@ import re
 import typing
 from dataclasses import fields
 
-from flask import Blueprint, abort, make_response, render_template, request, url_for
+from flask import Blueprint, abort, render_template, request, url_for
+from flask_htmx import make_response as htmx_response
 from markupsafe import Markup, escape
 
 from companion import games, htmx, web
@@ -82,12 +83,10 @@ def page(game: str):
         "option_rows": option_rows(rules, web.get(game).LAB_OPTIONS, raw),
         "share": request.url if request.args else None,
     }
-    response = make_response(render_template("rules/page.html", **context), 400 if q.errors else 200)
-    if q.errors and htmx:
-        # htmx swaps no 4xx answer: a tap or form in the lab loads the refusal as a page,
-        # so its message is read, not lost behind a "no connection" banner.
-        response.headers["HX-Redirect"] = request.full_path
-    return response
+    # htmx swaps no 4xx answer: a tap or form in the lab loads the refusal as a page,
+    # so its message is read, not lost behind a "no connection" banner.
+    redirect = request.full_path if q.errors and htmx else None
+    return htmx_response(render_template("rules/page.html", **context), 400 if q.errors else 200, redirect=redirect)
 
 
 def _read(game: str, rules, leave_out=frozenset()) -> tuple:
