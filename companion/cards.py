@@ -62,7 +62,9 @@ class Card:
 
     def __post_init__(self) -> None:
         if self.rank not in RANKS or self.suit not in SUITS:
-            raise InvalidMove(f"{self.rank!r}{self.suit!r} is not a card")
+            raise InvalidMove(
+                "not_a_card", "%(card)r is not a card: write it like 10D, QH or Q♥", card=self.rank + self.suit
+            )
 
     @classmethod
     def parse(cls, text: str | Card) -> Card:
@@ -70,11 +72,11 @@ class Card:
         if isinstance(text, Card):
             return text
         if not isinstance(text, str):
-            raise InvalidMove(f"{text!r} is not a card: write it like 10D, QH or Q♥")
+            raise InvalidMove("not_a_card", "%(card)r is not a card: write it like 10D, QH or Q♥", card=text)
         cleaned = text.strip().replace("\ufe0f", "").upper()
         rank, suit = _RANK_INPUT.get(cleaned[:-1]), _SUIT_INPUT.get(cleaned[-1:])
         if rank is None or suit is None:
-            raise InvalidMove(f"{text!r} is not a card: write it like 10D, QH or Q♥")
+            raise InvalidMove("not_a_card", "%(card)r is not a card: write it like 10D, QH or Q♥", card=text)
         return _CARDS[rank, suit]
 
     def __str__(self) -> str:

@@ -1,21 +1,152 @@
-"""The error taxonomy every game shares (re-exported by :mod:`companion.games`).
+"""The error taxonomy every game shares (re-exported by :mod:`companion.games`), and
+:class:`Reason`, a refusal as data.
 
-Every error is a ``ValueError`` whose message a player can read at the table.
+Every refusal carries a stable ``code`` (what API clients and tests check), an English
+``text`` in %-format (``"%(player)s must follow suit"``: the message id a translation
+keys on, as Django's ``ValidationError`` and gettext do), its ``params`` (plain JSON
+values: card codes, names, numbers) and the ``rule`` it rests on, as docs/RULES.md cites
+it (``"Tute 4.2"``). ``str()`` words it in English; the web words it with the rule
+linked (``views.common.reason_html``), so nothing parses the sentence afterwards.
 """
 
+from __future__ import annotations
 
-class OptionError(ValueError):
-    """An unknown option, a bad option value, or a bad list of players."""
+from collections.abc import Iterable
+from typing import Any
 
 
-class MoveError(ValueError):
+def _plain(value: object) -> Any:
+    """A param as JSON: cards as their codes, any sequence as a list."""
+    if value is None or isinstance(value, (str, bool, int, float, dict)):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    return str(value)  # a Card, a suit
+
+
+class Spaced(list[Any]):
+    """A list param as a text places it: ``%(cards)s`` is "QH KH"; ``%(value)r`` the list."""
+
+    def __str__(self) -> str:
+        return " ".join(map(str, self))
+
+
+class Reason:
+    """Why something is refused: ``code``, English ``text`` with ``%(name)s`` places for
+    ``params``, and the ``rule`` (written where the text says ``%(rule)s``).
+
+    >>> r = Reason("not_your_card", "%(card)s is in %(holder)s's hand (%(rule)s).", rule="Tute 4.1",
+    ...            card="QH", holder="Ann")
+    >>> str(r), r.code, r.params
+    ("QH is in Ann's hand (Tute 4.1).", 'not_your_card', {'card': 'QH', 'holder': 'Ann'})
+    >>> str(Reason("cards", "Ann holds %(cards)s.", cards=["QH", "KH"]))
+    'Ann holds QH KH.'
+    """
+
+    __slots__ = ("code", "text", "params", "rule")
+
+    def __init__(self, code: str, text: str, /, *, rule: str | None = None, **params: object) -> None:
+        if (rule is None) == ("%(rule)s" in text):
+            raise TypeError(f"{code}: a rule is given exactly when the text has a place for it")
+        self.code = code
+        self.text = text
+        self.rule = rule
+        self.params: dict[str, Any] = {k: _plain(v) for k, v in params.items()}
+
+    def words(self) -> dict[str, Any]:
+        """The params as the text places them: a list of cards or names as one word each,
+        space-separated (:class:`Spaced`); ``rule`` as cited."""
+        placed = {k: Spaced(v) if isinstance(v, list) else v for k, v in self.params.items()}
+        return placed | {"rule": self.rule or ""}
+
+    def __str__(self) -> str:
+        return self.text % self.words()
+
+    def __repr__(self) -> str:
+        return f"Reason({self.code!r}, {str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reason) and (self.code, self.text, self.params, self.rule) == (
+            other.code,
+            other.text,
+            other.params,
+            other.rule,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.code, self.text, self.rule))
+
+    def replace(self, **params: object) -> Reason:
+        """The same refusal with some params changed (the web puts an option's label in
+        place of its name)."""
+        return Reason(self.code, self.text, rule=self.rule, **(self.params | params))
+
+    def as_json(self) -> dict[str, Any]:
+        """What the API sends with a refusal (DESIGN.md, JSON API: 422)."""
+        return {"error": str(self), "code": self.code, "params": self.params, "rule": self.rule}
+
+
+class Refusal(ValueError):
+    """A refusal with its :class:`Reason`. Raise it like a Reason is made, or from one::
+
+    raise IllegalMove("game_over", "The game is over.")
+    raise IllegalMove(reason)  # a Reason a helper worked out
+    """
+
+    def __init__(self, code: str | Reason, text: str | None = None, /, *, rule: str | None = None, **params: object):
+        if isinstance(code, Reason):
+            if text is not None or rule is not None or params:
+                raise TypeError("give a Reason, or a code and its text, not both")
+            self.reason = code
+        elif text is None:
+            raise TypeError(f"{code}: a refusal needs its text")
+        else:
+            self.reason = Reason(code, text, rule=rule, **params)
+        super().__init__(str(self.reason))
+
+    @property
+    def message(self) -> str:
+        return str(self.reason)
+
+    @property
+    def code(self) -> str:
+        return self.reason.code
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.reason.params
+
+    @property
+    def rule(self) -> str | None:
+        return self.reason.rule
+
+
+class OptionError(Refusal):
+    """An unknown option, a bad option value, or a bad list of players. ``params["option"]``
+    names the option at fault, when one is ("players" for the list of players)."""
+
+    @property
+    def option(self) -> str | None:
+        name = self.params.get("option")
+        return name if isinstance(name, str) else None
+
+
+class MoveError(Refusal):
     """A move the engine refuses; the state it was applied to is unchanged."""
 
-    def __init__(self, message: str, options: list | None = None):
-        super().__init__(message)
-        self.message = message
+    def __init__(
+        self,
+        code: str | Reason,
+        text: str | None = None,
+        /,
+        *,
+        rule: str | None = None,
+        options: Iterable[Any] | None = None,
+        **params: object,
+    ):
+        super().__init__(code, text, rule=rule, **params)
         #: The legal alternatives, when the engine can name them.
-        self.options = options or []
+        self.options = list(options or [])
 
 
 class InvalidMove(MoveError):

@@ -5,7 +5,6 @@ never needs a hand-written field."""
 from __future__ import annotations
 
 import dataclasses
-import re
 import types
 import typing
 
@@ -14,6 +13,8 @@ from wtforms import BooleanField, Field, HiddenField, IntegerField, RadioField, 
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from companion import games
+from companion.errors import OptionError
+from companion.web.query import labelled
 
 NAME_LENGTH = 24
 
@@ -184,15 +185,13 @@ def options_of(form) -> dict:
     return out
 
 
-def attach_error(form, message: str) -> None:
-    """Put an engine's OptionError beside the field it names (else on the form itself),
-    the option's code replaced by its label."""
-    for name in form.option_names:
-        if re.search(rf"\b{name}\b", message):
-            field = getattr(form, name)
-            field.errors = [re.sub(rf"\b{name}\b", f"“{field.label.text}”", message)]
-            return
-    if "player" in message.lower() or "name" in message.lower():
-        form.player0.errors = [message]
-        return
-    form.form_errors.append(message)
+def attach_error(form, e: OptionError) -> None:
+    """Put an engine's OptionError beside the field of the option it names (its label in
+    place of its name), else on the form itself."""
+    option = e.option
+    if option is not None and option in form.option_names:
+        getattr(form, option).errors = [labelled(e, form.rules)]
+    elif option in ("players", "dealer"):
+        (form.player0 if option == "players" else form.dealer).errors = [e.reason]
+    else:
+        form.form_errors.append(e.reason)

@@ -454,7 +454,7 @@ class Store:
                 "SELECT seq FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,)
             ).fetchone()
             if last is None:
-                raise NothingToUndo("Nothing to undo: no move is in effect.")
+                raise NothingToUndo("nothing_to_undo", "Nothing to undo: no move is in effect.")
             conn.execute("UPDATE moves SET undone = 1 WHERE game_id = ? AND seq = ?", (game_id, last["seq"]))
             state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
             for (move,) in conn.execute(
@@ -526,7 +526,7 @@ class Store:
             raise BadTranscript("The transcript's 'moves' must be a list")
         try:
             if not isinstance(data["game"], str):
-                raise OptionError("The transcript's 'game' must be a game's name")
+                raise OptionError("transcript_game", "The transcript's 'game' must be a game's name")
             rules = games.get(data["game"])
             players = _plain(data["players"], OptionError, "players")
             options = _plain(data.get("options"), OptionError, "options")
@@ -674,7 +674,7 @@ def _load_state(text: str) -> dict:
     return orjson.loads(text)
 
 
-def _plain(data, error: type[ValueError], what: str):
+def _plain(data, error: type[MoveError | OptionError], what: str):
     """``data`` as it will read back from the database (tuples become lists, ...).
 
     The engine is given this copy, so replaying the stored JSON reproduces its verdict.
@@ -682,7 +682,9 @@ def _plain(data, error: type[ValueError], what: str):
     try:
         return json.loads(_dumps(data))
     except (TypeError, ValueError):
-        raise error(f"{what} must be plain JSON data (text, numbers, lists, mappings)") from None
+        raise error(
+            "not_json", "%(what)s must be plain JSON data (text, numbers, lists, mappings)", what=what
+        ) from None
 
 
 def _game_dict(row: sqlite3.Row) -> dict:

@@ -378,3 +378,61 @@ def test_random_legal_hands(variant, players, seed):
             assert min(s.tokens) >= 0
     if s.options.match_format == "tokens" and s.result:
         assert len(H.active(s)) == 1
+
+
+def test_refusals_carry_their_code_rule_and_params():
+    """RULES.md 4.8 (a card on the pile, a wrong announcement) and 4.2 (a "can't go" with a
+    safe card): what an API client reads off a refusal, besides its words."""
+    with pytest.raises(IllegalMove) as e:
+        play(play(new(("A", "B"), variant="98"), "JS"), "JS")
+    assert (e.value.code, e.value.rule, e.value.params) == ("on_pile", "100/99/98 4.8", {"card": "JS"})
+    with pytest.raises(IllegalMove) as e:
+        play(play(play(new(tuple("ABCDEFG"), variant="98"), "JS"), "JS"), "JS")
+    assert e.value.code == "both_copies_on_pile" and e.value.rule == "100/99/98 4.8"
+    with pytest.raises(IllegalMove) as e:
+        play(new(), "8H", 9)
+    assert e.value.code == "wrong_total" and e.value.params == {"card": "8H", "total": 0, "made": 8, "said": 9}
+    with pytest.raises(IllegalMove) as e:
+        play(new(), "AS", 150)
+    assert e.value.code == "wrong_total_range" and e.value.params == {
+        "card": "AS",
+        "total": 0,
+        "low": 0,
+        "high": 100,
+        "said": 150,
+    }
+    assert str(e.value) == "AS on 0 can make any total from 0 to 100, not 150."
+    s = play(new(), "10D")  # 100: B to act
+    with pytest.raises(IllegalMove) as e:
+        H.apply(s, {"type": "lose", "hand": ["6S", "KH"]})
+    assert (e.value.code, e.value.rule) == ("can_go", "100/99/98 4.2")
+    assert e.value.params == {"player": "B", "card": "KH", "total": 100, "made": "100", "target": 100}
+    assert str(e.value) == "B can go: KH on 100 makes 100 (not over 100). Not a loss (100/99/98 4.2)."
+    with pytest.raises(IllegalMove) as e:
+        H.apply(s, {"type": "lose", "hand": ["AC", "7H"]})
+    assert e.value.code == "can_go_range" and (e.value.params["low"], e.value.params["high"]) == (0, 100)
+    with pytest.raises(IllegalMove) as e:
+        H.apply(s, {"type": "tally", "loser": "A"})
+    assert e.value.code == "tally_too_late" and e.value.rule is None
+
+
+def test_an_unannounced_choice_is_ambiguous_with_its_totals():
+    """RULES.md 4.6 AD-10: 10 on 92 in 99 gives 82 or 102; the move must say which."""
+    s = new(variant="99")
+    s.total = 92
+    with pytest.raises(AmbiguousMove) as e:
+        play(s, "10H")
+    assert e.value.code == "choose_total" and e.value.options == [82, 102]
+    assert str(e.value) == "10H gives a choice: which total did A announce? 82 or 102."
+    with pytest.raises(AmbiguousMove) as e:
+        play(new(), "AC")
+    assert e.value.code == "choose_total_range" and (e.value.params["low"], e.value.params["high"]) == (0, 100)
+
+
+def test_lose_refusal_is_a_reason():
+    """RULES.md 4.2: the lab's "Not a loss" names the safe card and what it makes."""
+    why = H.lose_refusal(["2H", "JH"], 97, {"variant": "98"})
+    assert why.code == "not_a_loss" and why.rule == "100/99/98 4.2"
+    assert why.params == {"card": "JH", "total": 97, "made": "97", "target": 98}
+    assert H.lose_refusal(["AC"], 99).code == "not_a_loss_range"
+    assert H.lose_refusal(["6S", "8S", "9S"], 95) is None

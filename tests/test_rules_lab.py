@@ -126,6 +126,8 @@ def test_tantony_gifts(client, held, to, players, allowed):
     """RULES.md 3.12 TT-06 and TT-14: a gift only to a player with room under the quota."""
     page = lab(client, "tantony", players=players, to=to, **{f"held_{k}": v for k, v in held.items()})
     assert attrs(page, "data-allowed") == [allowed]
+    if allowed == "no":  # the engine's refusal, its rule linked
+        assert f"{to} already holds" in page and 'href="/rules/tantony/words#s3-4"' in page
 
 
 @pytest.mark.parametrize("v", VECTORS["adding_totals"], ids=lambda v: v["id"])

@@ -1373,3 +1373,177 @@ def test_1_4_a_sweep_that_cannot_be(card, taken):
     """TB-08 (the 9 can't count twice) and TB-17 (a jack's capture is no sweep)."""
     with pytest.raises(IllegalMove):
         T.sweep_of(card, taken)
+
+
+# ---------------------------------------------------------------------------
+# Refusals as data: a code, the rule cited, the params (DESIGN.md errors)
+# ---------------------------------------------------------------------------
+
+
+def test_1_4_P4_TB10_refusal_code_rule_and_params():
+    """RULES.md 1.4 P4 / 1.11: TB-10 declared {6S} alone: every group must be taken."""
+    s = lay(new(), ["6S", "2H", "4D", "9C"])
+    with pytest.raises(IllegalMove) as err:
+        play(s, "6C", ["6S"])
+    assert err.value.code == "must_take_every_group" and err.value.rule == "Tablanette P4"
+    assert err.value.params == {"group": "2H+4D", "card": "6C", "legal": "2H 4D 6S"}
+    assert T.explain_refusal("6C", ["6S", "2H", "4D", "9C"], ["6S"]) == err.value.reason
+
+
+@pytest.mark.parametrize(
+    ("table", "card", "capture", "code", "rule"),
+    [
+        (["6S", "2H", "4D", "9C"], "6C", [], "must_capture", "Tablanette P4"),
+        (["2S", "3H", "4D", "5C"], "KC", ["2S", "3H", "4D", "5C"], "not_groups", "Tablanette P1"),
+        (["5S", "9H", "QD", "3C"], "JC", ["5S", "9H"], "jack_takes_all", "Tablanette P5"),
+        (["KS", "10H", "4D", "5C"], "KC", ["KS", "QH"], "not_on_table", None),
+        (["KS", "10H", "4D", "5C"], "KC", ["QH", "QS"], "not_on_table_all", None),
+    ],
+    ids=["trail", "four-card-sum", "jack-part", "not-on-table", "none-on-table"],
+)
+def test_1_4_refusal_codes(table, card, capture, code, rule):
+    """RULES.md 1.4 P1-P5 / 1.11: each refused capture says which rule, as a code and a citation."""
+    with pytest.raises(IllegalMove) as err:
+        play(lay(new(), table), card, capture)
+    assert (err.value.code, err.value.rule) == (code, rule)
+    assert err.value.params["legal"] == " or ".join(" ".join(o) or "lay it down" for o in err.value.options)
+
+
+def test_1_4_P1_wrong_sum_params():
+    """RULES.md 1.4 P1-P2: the cards claimed, the values the card makes and the group size limit."""
+    with pytest.raises(IllegalMove) as err:
+        play(lay(new(), ["AS", "2H", "4D", "5C"]), "AC", ["2H", "5C"])
+    assert err.value.code == "not_groups" and err.value.rule == "Tablanette P1"
+    assert err.value.params | {"legal": None} == {
+        "cards": ["2H", "5C"],
+        "card": "AC",
+        "worth": "1 or 11",
+        "size": 3,
+        "legal": None,
+    }
+    assert "(Tablanette P1-P2)" in str(err.value)
+    reason = T.explain_refusal("KC", ["2S", "3H", "4D", "5C"], ["2S", "3H"], {"max_group_size": None})
+    assert reason.code == "not_groups_any_size" and "2 or more cards adding up" in str(reason)
+
+
+def test_1_4_P5_table_jack_code():
+    """RULES.md 1.4 P5: a table jack is taken only by a played jack."""
+    s = crafted(lay(new(), ["2S", "3S", "4S", "6S"]), ["JS", "KH"])
+    with pytest.raises(IllegalMove) as err:
+        play(s, "KC", ["JS", "KH"])
+    assert (err.value.code, err.value.rule) == ("table_jack", "Tablanette P5")
+
+
+def test_1_4_ambiguous_capture_code():
+    """RULES.md 1.4 P4: more than one legal capture, so the move must say which."""
+    with pytest.raises(AmbiguousMove) as err:
+        play(lay(new(), ["2S", "3H", "5D", "9C"]), "KH")
+    assert err.value.code == "say_which"
+    assert err.value.params == {"card": "KH", "choices": "2S 3H 9C or 5D 9C"}
+    assert str(err.value) == "KH can take 2S 3H 9C or 5D 9C: say which."
+
+
+def test_1_11_seen_card_codes():
+    """RULES.md 1.11 "Card uniqueness": a card on the table, or in a pile, is not played again."""
+    s = lay(new(), ["KS", "10H", "4D", "5C"])
+    with pytest.raises(IllegalMove) as err:
+        play(s, "5c")
+    assert err.value.code == "card_on_table" and err.value.params == {"card": "5C"}
+    with pytest.raises(IllegalMove) as err:
+        play(play(s, "KC", ["KS", "10H", "4D"]), "KS")
+    assert err.value.code == "already_played" and err.value.params == {"card": "KS"}
+
+
+def test_TB_L1_layout_jack_code():
+    """RULES.md 1.8 TB-L1 / 1.2 step 3: the refusal cites 1.2 and names the jack."""
+    with pytest.raises(IllegalMove) as err:
+        lay(new(), ["JH", "5C", "JS", "9D"])
+    assert (err.value.code, err.value.rule, err.value.params) == ("layout_jack", "Tablanette 1.2", {"card": "JH"})
+    assert "(Tablanette 1.2, layout jacks)" in str(err.value)
+    with pytest.raises(IllegalMove) as err:
+        lay(new(), ["7H", "5C", "KS", "9D"], buried=["2C"])
+    assert err.value.code == "buried_not_jack" and err.value.params == {"card": "2C"}
+
+
+def test_wrong_time_codes():
+    """DESIGN.md engine contract: a move that is not expected now says what is."""
+    with pytest.raises(IllegalMove) as err:
+        T.apply(lay(new(), ["2S", "3S", "4S", "6S"]), tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}))
+    assert err.value.code == "deal_under_way" and err.value.params == {"kind": "tally"}
+    with pytest.raises(IllegalMove) as err:
+        play(new(), "2S")
+    assert err.value.code == "deal_not_started" and err.value.params == {"kind": "play"}
+
+
+def test_1_4_P7_P8_sweep_refusal_codes():
+    """RULES.md 1.4 P7 (a jack's capture is no sweep) and P8 (which bonuses exist); 1.5 (one point a tabla)."""
+    r = T.sweep_bonus_refusal(23)
+    assert (r.code, r.rule, r.params) == ("no_such_sweep", "Tablanette P8", {"bonus": 23})
+    assert str(r).startswith("No sweep scores 23: ")
+    r = T.sweep_bonus_refusal(26, {"sweep_scoring": "flat1"})
+    assert (r.code, r.rule) == ("tabla_scores_one", "Tablanette 1.5")
+    assert T.sweep_bonus_refusal(0).code == "bad_sweep_bonus"
+    with pytest.raises(IllegalMove) as err:
+        T.apply(new(), tally({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS}, {"Ben": [23]}))
+    assert err.value.reason == T.sweep_bonus_refusal(23)
+    with pytest.raises(IllegalMove) as err:
+        T.sweep_of("JC", ["5S", "9H"])
+    assert (err.value.code, err.value.rule, err.value.params) == ("jack_no_sweep", "Tablanette P7", {"card": "JC"})
+    with pytest.raises(IllegalMove) as err:
+        T.sweep_of("KH", ["2S", "3H", "5D", "9C"])  # TB-08
+    assert (err.value.code, err.value.rule) == ("not_groups", "Tablanette P1")
+
+
+@pytest.mark.parametrize(
+    ("cards", "counters", "error", "code", "params"),
+    [
+        ({"Ann": 30, "Ben": 20}, {"Ann": COUNTERS}, IllegalMove, "piles_not_a_pack", {"pack": 52, "total": 50}),
+        ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS[1:]}, IllegalMove, "counter_in_no_pile", None),
+        ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS, "Ben": ["AS", "2C"]}, IllegalMove, "counter_in_two_piles", None),
+        ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS + ["5D"]}, InvalidMove, "not_a_counting_card", {"card": "5D"}),
+        ({"Ann": 30, "Ben": 22}, {"Ann": COUNTERS + ["5D", "6H"]}, InvalidMove, "not_counting_cards", None),
+        ({"Ann": 52, "Ben": 0}, {"Ann": COUNTERS[:-1], "Ben": COUNTERS[-1:]}, IllegalMove, "too_many_counters", None),
+        ({"Ann": 30, "Zed": 22}, {"Ann": COUNTERS}, InvalidMove, "not_a_side", {"side": "Zed", "sides": "Ann, Ben"}),
+    ],
+    ids=["counts-not-52", "counter-missing", "counter-twice", "not-counting", "not-counting-2", "too-many", "side"],
+)
+def test_1_5_tally_refusal_codes(cards, counters, error, code, params):
+    """RULES.md 1.5 (52 cards, every counting card once, in a pile that can hold it)."""
+    with pytest.raises(error) as err:
+        T.apply(new(), tally(cards, counters))
+    assert err.value.code == code
+    if params is not None:
+        assert err.value.params == params
+    if code == "piles_not_a_pack":
+        assert err.value.rule == "Tablanette 1.5"
+    if code == "counter_in_no_pile":
+        assert err.value.params == {"cards": ["AS"], "total": 22}
+    if code == "counter_in_two_piles":
+        assert err.value.params == {"cards": ["AS", "2C"]}
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "code", "params"),
+    [
+        (3, {"hand_size": 8}, "hand_size_8_for_two", {"option": "hand_size", "players": 3}),
+        (2, {"hand_size": 4}, "hand_size_for_two", {"option": "hand_size"}),
+        (3, {"hand_size": 6}, "hand_size_for_more", {"option": "hand_size", "players": 3}),
+        (2, {"partnership": True}, "partnership_not_four", {"option": "partnership"}),
+        (2, {"max_group_size": 1}, "bad_max_group_size", {"option": "max_group_size", "value": 1}),
+        (
+            2,
+            {"preset": "rummy"},
+            "unknown_preset",
+            {"option": "preset", "value": "rummy", "known": "tablanette, tablic"},
+        ),
+        (2, {"preset": ["tablic"]}, "unknown_preset", None),
+    ],
+)
+def test_1_7_option_refusal_codes(players, options, code, params):
+    """RULES.md 1.7: a bad option names the option at fault."""
+    with pytest.raises(OptionError) as err:
+        new(["Ann", "Ben", "Cat", "Dan"][:players], **options)
+    assert err.value.code == code
+    assert err.value.params["option"] == next(iter(options))
+    if params is not None:
+        assert err.value.params == params

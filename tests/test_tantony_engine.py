@@ -456,3 +456,102 @@ def test_giving_to_a_full_player_is_always_refused(seed):
             continue
         card = next(c for c in deck if c not in v["seen"])
         s = play(s, card)
+
+
+# -- refusals as data: a code, the rule cited, the params -------------------------------
+
+
+def test_refusal_codes_from_deal_2():
+    """RULES.md 3.7 and 3.3: from deal 2 a card of another hand, or a failure to follow,
+    is refused with its code, the rule and the legal cards."""
+    s = full_deal(new(), random.Random(4))
+    v = T.view(s)
+    actor = v["to_act"]
+    holder, other = next((p, c) for p, h in v["hands"].items() if p != actor for c in h)
+    with pytest.raises(IllegalMove) as e:
+        play(s, other)
+    assert (e.value.code, e.value.rule) == ("not_your_card", "Tantony 3.7")
+    assert e.value.params == {"card": other, "holder": holder, "player": actor}
+    for seed in range(50):  # deal 2's first card led, the next player holding the suit and others
+        s2 = full_deal(new(), random.Random(seed))
+        s2 = play(s2, T.view(s2)["legal"][0])
+        w = T.view(s2)
+        if set(w["hands"][w["to_act"]]) - set(w["legal"]):
+            break
+    wrong = [c for c in w["hands"][w["to_act"]] if c not in w["legal"]]
+    with pytest.raises(IllegalMove) as e:
+        play(s2, wrong[0])
+    assert (e.value.code, e.value.rule) == ("must_follow", "Tantony 3.3")
+    assert e.value.params == {"player": w["to_act"], "cards": w["legal"]} and e.value.options == w["legal"]
+    assert str(e.value) == f"{w['to_act']} must follow suit: {w['to_act']} holds {' '.join(w['legal'])} (Tantony 3.3)."
+
+
+def test_refusal_codes_of_gifts():
+    """RULES.md 3.4 / C8: a full player is refused (code full, rule 3.4, who has room); a
+    gift out of turn says why."""
+    s = placed(new(), ["N", "N", "N"])
+    s = play(s, *spare_tricks(4)[3])
+    with pytest.raises(IllegalMove) as e:
+        give(s, "N")
+    assert (e.value.code, e.value.rule) == ("full", "Tantony 3.4")
+    assert e.value.params == {"player": "N", "held": 3, "room": "E, S, W"}
+    assert (
+        str(e.value) == "N already holds 3 tricks, the most anyone may (Tantony 3.4, C8). Players with room: E, S, W."
+    )
+    with pytest.raises(IllegalMove) as e:
+        play(s, "2S")
+    assert (e.value.code, e.value.rule) == ("give_first", "Tantony 3.4")
+    with pytest.raises(InvalidMove) as e:
+        give(s, "X")
+    assert e.value.code == "not_a_player"
+    s = placed(new(), ["N", "N", "N", "E", "E", "E", "S", "S", "W", "W", "W"])
+    s = play(s, *spare_tricks(12)[11])
+    with pytest.raises(IllegalMove) as e:
+        give(s, "N")
+    assert (e.value.code, e.value.rule, e.value.params) == ("gift_forced", "Tantony 3.4", {"player": "S"})
+    with pytest.raises(IllegalMove) as e:
+        T.apply(s, {"type": "tally", "scoring": {}})
+    assert e.value.code == "tally_too_late" and e.value.rule is None
+
+
+def test_gift_refusal_is_a_reason():
+    """RULES.md 3.4 TT-06 / TT-14: the lab's helper gives the same refusal as the engine."""
+    why = T.gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "E")
+    assert (why.code, why.rule, why.params) == ("full_one_room", "Tantony 3.4", {"player": "E", "held": 3, "room": "S"})
+    assert T.gift_refusal({"P1": 4, "P2": 4, "P3": 3}, "P3", 3) is None
+    assert T.gift_refusal({"P1": 4, "P2": 4, "P3": 3}, "P1", 3).params["held"] == 4
+
+
+def test_refusal_codes_of_the_pack_and_the_tally():
+    """RULES.md 3.10 and 3.5: a card outside the 36, and tallies with the wrong runts."""
+    with pytest.raises(IllegalMove) as e:
+        play(T.start(["Ann", "Ben", "Cat"]), "7S")
+    assert (e.value.code, e.value.rule, e.value.params) == ("not_in_pack", "Tantony 3.10", {"card": "7S"})
+    s = play(new(), "2S")
+    with pytest.raises(IllegalMove) as e:
+        play(s, "2S")
+    assert (e.value.code, e.value.params) == ("already_played", {"card": "2S", "trick": 1})
+    scoring = {"N": ["2S", "3S", "4S"], "E": ["5S", "6S", "7S"], "S": ["8S", "9S", "10S"], "W": ["2H", "3H", "4H"]}
+    with pytest.raises(IllegalMove) as e:
+        T.apply(new(), {"type": "tally", "scoring": scoring})
+    assert (e.value.code, e.value.rule) == ("runts_13th", "Tantony 3.5")
+    with pytest.raises(IllegalMove) as e:
+        T.apply(new(), {"type": "tally", "scoring": scoring | {"W": ["2S", "3H", "4H", "5H"]}})
+    assert (e.value.code, e.value.params) == ("listed_twice", {"card": "2S"})
+    with pytest.raises(IllegalMove) as e:
+        T.apply(new({"last_card_rule": "penguin2008"}), {"type": "tally", "scoring": scoring})
+    assert (e.value.code, e.value.rule) == ("runts_last_card", "Tantony 3.5")
+    with pytest.raises(IllegalMove) as e:
+        T.apply(T.start(["A", "B", "C"]), {"type": "tally", "scoring": {"A": ["2S"], "B": [], "C": []}})
+    assert (e.value.code, e.value.rule, e.value.params) == ("runts_3p", "Tantony 3.10", {"quota": 4})
+
+
+@pytest.mark.parametrize(
+    ("options", "code", "option"),
+    [({"deals": 0}, "deals_range", "deals"), ({"sudden_death": "yes"}, "not_bool", "sudden_death")],
+)
+def test_option_refusals_name_their_option(options, code, option):
+    """RULES.md 3.11: deals 1 to 12; sudden death true or false."""
+    with pytest.raises(OptionError) as e:
+        T.start(NESW, options)
+    assert e.value.code == code and e.value.params["option"] == option

@@ -969,3 +969,110 @@ def test_2_3_next_dealer_is_D_plus_1():
     assert v["dealer"] == "P1"
     state = T.apply(state, {"type": "trump", "card": "4D"})
     assert T.view(state)["to_act"] == "P2"
+
+
+# ---------------------------------------------------------------------------
+# Refusals as data: a stable code, the rule cited, the params (issue 13)
+# ---------------------------------------------------------------------------
+
+
+def test_2_11_a_take_back_names_its_duty_the_known_card_and_the_rule():
+    """RULES.md 2.4, 2.11: the dealer, known to hold the turned 4D, discards on trumps led."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("7D", "QD", "5S")
+    err = t.refused({"type": "play", "card": "5C", "player": "P4"})
+    assert (err.code, err.rule) == ("must_follow", "Tute 2.4")
+    assert err.params == {"player": "P4", "proof": "4D", "known": "the turned trump", "card": "5C"}
+    assert str(err.reason) == "P4 must follow suit: P4 holds 4D (the turned trump). Take 5C back (Tute 2.4)."
+
+
+def test_2_11_known_cards_refusals_are_coded():
+    """RULES.md 2.3, 2.11: a card played twice, or known to be in another hand."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    err = t.refused({"type": "play", "card": "4D", "player": "P1"})
+    assert err.code == "in_another_hand" and err.rule is None
+    assert err.params == {"card": "4D", "holder": "P4", "known": "the turned trump", "player": "P1"}
+    t.play("2C", "3C", "7C", "5C")
+    err = t.refused({"type": "play", "card": "3C"})
+    assert (err.code, err.params) == ("already_played", {"card": "3C", "trick": 1})
+
+
+def test_2_5_cante_refusals_are_coded():
+    """RULES.md 2.5: declared cantes are 4-5 player only; one a trick won; each must fit the hand."""
+    t = Table(SUITED, dealer="P3")
+    t.play("AH", "AD", "AS")
+    err = t.refused({"type": "declare", "suit": "H"})
+    assert (err.code, err.rule) == ("no_declared_cantes", "Tute 2.5")
+    t = Table(TRUMPS, dealer="P4", turned="4D")
+    t.play("AH", "AS", "2S", "2D")
+    for i, trump in enumerate(["AD", "3D", "KD", "QD", "JD", "7D", "6D", "5D"], 2):
+        t.play(trump, TRUMPS["P1"][i - 1], TRUMPS["P2"][i - 1], [c for c in TRUMPS["P3"] if c != "QC"][i - 1])
+    err = t.refused({"type": "declare", "suit": "C"})
+    assert (err.code, err.rule) == ("cante_no_room_last_known", "Tute 2.5")
+    assert err.params == {"player": "P4", "suit": "C", "cards": ["4D"]}
+
+
+def test_2_4_the_labs_why_names_the_duty_and_the_cards_that_meet_it():
+    """RULES.md 2.4: why a card may not be played, as data."""
+    why = T.why_illegal(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S")
+    assert (why.code, why.rule, why.params) == ("must_head_with", "Tute 2.4", {"cards": ["3S"]})
+    why = T.why_illegal(["4S", "2S", "AC"], ["7S", "5D"], "D", "AC")
+    assert (why.code, why.params) == ("must_follow_with_any", {"cards": ["2S", "4S"]})
+    assert str(why) == "must follow suit: 2S 4S do (Tute 2.4)"
+    assert T.why_illegal(["4S", "2S", "AC"], ["7S"], "D", "4S") is None
+
+
+def test_2_5_the_labs_cante_check_is_coded():
+    """RULES.md 2.5: both cards in hand; each suit once; the lock rule."""
+    why = T.cante_check(["KH", "2H"], "H", "D")
+    assert (why.code, why.rule, why.params) == (
+        "cante_card_missing",
+        "Tute 2.5",
+        {"king": "KH", "queen": "QH", "card": "QH"},
+    )
+    assert str(why) == "Needs both KH and QH in hand; QH is not there (Tute 2.5)."
+    assert T.cante_check(["2H"], "H", "D").code == "cante_cards_missing"
+    assert T.cante_check(["KS", "QS"], "S", "D", sung=[("S", 20)]).code == "suit_already_sung"
+    assert T.cante_check(["KD", "QD"], "D", "D", sung=[("S", 20)]).code == "lock_rule"
+    assert T.cante_check(["KD", "QD"], "D", "D", players=3).code == "no_declared_cantes"
+
+
+def test_2_2_pack_and_tally_refusals_cite_their_rules():
+    """RULES.md 2.2 (the pack, 120 card points), 2.5 (one 40 and three 20s a deal)."""
+    with pytest.raises(IllegalMove) as err:
+        T.apply(T.start(NAMES3), {"type": "play", "card": "2S"})
+    assert (err.value.code, err.value.rule) == ("not_in_pack_36", "Tute 2.2")
+    assert err.value.params == {"card": "2S", "players": 3}
+    with pytest.raises(IllegalMove) as err:
+        tally(T.start(NAMES4), {"P1": 60, "P2": 30, "P3": 30, "P4": 30}, "P1")
+    assert (err.value.code, err.value.rule, err.value.params) == ("card_points_total", "Tute 2.2", {"total": 150})
+    with pytest.raises(IllegalMove) as err:
+        tally(T.start(NAMES4), {"P1": 60, "P2": 30, "P3": 30, "P4": 0}, "P1", {"P1": [40], "P2": [40]})
+    assert (err.value.code, err.value.rule) == ("too_many_cantes", "Tute 2.5")
+
+
+def test_2_8_option_refusals_name_their_option():
+    """RULES.md 2.8: the option at fault is named, so the app can mark its field."""
+    with pytest.raises(OptionError) as err:
+        T.start(NAMES4, {"loss_limit": 0})
+    assert err.value.code == "not_whole_number"
+    assert err.value.params == {"option": "loss_limit", "least": 1, "value": 0}
+    with pytest.raises(OptionError) as err:
+        T.start(NAMES4, {"over_100_loses": True})
+    assert (err.value.code, err.value.params) == ("three_player_rule", {"option": "over_100_loses"})
+
+
+def test_wrong_time_refusals_are_coded():
+    """RULES.md 2.3, 2.5: the turned card first (4-5 players), none with 3; a tally only before the first card."""
+    state = T.start(NAMES4)
+    with pytest.raises(IllegalMove) as err:
+        T.apply(state, {"type": "play", "card": "2C"})
+    assert (err.value.code, err.value.params) == ("turned_card_first", {"kind": "play"})
+    with pytest.raises(IllegalMove) as err:
+        T.apply(T.start(NAMES3), {"type": "trump", "card": "4D"})
+    assert (err.value.code, err.value.rule) == ("no_turned_card", "Tute 2.5")
+    state = T.apply(state, {"type": "trump", "card": "4D"})
+    state = T.apply(state, {"type": "play", "card": "2C"})
+    with pytest.raises(IllegalMove) as err:
+        tally(state, {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "P1")
+    assert err.value.code == "tally_too_late" and err.value.rule is None

@@ -68,11 +68,12 @@ class Table:
         self.state = T.apply(self.state, {"type": "declare", "suit": suit, "player": who})
 
     def refused(self, move, match=None):
-        """``move`` is refused with IllegalMove and the state is unchanged."""
+        """``move`` is refused with IllegalMove and the state is unchanged; returns the refusal."""
         before = T.dump(self.state)
-        with pytest.raises(IllegalMove, match=match):
+        with pytest.raises(IllegalMove, match=match) as err:
             T.apply(self.state, move)
         assert T.dump(self.state) == before
+        return err.value
 
 
 # ---------------------------------------------------------------------------
@@ -257,7 +258,8 @@ def test_TU_30_declaring_20_locks_the_40():
     assert {"KS", "QS"} <= set(v["known"]["P2"])
     play_trick_4(t)
     assert "D" not in T.declarable(t.state)
-    t.refused({"type": "declare", "suit": "D", "player": "P2"}, match="lock rule")
+    err = t.refused({"type": "declare", "suit": "D", "player": "P2"}, match="lock rule")
+    assert (err.code, err.rule, err.params) == ("cante_locked", "Tute 2.5", {"player": "P2"})
     assert T.view(t.state)["cantes"]["P2"] == 20
 
 
@@ -285,7 +287,9 @@ def test_TU_31_declaring_with_a_card_already_played_is_refused():
     assert t.actor == "P3" and "KH" in t.hands["P3"]
     assert "declare" in T.view(t.state)["expects"]
     assert "H" not in T.declarable(t.state)
-    t.refused({"type": "declare", "suit": "H", "player": "P3"}, match="QH was already played in trick 2")
+    err = t.refused({"type": "declare", "suit": "H", "player": "P3"}, match="QH was already played in trick 2")
+    assert (err.code, err.rule) == ("cante_card_played", "Tute 2.5")
+    assert err.params == {"player": "P3", "suit": "H", "card": "QH", "trick": 2}
 
 
 def test_TU_32_second_declaration_after_the_same_trick_is_refused():
@@ -295,7 +299,8 @@ def test_TU_32_second_declaration_after_the_same_trick_is_refused():
     t.declare("D")
     assert "declare" not in T.view(t.state)["expects"]
     assert T.declarable(t.state) == []
-    t.refused({"type": "declare", "suit": "S", "player": "P2"}, match="One cante per trick")
+    err = t.refused({"type": "declare", "suit": "S", "player": "P2"}, match="One cante per trick")
+    assert (err.code, err.rule) == ("one_cante_per_trick", "Tute 2.5")
     assert len(t.state.declarations) == 1
 
 
@@ -305,7 +310,7 @@ def test_TU_30_only_the_trick_winner_declares():
     play_trick_3(t)
     t.refused({"type": "declare", "suit": "S", "player": "P1"}, match="turn")
     t.play("2S")  # P2 leads trick 4 without singing: too late now
-    t.refused({"type": "declare", "suit": "S", "player": "P2"}, match="before leading")
+    assert t.refused({"type": "declare", "suit": "S", "player": "P2"}, match="before leading").code == "cante_mid_trick"
 
 
 # ---------------------------------------------------------------------------

@@ -93,9 +93,20 @@ def test_cant_go_is_checked_against_the_hand_shown(client):
         data={"version": 1, "type": "lose", "hand[]": ["6S", "KH", "9C"]},
     )
     assert refused.status_code == 422 and "K♥ on 100 makes 100" in refused.get_data(as_text=True)
+    assert '<a href="/rules/hundred/words#s4-2">100/99/98 4.2</a>' in refused.get_data(as_text=True)
     ok = client.post(
         f"/games/{game_id}/moves",
         headers={"HX-Request": "true"},
         data={"version": 1, "type": "lose", "hand[]": ["6S", "8H", "9C"]},
     )
     assert ok.status_code == 200 and api_view(client, game_id)["history"][0]["verified"] is True
+
+
+def test_the_lab_says_why_a_hand_shown_is_not_a_loss(client):
+    """RULES.md 4.2 / AD-15: on 97 in 98 a jack is safe; the lab names it and links the rule."""
+    page = client.get("/rules/hundred?variant=98&total=97&hand=2H,3H,5H,JH").get_data(as_text=True)
+    assert 'data-lose="can go"' in page
+    assert (
+        '<strong>Not a loss:</strong> J♥ on 97 makes 97 (not over 98). Not a loss (<a href="/rules/hundred/words#s4-2">'
+        "100/99/98 4.2</a>)." in page
+    )

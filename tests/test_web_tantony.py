@@ -101,6 +101,7 @@ def test_give_to_a_full_player_is_refused_in_place(client):
     assert 'name="to" value="Sam"' not in page
     refused = post(client, game_id, type="give", to="Sam")
     assert refused.status_code == 422 and "already holds 3 tricks" in refused.get_data(as_text=True)
+    assert 'href="/rules/tantony/words#s3-4"' in refused.get_data(as_text=True)
 
 
 def test_three_players_use_36_cards(client):

@@ -76,6 +76,7 @@ def test_a_refused_card_shows_the_rule_and_changes_nothing(client):
     response = post(client, game_id, type="play", card="AS")  # Ann holds 5D
     assert response.status_code == 422
     assert "5♦" in response.get_data(as_text=True) and "turned trump" in response.get_data(as_text=True)
+    assert 'href="/rules/tute/words#s2-4"' in response.get_data(as_text=True)  # the rule it cites, linked
     assert client.get(f"/api/games/{game_id}").get_json()["version"] == before["version"] + 3
 
 
@@ -135,6 +136,21 @@ def test_the_json_api_referees_tute(client):
     assert answer.status_code == 200 and answer.get_json()["view"]["trump"] == "D"
     answer = client.post(url, json={"version": 1, "move": {"type": "play", "card": "8S"}}, headers=headers)
     assert answer.status_code == 422 and "not in the pack" in answer.get_json()["error"]
+    assert answer.get_json() | {"error": None} == {
+        "error": None,
+        "code": "not_in_pack_40",
+        "params": {"card": "8S", "players": 4},
+        "rule": "Tute 2.2",
+    }
     client.get(f"/games/{game['id']}")  # the home page lists the games this phone opened
     home = client.get("/").get_data(as_text=True)
     assert "loss marks Ann 0" in home
+
+
+def test_the_tally_refuses_a_fifth_cante_citing_its_rule(client):
+    """RULES.md §2.5: a player sings at most four cantes a deal (one 40, three 20s)."""
+    game_id = new_tute(client)
+    version = client.get(f"/api/games/{game_id}").get_json()["version"]
+    data = {"version": version, "cantes_0": ["20", "20", "20", "40"], "cante_20": "0"}
+    body = client.post(f"/games/{game_id}/tally", data=data, headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "At most 4 cantes a player" in body and 'href="/rules/tute/words#s2-5"' in body

@@ -34,4 +34,6 @@ def get(name: str) -> Rules:
     try:
         return _RULES[name]
     except KeyError:
-        raise OptionError(f"Unknown game {name!r}; known games: {', '.join(GAMES)}") from None
+        raise OptionError(
+            "unknown_game", "Unknown game %(game)r; known games: %(known)s", game=name, known=", ".join(GAMES)
+        ) from None

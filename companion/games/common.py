@@ -15,7 +15,7 @@ from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeGuard, TypeVar, cast
 
-from companion.errors import IllegalMove, InvalidMove, OptionError
+from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -58,14 +58,28 @@ def is_int(x: object) -> TypeGuard[int]:
 def check_players(players: object, low: int, high: int, title: str) -> list[str]:
     """The names, stripped: a list of ``low`` to ``high`` distinct non-empty names."""
     if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
-        raise OptionError("Players must be a list of names")
+        raise OptionError("players_not_names", "Players must be a list of names", option="players")
     names = [p.strip() for p in players]
     if not low <= len(names) <= high:
+        if high > low + 1:
+            raise OptionError(
+                "player_count",
+                "%(game)s is for %(low)s to %(high)s players",
+                option="players",
+                game=title,
+                low=low,
+                high=high,
+            )
         raise OptionError(
-            f"{title} is for {low} to {high} players" if high > low + 1 else f"{title} is for {low} or {high} players"
+            "player_count_pair",
+            "%(game)s is for %(low)s or %(high)s players",
+            option="players",
+            game=title,
+            low=low,
+            high=high,
         )
     if any(not p for p in names) or len(set(names)) != len(names):
-        raise OptionError("Every player needs a name, and no two the same")
+        raise OptionError("player_names", "Every player needs a name, and no two the same", option="players")
     return names
 
 
@@ -89,7 +103,12 @@ def dealer_seat(options: Mapping[str, Any] | None, players: list[str]) -> int:
     """The first dealer's seat: option ``dealer`` (a player's name), by default the first listed."""
     dealer = (options or {}).get("dealer", players[0])
     if dealer not in players:
-        raise OptionError(f"The dealer must be one of the players, not {dealer!r}")
+        raise OptionError(
+            "dealer_not_playing",
+            "The dealer must be one of the players, not %(dealer)r",
+            option="dealer",
+            dealer=dealer,
+        )
     return players.index(dealer)
 
 
@@ -104,27 +123,52 @@ def read_options(
     type too: ``2.0 == 2`` and ``True == 1`` are not choices).
     """
     if not isinstance(options, (dict, type(None))):
-        raise OptionError("Options must be a mapping of option names to values")
+        raise OptionError("options_not_mapping", "Options must be a mapping of option names to values")
     given = dict(options or {})
     given.pop("dealer", None)  # a player's name: checked by start()
     count = given.pop("players", players)
     low, high = rules.MIN_PLAYERS, rules.MAX_PLAYERS
     if count is not None and (not is_int(count) or not low <= count <= high):
-        raise OptionError(f"{title} is for {low} to {high} players")
+        raise OptionError(
+            "player_count",
+            "%(game)s is for %(low)s to %(high)s players",
+            option="players",
+            game=title,
+            low=low,
+            high=high,
+        )
     if players is not None and count != players:
-        raise OptionError(f"Option players is {count} but {players} players are listed")
+        raise OptionError(
+            "player_count_mismatch",
+            "Option players is %(count)s but %(listed)s players are listed",
+            option="players",
+            count=count,
+            listed=players,
+        )
     names = [f.name for f in fields(rules.Options)]
     unknown = sorted(set(given) - set(names))
     if unknown:
-        raise OptionError(f"Unknown option {unknown[0]!r}; {title} options are: {', '.join(names)}")
+        raise OptionError(
+            "unknown_option",
+            "Unknown option %(option)r; %(game)s options are: %(known)s",
+            option=unknown[0],
+            game=title,
+            known=", ".join(names),
+        )
     defaults = {f.name: f.default for f in fields(rules.Options)}
     for name, value in given.items():
         allowed = getattr(rules, "CHOICES", {}).get(name)
         if isinstance(defaults[name], bool) and not isinstance(value, bool):
-            raise OptionError(f"{name} must be true or false, not {value!r}")
+            raise OptionError("not_bool", "%(option)s must be true or false, not %(value)r", option=name, value=value)
         if allowed and not any(type(value) is type(a) and value == a for a in allowed):
             words = ", ".join("none" if a is None else str(a) for a in allowed)
-            raise OptionError(f"{name} must be one of: {words} (not {value!r})")
+            raise OptionError(
+                "not_a_choice",
+                "%(option)s must be one of: %(allowed)s (not %(value)r)",
+                option=name,
+                allowed=words,
+                value=value,
+            )
     return given, count
 
 
@@ -170,7 +214,7 @@ def apply_move(
     handlers: Mapping[str, Callable[[S, Move], None]],
     expects: Callable[[S], list[str]],
     to_act: Callable[[S], int | None],
-    wrong_time: Callable[[S, str], str],
+    wrong_time: Callable[[S, str], Reason],
     title: str,
     free: tuple[str, ...] = ("tally",),
 ) -> S:
@@ -178,23 +222,31 @@ def apply_move(
     the move is a mapping of a known type, expected now, by the player to act if it names
     one (moves in ``free`` name someone else, or nobody); the handler changes a copy."""
     if not isinstance(move, dict):
-        raise InvalidMove("A move must be a mapping with a 'type'")
+        raise InvalidMove("not_a_move", "A move must be a mapping with a 'type'")
     kind: Any = move.get("type")  # any JSON value: once it names a handler, a str
-    handler = handlers.get(kind)
+    handler = handlers.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise InvalidMove(f"Unknown move type {kind!r}; {title} moves are: {', '.join(handlers)}")
+        raise InvalidMove(
+            "unknown_move",
+            "Unknown move type %(kind)r; %(game)s moves are: %(known)s",
+            kind=kind,
+            game=title,
+            known=", ".join(handlers),
+        )
     if state.result is not None:
-        raise IllegalMove("The game is over.")
+        raise IllegalMove("game_over", "The game is over.")
     if kind not in expects(state):
         raise IllegalMove(wrong_time(state, kind))
     who = move.get("player")
     if who is not None and kind not in free:
         if who not in state.players:
-            raise InvalidMove(f"{who!r} is not playing in this game")
+            raise InvalidMove("not_playing", "%(player)r is not playing in this game", player=who)
         seat = to_act(state)
         if state.players.index(who) != seat:
             assert seat is not None  # the game is not over (checked above): every game has someone to act
-            raise IllegalMove(f"It is {state.players[seat]}'s turn, not {who}'s.")
+            raise IllegalMove(
+                "not_your_turn", "It is %(turn)s's turn, not %(player)s's.", turn=state.players[seat], player=who
+            )
     new = copy_state(state)
     handler(new, move)
     return new

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.cards import PACK_52, Card
-from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
+from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
 from companion.games.common import (
     Move,
     Record,
@@ -156,10 +156,15 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     given, count = read_options(options, players, sys.modules[__name__], "The adding games")
     for name in ("tokens", "hands"):
         if name in given and (not _is_int(given[name]) or not 1 <= given[name] <= 99):
-            raise OptionError(f"{name} must be a whole number from 1 to 99 (not {given[name]!r})")
+            raise OptionError(
+                "not_1_to_99",
+                "%(option)s must be a whole number from 1 to 99 (not %(value)r)",
+                option=name,
+                value=given[name],
+            )
     decks = given.get("decks")
     if decks is not None and (decks not in (1, 2) or isinstance(decks, bool)):
-        raise OptionError(f"decks must be 1 or 2 (not {decks!r})")
+        raise OptionError("bad_decks", "decks must be 1 or 2 (not %(value)r)", option="decks", value=decks)
     if decks is None and count is not None:
         given["decks"] = 2 if count >= 7 else 1
     return Options(**given)
@@ -372,10 +377,15 @@ def apply(state: State, move: Move) -> State:
         _MOVES,
         expects,
         to_act,
-        lambda s, kind: "A hand can be tallied only before its first card.",
+        _wrong_time,
         TITLE,
         free=("lose", "tally"),
     )
+
+
+def _wrong_time(state: State, kind: str) -> Reason:
+    """Why ``kind`` is not expected now: only ``tally`` ever is not (after a hand's first card)."""
+    return Reason("tally_too_late", "A hand can be tallied only before its first card.")
 
 
 def _in_pile(s: State, card: str) -> bool:
@@ -390,31 +400,33 @@ def _announced(move: Move) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise InvalidMove(f"The announced total must be a number, not {value!r}") from None
+        raise InvalidMove(
+            "total_not_a_number", "The announced total must be a number, not %(value)r", value=value
+        ) from None
 
 
 def _play(s: State, move: Move) -> None:
     if "card" not in move:
-        raise InvalidMove("The move needs a 'card'")
+        raise InvalidMove("no_card", "The move needs a 'card'")
     card = str(Card.parse(move["card"]))
     name = s.players[s.turn]
     if _in_pile(s, card):
+        if s.options.decks == 2:
+            raise IllegalMove(
+                "both_copies_on_pile",
+                "%(card)s is already on the pile: both copies are out of play until the pile is turned over "
+                "(%(rule)s).",
+                rule="100/99/98 4.8",
+                card=card,
+            )
         raise IllegalMove(
-            f"{card} is already on the pile: {'both copies are' if s.options.decks == 2 else 'it is'} "
-            f"out of play until the pile is turned over (100/99/98 4.8)."
+            "on_pile",
+            "%(card)s is already on the pile: it is out of play until the pile is turned over (%(rule)s).",
+            rule="100/99/98 4.8",
+            card=card,
         )
     reachable, reverse = effect(card, s.total, s.options)
-    said = _announced(move)
-    if said is None:
-        if len(reachable) > 1:
-            raise AmbiguousMove(
-                f"{card} gives a choice: which total did {name} announce? {_range_words(reachable)}.", options=reachable
-            )
-        said = reachable[0]
-    elif said not in reachable:
-        if len(reachable) == 1:
-            raise IllegalMove(f"{card} on {s.total} makes {reachable[0]}, not {said}.")
-        raise IllegalMove(f"{card} on {s.total} can make {_range_words(reachable)}, not {said}.")
+    said = _said(s, card, reachable, _announced(move))
     s.pile.append(card)
     s.played += 1
     before = s.total
@@ -436,21 +448,131 @@ def _play(s: State, move: Move) -> None:
     s.turn, s.direction = turn_after(card, s.turn, len(s.players), s.direction, s.options, active(s))
 
 
-def lose_refusal(hand: Iterable[str | Card], total: int, options: dict[str, Any] | Options | None = None) -> str | None:
-    """Why a player holding ``hand`` on ``total`` has not lost (a safe card, named), or None
-    when every card goes over the target (RULES.md 4.2).
-
-    >>> lose_refusal(["6S", "8S", "9S"], 95) is None, lose_refusal(["2H", "JH"], 97, {"variant": "98"})
-    (True, 'JH on 97 makes 97 (not over 98). Not a loss (100/99/98 4.2).')
-    """
-    for c in hand:
-        ok = safe_totals(c, total, options)
-        if ok:
-            return (
-                f"{Card.parse(c)} on {total} makes {_range_words(sorted(ok))} "
-                f"(not over {target(options)}). Not a loss (100/99/98 4.2)."
+def _said(s: State, card: str, reachable: list[int], said: int | None) -> int:
+    """The total ``card`` makes as announced: a total it can't make is refused (with the
+    right one), and none announced for a card that gives a choice is ambiguous."""
+    if said is not None and said in reachable:
+        return said
+    span = _span(reachable)
+    if said is None:
+        if len(reachable) == 1:
+            return reachable[0]
+        name = s.players[s.turn]
+        if span:
+            raise AmbiguousMove(
+                "choose_total_range",
+                "%(card)s gives a choice: which total did %(player)s announce? any total from %(low)s to %(high)s.",
+                options=reachable,
+                card=card,
+                player=name,
+                low=span[0],
+                high=span[1],
             )
-    return None
+        raise AmbiguousMove(
+            "choose_total",
+            "%(card)s gives a choice: which total did %(player)s announce? %(totals)s.",
+            options=reachable,
+            card=card,
+            player=name,
+            totals=_range_words(reachable),
+        )
+    if len(reachable) == 1:
+        raise IllegalMove(
+            "wrong_total",
+            "%(card)s on %(total)s makes %(made)s, not %(said)s.",
+            card=card,
+            total=s.total,
+            made=reachable[0],
+            said=said,
+        )
+    if span:
+        raise IllegalMove(
+            "wrong_total_range",
+            "%(card)s on %(total)s can make any total from %(low)s to %(high)s, not %(said)s.",
+            card=card,
+            total=s.total,
+            low=span[0],
+            high=span[1],
+            said=said,
+        )
+    raise IllegalMove(
+        "wrong_total_choice",
+        "%(card)s on %(total)s can make %(totals)s, not %(said)s.",
+        card=card,
+        total=s.total,
+        totals=_range_words(reachable),
+        said=said,
+    )
+
+
+def lose_refusal(
+    hand: Iterable[str | Card],
+    total: int,
+    options: dict[str, Any] | Options | None = None,
+    *,
+    player: str | None = None,
+) -> Reason | None:
+    """Why a player holding ``hand`` on ``total`` has not lost (a safe card, named), or None
+    when every card goes over the target (RULES.md 4.2). Given the ``player`` who says
+    they can't go, the refusal names them ("Ann can go: ...").
+
+    >>> lose_refusal(["6S", "8S", "9S"], 95) is None, str(lose_refusal(["2H", "JH"], 97, {"variant": "98"}))
+    (True, 'JH on 97 makes 97 (not over 98). Not a loss (100/99/98 4.2).')
+    >>> why = lose_refusal(["AC"], 99, player="Ann")
+    >>> why.code, str(why)
+    ('can_go_range', 'Ann can go: AC on 99 makes any total from 0 to 100 (not over 100). Not a loss (100/99/98 4.2).')
+    """
+    safe = next(((str(Card.parse(c)), sorted(ok)) for c in hand if (ok := safe_totals(c, total, options))), None)
+    if safe is None:
+        return None
+    card, made = safe
+    m = target(options)
+    span = _span(made)
+    if span and player is not None:
+        return Reason(
+            "can_go_range",
+            "%(player)s can go: %(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). "
+            "Not a loss (%(rule)s).",
+            rule="100/99/98 4.2",
+            player=player,
+            card=card,
+            total=total,
+            low=span[0],
+            high=span[1],
+            target=m,
+        )
+    if span:
+        return Reason(
+            "not_a_loss_range",
+            "%(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). "
+            "Not a loss (%(rule)s).",
+            rule="100/99/98 4.2",
+            card=card,
+            total=total,
+            low=span[0],
+            high=span[1],
+            target=m,
+        )
+    if player is not None:
+        return Reason(
+            "can_go",
+            "%(player)s can go: %(card)s on %(total)s makes %(made)s (not over %(target)s). Not a loss (%(rule)s).",
+            rule="100/99/98 4.2",
+            player=player,
+            card=card,
+            total=total,
+            made=_range_words(made),
+            target=m,
+        )
+    return Reason(
+        "not_a_loss",
+        "%(card)s on %(total)s makes %(made)s (not over %(target)s). Not a loss (%(rule)s).",
+        rule="100/99/98 4.2",
+        card=card,
+        total=total,
+        made=_range_words(made),
+        target=m,
+    )
 
 
 def confirm_needed(state: State, move: Move) -> str | None:
@@ -475,9 +597,18 @@ def confirm_needed(state: State, move: Move) -> str | None:
     return f"{card} on {state.total} makes {_range_words(made)}, over {m}: {state.players[state.turn]} loses the hand."
 
 
-def _range_words(values: list[int]) -> str:
+def _span(values: list[int]) -> tuple[int, int] | None:
+    """``(lowest, highest)`` of a run of more than 3 totals (said "any total from .. to .."), or None."""
     if len(values) > 3 and values == list(range(values[0], values[-1] + 1)):
-        return f"any total from {values[0]} to {values[-1]}"
+        return values[0], values[-1]
+    return None
+
+
+def _range_words(values: list[int]) -> str:
+    """The totals in words: "82 or 102", "any total from 0 to 100"."""
+    span = _span(values)
+    if span:
+        return f"any total from {span[0]} to {span[1]}"
     return " or ".join(map(str, values))
 
 
@@ -492,26 +623,35 @@ def _draw(s: State) -> None:
 def _lose_move(s: State, move: Move) -> None:
     who = move.get("player", s.players[s.turn])
     if who not in s.players:
-        raise InvalidMove(f"{who!r} is not playing in this game")
+        raise InvalidMove("not_playing", "%(player)r is not playing in this game", player=who)
     seat = s.players.index(who)
     if seat != s.turn:
-        raise IllegalMove(f"Only the player to act can say they can't go: it is {s.players[s.turn]}'s turn.")
+        raise IllegalMove(
+            "not_to_act",
+            "Only the player to act can say they can't go: it is %(turn)s's turn.",
+            turn=s.players[s.turn],
+        )
     shown = move.get("hand")
     if shown in (None, []):
         _lose(s, seat, f"{who} could not go (hand not shown)", verified=False)
         return
     if not isinstance(shown, list):
-        raise InvalidMove("'hand' is a list of the cards shown")
+        raise InvalidMove("hand_not_a_list", "'hand' is a list of the cards shown")
     cards = [str(Card.parse(c)) for c in shown]
     size = hand_size(s.options)
     if len(cards) > size:
-        raise IllegalMove(f"A hand holds {size} cards, not {len(cards)}.")
+        raise IllegalMove("hand_too_big", "A hand holds %(size)s cards, not %(count)s.", size=size, count=len(cards))
     for c in cards:
         if _in_pile(s, c) or cards.count(c) > _decks(s.options):
-            raise IllegalMove(f"{c} can't be in {who}'s hand: it is already on the pile.")
-    refusal = lose_refusal(cards, s.total, s.options)
+            raise IllegalMove(
+                "shown_on_pile",
+                "%(card)s can't be in %(player)s's hand: it is already on the pile.",
+                card=c,
+                player=who,
+            )
+    refusal = lose_refusal(cards, s.total, s.options, player=who)
     if refusal:
-        raise IllegalMove(f"{who} can go: {refusal}")
+        raise IllegalMove(refusal)
     _lose(
         s,
         seat,
@@ -572,10 +712,10 @@ def _tally(s: State, move: Move) -> None:
     """A whole hand from its end: who lost (DESIGN.md tally)."""
     loser = move.get("loser")
     if loser not in s.players:
-        raise InvalidMove(f"'loser' must name a player: {', '.join(s.players)}")
+        raise InvalidMove("loser_not_playing", "'loser' must name a player: %(players)s", players=", ".join(s.players))
     seat = s.players.index(loser)
     if seat not in active(s):
-        raise IllegalMove(f"{loser} is out of the match.")
+        raise IllegalMove("out_of_match", "%(player)s is out of the match.", player=loser)
     _lose(s, seat, f"{loser} lost the hand (tallied)", verified=False)
     s.history[-1]["tallied"] = True
 

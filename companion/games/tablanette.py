@@ -48,7 +48,7 @@ from itertools import combinations, product
 from typing import Any
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
-from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError
+from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
 from companion.games.common import (
     Move,
     Record,
@@ -223,21 +223,42 @@ def resolve_options(options: dict[str, Any] | None, players: int | None = None) 
     """
     given, count = read_options(options, players, sys.modules[__name__], TITLE)
     preset = given.get("preset", "tablanette")
-    if preset not in PRESETS:
-        raise OptionError(f"Unknown preset {preset!r}; presets are: {', '.join(PRESETS)}")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise OptionError(
+            "unknown_preset",
+            "Unknown preset %(value)r; presets are: %(known)s",
+            option="preset",
+            value=preset,
+            known=", ".join(PRESETS),
+        )
     merged = {**PRESETS[preset], **given}
     size = merged.get("max_group_size", 3)
     if size is not None and (not _is_int(size) or size < 2):
-        raise OptionError(f"max_group_size must be a whole number of 2 or more, or none (not {size!r})")
+        raise OptionError(
+            "bad_max_group_size",
+            "%(option)s must be a whole number of 2 or more, or none (not %(value)r)",
+            option="max_group_size",
+            value=size,
+        )
     bonus = merged.get("most_cards_bonus", 3)
     if not _is_int(bonus):
-        raise OptionError(f"most_cards_bonus must be a whole number; 0 turns it off (not {bonus!r})")
+        raise OptionError(
+            "bad_most_cards_bonus",
+            "%(option)s must be a whole number; 0 turns it off (not %(value)r)",
+            option="most_cards_bonus",
+            value=bonus,
+        )
     if "target" in merged and (not _is_int(merged["target"]) or merged["target"] < 1):
-        raise OptionError(f"target must be a whole number of 1 or more (not {merged['target']!r})")
+        raise OptionError(
+            "bad_target",
+            "%(option)s must be a whole number of 1 or more (not %(value)r)",
+            option="target",
+            value=merged["target"],
+        )
 
     partnership = merged.get("partnership", False)
     if partnership and count != 4:
-        raise OptionError("partnership needs exactly 4 players")
+        raise OptionError("partnership_not_four", "%(option)s needs exactly 4 players", option="partnership")
     hand = merged.get("hand_size")
     if count is not None:
         allowed = (6, 8) if count == 2 else (4,)
@@ -245,13 +266,22 @@ def resolve_options(options: dict[str, Any] | None, players: int | None = None) 
             hand = allowed[0]
         elif hand not in allowed or not _is_int(hand):
             if hand == 8:
-                raise OptionError(f"hand_size 8 is only for 2 players; {count} players get 4 cards a round")
-            raise OptionError(f"hand_size must be {' or '.join(map(str, allowed))} with {count} players")
+                raise OptionError(
+                    "hand_size_8_for_two",
+                    "%(option)s 8 is only for 2 players; %(players)s players get 4 cards a round",
+                    option="hand_size",
+                    players=count,
+                )
+            if count == 2:
+                raise OptionError("hand_size_for_two", "%(option)s must be 6 or 8 with 2 players", option="hand_size")
+            raise OptionError(
+                "hand_size_for_more", "%(option)s must be 4 with %(players)s players", option="hand_size", players=count
+            )
         merged["hand_size"] = hand
         two_sides = count == 2 or partnership
         merged.setdefault("target", 251 if two_sides else 151)
     elif hand is not None and hand not in (4, 6, 8):
-        raise OptionError("hand_size must be 4, 6 or 8")
+        raise OptionError("bad_hand_size", "%(option)s must be 4, 6 or 8", option="hand_size")
     return Options(**merged)
 
 
@@ -610,27 +640,51 @@ def explain_refusal(
     table: Iterable[str | Card],
     taken: Iterable[str | Card],
     options: dict[str, Any] | Options | None = None,
-) -> str:
-    """Why taking ``taken`` with ``card`` is illegal, in words, naming the rule and the legal captures."""
+) -> Reason:
+    """Why taking ``taken`` with ``card`` is illegal, naming the rule and the legal captures.
+
+    >>> r = explain_refusal("6C", ["6S", "2H", "4D", "9C"], ["6S"])    # TB-10
+    >>> r.code, r.rule, r.params["legal"]
+    ('must_take_every_group', 'Tablanette P4', '2H 4D 6S')
+    >>> str(r)
+    'Must also take 2H+4D: every group the 6C can take must be taken (Tablanette P4). Legal: 2H 4D 6S.'
+    """
     opts = options if isinstance(options, Options) else resolve_options(options)
     p = _played(card)
     t = [Card.parse(c) for c in table]
     took = [Card.parse(c) for c in taken]
-    legal = capture_options(p, t, opts)
-    listing = " Legal: " + " or ".join(_describe(c) for c in legal) + "."
+    legal = " or ".join(_describe(c) for c in capture_options(p, t, opts))
     missing = [c for c in took if c not in t]
     if len(set(took)) != len(took):
-        return "A card is listed twice in the capture." + listing
+        return Reason("capture_listed_twice", "A card is listed twice in the capture. Legal: %(legal)s.", legal=legal)
+    if len(missing) == 1:
+        return Reason("not_on_table", "%(card)s is not on the table. Legal: %(legal)s.", card=missing[0], legal=legal)
     if missing:
-        return f"{' '.join(map(str, missing))} {'is' if len(missing) == 1 else 'are'} not on the table." + listing
+        return Reason(
+            "not_on_table_all", "%(cards)s are not on the table. Legal: %(legal)s.", cards=missing, legal=legal
+        )
     if _is_special_jack(p, opts):
-        return f"A jack takes the whole table when it is not empty (Tablanette P5).{listing}"
+        return Reason(
+            "jack_takes_all",
+            "A jack takes the whole table when it is not empty (%(rule)s). Legal: %(legal)s.",
+            rule="Tablanette P5",
+            legal=legal,
+        )
     if any(_is_special_jack(c, opts) for c in took):
-        return f"A jack on the table can only be taken by a played jack (Tablanette P5).{listing}"
+        return Reason(
+            "table_jack",
+            "A jack on the table can only be taken by a played jack (%(rule)s). Legal: %(legal)s.",
+            rule="Tablanette P5",
+            legal=legal,
+        )
     if not took:
-        return (
-            f"{p} can take cards here, so it cannot just be laid down: a card that can "
-            f"capture must capture (Tablanette P4).{listing}"
+        return Reason(
+            "must_capture",
+            "%(card)s can take cards here, so it cannot just be laid down: a card that can capture must capture "
+            "(%(rule)s). Legal: %(legal)s.",
+            rule="Tablanette P4",
+            card=p,
+            legal=legal,
         )
     search = _Search(t, opts)
     u = search.kinds_of(took)
@@ -644,16 +698,40 @@ def explain_refusal(
             need = []
             for rank, k in zip(search.ranks, group):
                 need += [str(c) for c in left if c.rank == rank][:k]
-            return (
-                f"Must also take {'+'.join(need)}: every group the {p} can take must be taken (Tablanette P4).{listing}"
+            return Reason(
+                "must_take_every_group",
+                "Must also take %(group)s: every group the %(card)s can take must be taken (%(rule)s). "
+                "Legal: %(legal)s.",
+                rule="Tablanette P4",
+                group="+".join(need),
+                card=p,
+                legal=legal,
             )
     worth = " or ".join(map(str, _values(p, opts)))
-    size = opts.max_group_size
-    sums = f"2 to {size} cards" if size else "2 or more cards"
-    return (
-        f"{' '.join(sort_cards(map(str, took)))} can't be taken with {p}: what is taken must "
-        f"split into groups that each make {worth}, either a card of the same rank or {sums} "
-        f"adding up, no card counted twice (Tablanette P1-P2).{listing}"
+    taken_cards = sort_cards(map(str, took))
+    if opts.max_group_size:
+        return Reason(
+            "not_groups",
+            "%(cards)s can't be taken with %(card)s: what is taken must split into groups that each make %(worth)s, "
+            "either a card of the same rank or 2 to %(size)s cards adding up, no card counted twice (%(rule)s-P2). "
+            "Legal: %(legal)s.",
+            rule="Tablanette P1",
+            cards=taken_cards,
+            card=p,
+            worth=worth,
+            size=opts.max_group_size,
+            legal=legal,
+        )
+    return Reason(
+        "not_groups_any_size",
+        "%(cards)s can't be taken with %(card)s: what is taken must split into groups that each make %(worth)s, "
+        "either a card of the same rank or 2 or more cards adding up, no card counted twice (%(rule)s-P2). "
+        "Legal: %(legal)s.",
+        rule="Tablanette P1",
+        cards=taken_cards,
+        card=p,
+        worth=worth,
+        legal=legal,
     )
 
 
@@ -671,7 +749,7 @@ def leftovers(card: str | Card, table: Iterable[str | Card], capture: Capture) -
     return sort_cards(left), bool(capture.cards)
 
 
-def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None = None) -> str | None:
+def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None = None) -> Reason | None:
     """Why no sweep can score ``bonus`` (for a tally), or None if one can.
 
     RULES.md 1.4 P8: a sweep scores the capture value ``v`` once for the played card and
@@ -679,22 +757,29 @@ def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None 
     least that many other cards worth ``v`` or less. With ``sweep_scoring = "flat1"``
     every sweep is worth 1.
 
-    >>> sweep_bonus_refusal(26), sweep_bonus_refusal(23) is None
-    (None, False)
+    >>> sweep_bonus_refusal(26), sweep_bonus_refusal(23).code
+    (None, 'no_such_sweep')
     """
     opts = options if isinstance(options, Options) else resolve_options(options)
     if not _is_int(bonus) or bonus < 1:
-        return f"A sweep bonus is a whole number above 0, not {bonus!r}."
+        return Reason("bad_sweep_bonus", "A sweep bonus is a whole number above 0, not %(bonus)r.", bonus=bonus)
     if opts.sweep_scoring == "flat1":
-        return None if bonus == 1 else "With one point a tabla, every sweep is worth 1 (Tablanette 1.5)."
+        if bonus == 1:
+            return None
+        return Reason(
+            "tabla_scores_one", "With one point a tabla, every sweep is worth 1 (%(rule)s).", rule="Tablanette 1.5"
+        )
     values = {max(v) for r in RANKS if r != "J" or opts.jack_is_12 for v in [_values(Card(r, "S"), opts)]}
     for v in sorted(values):
         usable = sum(4 for r in RANKS if (r != "J" or opts.jack_is_12) and min(_values(Card(r, "S"), opts)) <= v) - 1
         if bonus % v == 0 and 2 <= bonus // v <= usable + 1:
             return None
-    return (
-        f"No sweep scores {bonus}: a sweep scores its capture value (2 to 14) once for the played card "
-        f"and once for each group taken (Tablanette P8)."
+    return Reason(
+        "no_such_sweep",
+        "No sweep scores %(bonus)s: a sweep scores its capture value (2 to 14) once for the played card "
+        "and once for each group taken (%(rule)s).",
+        rule="Tablanette P8",
+        bonus=bonus,
     )
 
 
@@ -711,7 +796,12 @@ def sweep_of(card: str | Card, taken: Iterable[str | Card], options: dict[str, A
     if judged is None:
         raise IllegalMove(explain_refusal(card, taken, taken, opts))
     if not judged.sweep:
-        raise IllegalMove(f"{Card.parse(card)} takes them all, but a jack's capture is never a sweep (Tablanette P7).")
+        raise IllegalMove(
+            "jack_no_sweep",
+            "%(card)s takes them all, but a jack's capture is never a sweep (%(rule)s).",
+            rule="Tablanette P7",
+            card=Card.parse(card),
+        )
     return judged
 
 
@@ -798,15 +888,18 @@ def to_act(state: State) -> int | None:
 
 def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    return apply_move(
-        state, move, _MOVES, expects, to_act, lambda s, kind: _WRONG_TIME[s.phase].format(kind=kind), TITLE
-    )
+    return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
 
 
-_WRONG_TIME = {
-    "layout": "A deal starts with its 4 face-up cards (or a tally of the whole deal), not a {kind}.",
-    "play": "The deal is under way: the next move is a play, not a {kind}.",
-}
+def _wrong_time(state: State, kind: str) -> Reason:
+    """Why a move of this kind is not expected now (the game is not over)."""
+    if state.phase == "layout":
+        return Reason(
+            "deal_not_started",
+            "A deal starts with its 4 face-up cards (or a tally of the whole deal), not a %(kind)s.",
+            kind=kind,
+        )
+    return Reason("deal_under_way", "The deal is under way: the next move is a play, not a %(kind)s.", kind=kind)
 
 
 def expects(state: State) -> list[str]:
@@ -816,32 +909,39 @@ def expects(state: State) -> list[str]:
 def _cards_field(move: Move, key: str) -> list[Card]:
     value = move.get(key)
     if not isinstance(value, (list, tuple)):
-        raise InvalidMove(f"The move needs '{key}': a list of cards")
+        raise InvalidMove("cards_not_list", "The move needs '%(field)s': a list of cards", field=key)
     cards = [Card.parse(c) for c in value]
     dup = next((c for c in cards if cards.count(c) > 1), None)
     if dup:
-        raise InvalidMove(f"{dup} is listed twice")
+        raise InvalidMove("listed_twice", "%(card)s is listed twice", card=dup)
     return cards
 
 
 def _layout(s: State, move: Move) -> None:
     cards = _cards_field(move, "cards")
     if len(cards) != LAYOUT_SIZE:
-        raise InvalidMove(f"The layout is exactly {LAYOUT_SIZE} cards, not {len(cards)}")
+        raise InvalidMove(
+            "layout_size", "The layout is exactly %(size)s cards, not %(count)s", size=LAYOUT_SIZE, count=len(cards)
+        )
     buried = _cards_field(move, "buried") if "buried" in move else []
     for c in cards:
         if _is_special_jack(c, s.options):
             raise IllegalMove(
-                f"{c} goes to the bottom of the stock and is replaced from the top "
-                f"(Tablanette 1.2, layout jacks): enter the card that replaced it."
+                "layout_jack",
+                "%(card)s goes to the bottom of the stock and is replaced from the top "
+                "(%(rule)s, layout jacks): enter the card that replaced it.",
+                rule="Tablanette 1.2",
+                card=c,
             )
     for c in buried:
         if c.rank != "J" or s.options.jack_is_12:
             raise IllegalMove(
-                f"Only a jack goes under the stock at the layout, and only when jacks are special, not {c}."
+                "buried_not_jack",
+                "Only a jack goes under the stock at the layout, and only when jacks are special, not %(card)s.",
+                card=c,
             )
         if c in cards:
-            raise InvalidMove(f"{c} can't be both in the layout and under the stock")
+            raise InvalidMove("laid_and_buried", "%(card)s can't be both in the layout and under the stock", card=c)
     s.table = [str(c) for c in cards]
     s.buried = [str(c) for c in buried]
     s.phase, s.round, s.played_in_round = "play", 1, 0
@@ -850,26 +950,29 @@ def _layout(s: State, move: Move) -> None:
 
 def _play(s: State, move: Move) -> None:
     if "card" not in move:
-        raise InvalidMove("A play needs the 'card' played")
+        raise InvalidMove("no_card", "A play needs the 'card' played")
     p = Card.parse(move["card"])
     seat = to_act(s)
     assert seat is not None  # a play is expected only in the play phase, where someone is to act
     if str(p) in s.table:
-        raise IllegalMove(f"{p} is on the table already: each card is played once.")
+        raise IllegalMove("card_on_table", "%(card)s is on the table already: each card is played once.", card=p)
     if any(str(p) in pile for pile in s.piles):
-        raise IllegalMove(f"{p} was already played this deal: each card is played once.")
+        raise IllegalMove("already_played", "%(card)s was already played this deal: each card is played once.", card=p)
     if "capture" in move and move["capture"] is not None:
         taken = _cards_field(move, "capture")
         outcome = judge_capture(p, s.table, taken, s.options)
         if outcome is None:
             legal = capture_options(p, s.table, s.options)
-            raise IllegalMove(explain_refusal(p, s.table, taken, s.options), [c.sorted_cards() for c in legal])
+            raise IllegalMove(explain_refusal(p, s.table, taken, s.options), options=[c.sorted_cards() for c in legal])
     else:
         legal = capture_options(p, s.table, s.options)
         if len(legal) > 1:
             raise AmbiguousMove(
-                f"{p} can take {' or '.join(_describe(c) for c in legal)}: say which.",
-                [c.sorted_cards() for c in legal],
+                "say_which",
+                "%(card)s can take %(choices)s: say which.",
+                card=p,
+                choices=" or ".join(_describe(c) for c in legal),
+                options=[c.sorted_cards() for c in legal],
             )
         outcome = legal[0]
 
@@ -1047,14 +1150,21 @@ def _tally_parts(move: Move, names: list[str]) -> tuple[dict[str, Any], dict[str
     """A tally's ``cards``, ``counters`` and ``sweeps``: mappings keyed by this game's sides."""
     cards, counters, sweeps = (move.get(k) for k in ("cards", "counters", "sweeps"))
     if not isinstance(cards, dict) or not isinstance(counters, dict):
-        raise InvalidMove("A tally needs 'cards' (side -> cards taken) and 'counters' (side -> counting cards)")
+        raise InvalidMove(
+            "tally_fields", "A tally needs 'cards' (side -> cards taken) and 'counters' (side -> counting cards)"
+        )
     sweeps = sweeps or {}
     if not isinstance(sweeps, dict):
-        raise InvalidMove("'sweeps' must map each side to its sweep bonuses")
+        raise InvalidMove("sweeps_not_mapping", "'sweeps' must map each side to its sweep bonuses")
     for part in (cards, counters, sweeps):
         stray = [k for k in part if k not in names]
         if stray:
-            raise InvalidMove(f"{stray[0]!r} is not a side in this game; sides are: {', '.join(names)}")
+            raise InvalidMove(
+                "not_a_side",
+                "%(side)r is not a side in this game; sides are: %(sides)s",
+                side=stray[0],
+                sides=", ".join(names),
+            )
     return cards, counters, sweeps
 
 
@@ -1062,9 +1172,15 @@ def _tally_counts(cards: dict[str, Any], names: list[str]) -> list[int]:
     """Cards taken per side: whole numbers that add up to the pack."""
     counts = [cards.get(n, 0) for n in names]
     if not all(_is_int(c) and c >= 0 for c in counts):
-        raise InvalidMove("Cards taken must be whole numbers of 0 or more")
+        raise InvalidMove("bad_cards_taken", "Cards taken must be whole numbers of 0 or more")
     if sum(counts) != len(PACK):
-        raise IllegalMove(f"The piles hold {len(PACK)} cards in all, not {sum(counts)} (Tablanette 1.5).")
+        raise IllegalMove(
+            "piles_not_a_pack",
+            "The piles hold %(pack)s cards in all, not %(total)s (%(rule)s).",
+            rule="Tablanette 1.5",
+            pack=len(PACK),
+            total=sum(counts),
+        )
     return counts
 
 
@@ -1074,10 +1190,16 @@ def _tally_piles(s: State, counters: dict[str, Any], names: list[str], counts: l
     for n, count in zip(names, counts):
         value = counters.get(n, [])
         if not isinstance(value, (list, tuple)):
-            raise InvalidMove(f"Counting cards for {n} must be a list of cards")
+            raise InvalidMove("counters_not_list", "Counting cards for %(side)s must be a list of cards", side=n)
         pile = [str(Card.parse(c)) for c in value]
         if len(pile) > count:
-            raise IllegalMove(f"{n} took {count} cards, so can't hold {len(pile)} counting cards.")
+            raise IllegalMove(
+                "too_many_counters",
+                "%(side)s took %(taken)s cards, so can't hold %(counters)s counting cards.",
+                side=n,
+                taken=count,
+                counters=len(pile),
+            )
         piles.append(pile)
     _check_counting_cards(s, piles)
     return piles
@@ -1088,16 +1210,21 @@ def _check_counting_cards(s: State, piles: list[list[str]]) -> None:
     every = [c for p in piles for c in p]
     scoring = {str(c) for c in PACK if card_points([str(c)], s.options.point_scale)}
     extra = sorted(set(every) - scoring)
+    if len(extra) == 1:
+        raise InvalidMove("not_a_counting_card", "%(card)s is not a counting card", card=extra[0])
     if extra:
-        raise InvalidMove(f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not a counting card")
-    twice = sorted({c for c in every if every.count(c) > 1})
+        raise InvalidMove("not_counting_cards", "%(cards)s are not a counting card", cards=extra)
+    twice = sort_cards({c for c in every if every.count(c) > 1})
     if twice:
-        raise IllegalMove(f"{', '.join(twice)} can be in only one pile.")
+        raise IllegalMove("counter_in_two_piles", "%(cards)s can be in only one pile.", cards=twice)
     unplaced = sort_cards(scoring - set(every))
     if unplaced:
         total = sum(card_points([c], s.options.point_scale) for c in scoring)
         raise IllegalMove(
-            f"Every counting card is in some pile: where is {', '.join(unplaced)}? (card points add up to {total})"
+            "counter_in_no_pile",
+            "Every counting card is in some pile: where is %(cards)s? (card points add up to %(total)s)",
+            cards=unplaced,
+            total=total,
         )
 
 
@@ -1107,8 +1234,10 @@ def _tally_sweeps(s: State, sweeps: dict[str, Any], names: list[str]) -> list[li
     for n in names:
         b = sweeps.get(n, [])
         if not isinstance(b, (list, tuple)) or not all(_is_int(x) and x > 0 for x in b):
-            raise InvalidMove(f"Sweeps for {n} must be a list of bonuses, each a whole number above 0")
-        refusal = next((r for r in map(lambda x: sweep_bonus_refusal(x, s.options), b) if r), None)
+            raise InvalidMove(
+                "bad_sweeps", "Sweeps for %(side)s must be a list of bonuses, each a whole number above 0", side=n
+            )
+        refusal = next((r for r in (sweep_bonus_refusal(x, s.options) for x in b) if r), None)
         if refusal:
             raise IllegalMove(refusal)
         bonuses.append(list(b))

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from companion.cards import PACK_36_NO_7, PACK_52, Card
-from companion.errors import IllegalMove, InvalidMove, OptionError
+from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
 from companion.games import tricks
 from companion.games.common import (
     Move,
@@ -164,10 +164,14 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     given, count = read_options(options, players, sys.modules[__name__], TITLE)
     deals = given.get("deals")
     if deals is not None and (not _is_int(deals) or not 1 <= deals <= 12):
-        raise OptionError(f"deals must be a whole number from 1 to 12 (not {deals!r})")
+        raise OptionError(
+            "deals_range", "deals must be a whole number from 1 to 12 (not %(value)r)", option="deals", value=deals
+        )
     sudden = given.get("sudden_death")
     if sudden is not None and not isinstance(sudden, bool):  # bool or None: read_options checks bools only
-        raise OptionError(f"sudden_death must be true or false (not {sudden!r})")
+        raise OptionError(
+            "not_bool", "%(option)s must be true or false (not %(value)r)", option="sudden_death", value=sudden
+        )
     if count is not None:
         if deals is None:
             given["deals"] = 3 if count == 3 else 4
@@ -248,18 +252,37 @@ def trick_quota(players: int) -> int:
     return 4 if players == 3 else 3
 
 
-def gift_refusal(held: dict[str, int], to: str, players: int = 4) -> str | None:
+def gift_refusal(held: dict[str, int], to: str, players: int = 4) -> Reason | None:
     """Why a trick may not be given to ``to`` when players hold ``held`` tricks, or None.
 
-    >>> gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "N")    # TT-06
+    >>> why = gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "N")    # TT-06
+    >>> str(why)
     'N already holds 3 tricks, the most anyone may (Tantony 3.4, C8). Only S has room.'
+    >>> why.code, why.rule, why.params["room"]
+    ('full_one_room', 'Tantony 3.4', 'S')
+    >>> str(gift_refusal({"N": 3, "E": 2, "S": 2, "W": 3}, "W"))
+    'W already holds 3 tricks, the most anyone may (Tantony 3.4, C8). Players with room: E, S.'
     """
     most = trick_quota(players)
     if held.get(to, 0) < most:
         return None
     room = [p for p, n in held.items() if n < most]
-    return f"{to} already holds {held[to]} tricks, the most anyone may (Tantony 3.4, C8). " + (
-        f"Only {room[0]} has room." if len(room) == 1 else f"Players with room: {', '.join(room)}."
+    if len(room) == 1:
+        return Reason(
+            "full_one_room",
+            "%(player)s already holds %(held)s tricks, the most anyone may (%(rule)s, C8). Only %(room)s has room.",
+            rule="Tantony 3.4",
+            player=to,
+            held=held[to],
+            room=room[0],
+        )
+    return Reason(
+        "full",
+        "%(player)s already holds %(held)s tricks, the most anyone may (%(rule)s, C8). Players with room: %(room)s.",
+        rule="Tantony 3.4",
+        player=to,
+        held=held[to],
+        room=", ".join(room),
     )
 
 
@@ -375,23 +398,37 @@ def apply(state: State, move: Move) -> State:
     return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
 
 
-def _wrong_time(s: State, kind: str) -> str:
+def _wrong_time(s: State, kind: str) -> Reason:
     if _awaiting_gift(s):
         winner = s.players[s.tricks[-1]["winner"]]
-        return f"{winner} won the trick and gives it first: to whom? (Tantony 3.4)"
+        return Reason(
+            "give_first",
+            "%(player)s won the trick and gives it first: to whom? (%(rule)s)",
+            rule="Tantony 3.4",
+            player=winner,
+        )
     if kind == "give":
         last = s.tricks[-1] if s.tricks else None
         if last and last.get("forced"):
-            return f"The trick went to {s.players[last['to']]} by itself: nobody else had room (Tantony 3.4)."
-        return "Only the winner of a trick gives it away, right after it is won (Tantony 3.4)."
+            return Reason(
+                "gift_forced",
+                "The trick went to %(player)s by itself: nobody else had room (%(rule)s).",
+                rule="Tantony 3.4",
+                player=s.players[last["to"]],
+            )
+        return Reason(
+            "give_not_now",
+            "Only the winner of a trick gives it away, right after it is won (%(rule)s).",
+            rule="Tantony 3.4",
+        )
     if kind == "tally":
-        return "A deal can be tallied only before its first card."
-    return f"A {kind} can't come now."
+        return Reason("tally_too_late", "A deal can be tallied only before its first card.")
+    return Reason("not_now", "A %(kind)s can't come now.", kind=kind)
 
 
 def _play(s: State, move: Move) -> None:
     if "card" not in move:
-        raise InvalidMove("The move needs a 'card'")
+        raise InvalidMove("missing_card", "The move needs a 'card'")
     card = _code(move["card"])
     n = len(s.players)
     seat = to_act(s)
@@ -399,21 +436,43 @@ def _play(s: State, move: Move) -> None:
     name = s.players[seat]
     if Card.parse(card) not in pack(n):
         raise IllegalMove(
-            f"{card} is not in the pack: 3-player Tantony uses 36 cards, without 7s to 10s (Tantony 3.10)."
+            "not_in_pack",
+            "%(card)s is not in the pack: 3-player Tantony uses 36 cards, without 7s to 10s (%(rule)s).",
+            rule="Tantony 3.10",
+            card=card,
         )
     played = _played(s)
     if card in played:
-        raise IllegalMove(f"{card} was already played in trick {played[card]} of this deal.")
+        raise IllegalMove(
+            "already_played",
+            "%(card)s was already played in trick %(trick)s of this deal.",
+            card=card,
+            trick=played[card],
+        )
     before = [c for _, c in s.trick]
     penguin_reveal = _revealing(s)
     if s.hands is not None:
         hand = s.hands[seat]
         if card not in hand:
             holder = next((s.players[i] for i, h in enumerate(s.hands) if card in h), "another player")
-            raise IllegalMove(f"{card} is in {holder}'s hand, not {name}'s (hands are known from deal 2, Tantony 3.7).")
+            raise IllegalMove(
+                "not_your_card",
+                "%(card)s is in %(holder)s's hand, not %(player)s's (hands are known from deal 2, %(rule)s).",
+                rule="Tantony 3.7",
+                card=card,
+                holder=holder,
+                player=name,
+            )
         legal = legal_plays(hand, before) if not penguin_reveal else set(hand)
         if card not in legal:
-            raise IllegalMove(f"{name} must follow suit: {name} holds {' '.join(sort_cards(legal))} (Tantony 3.3).")
+            raise IllegalMove(
+                "must_follow",
+                "%(player)s must follow suit: %(player)s holds %(cards)s (%(rule)s).",
+                rule="Tantony 3.3",
+                options=sort_cards(legal),
+                player=name,
+                cards=sort_cards(legal),
+            )
         hand.remove(card)
     s.trick.append([seat, card])
     if len(s.trick) == n:
@@ -490,13 +549,11 @@ def _value(s: State, card: str) -> int:
 def _give(s: State, move: Move) -> None:
     to = move.get("to")
     if to not in s.players:
-        raise InvalidMove(f"'to' must name a player: {', '.join(s.players)}")
+        raise InvalidMove("not_a_player", "'to' must name a player: %(players)s", players=", ".join(s.players))
+    why = gift_refusal(dict(zip(s.players, _held(s))), to, len(s.players))
+    if why:
+        raise IllegalMove(why)
     seat = s.players.index(to)
-    if seat not in room(s):
-        have = ", ".join(s.players[i] for i in room(s))
-        raise IllegalMove(
-            f"{to} already holds {quota(s)} tricks, the most anyone may (Tantony 3.4, C8). Players with room: {have}."
-        )
     s.tricks[-1]["to"] = seat
     s.leader = seat  # RULES.md §3.4: the recipient leads the next trick
 
@@ -639,28 +696,45 @@ def _tally(s: State, move: Move) -> None:
     """A whole deal from its end: each player's scoring cards (DESIGN.md tally)."""
     scoring = move.get("scoring")
     if not isinstance(scoring, dict) or set(scoring) != set(s.players):
-        raise InvalidMove(f"A tally needs 'scoring' cards for each player: {', '.join(s.players)}")
+        raise InvalidMove(
+            "tally_needs_scoring",
+            "A tally needs 'scoring' cards for each player: %(players)s",
+            players=", ".join(s.players),
+        )
     cards = {p: [_code(c) for c in v] if isinstance(v, list) else None for p, v in scoring.items()}
     if any(v is None for v in cards.values()):
-        raise InvalidMove("Each player's scoring cards are a list of cards")
+        raise InvalidMove("scoring_not_a_list", "Each player's scoring cards are a list of cards")
     scored = cast("dict[str, list[str]]", cards)  # every value a list: the check above
     every = [c for v in scored.values() for c in v]
     dup = next((c for c in every if every.count(c) > 1), None)
     if dup:
-        raise IllegalMove(f"{dup} is listed twice: every card scores once at most.")
+        raise IllegalMove("listed_twice", "%(card)s is listed twice: every card scores once at most.", card=dup)
     outside = [c for c in every if Card.parse(c) not in pack(len(s.players))]
     if outside:
-        raise IllegalMove(f"{outside[0]} is not in the pack.")
+        raise IllegalMove("listed_not_in_pack", "%(card)s is not in the pack.", card=outside[0])
     counts = sorted(len(v) for v in scored.values())
     q = quota(s)
     if len(s.players) == 3:
         if counts != [q] * 3:
-            raise IllegalMove(f"With 3 players each player scores exactly {q} runts (Tantony 3.10).")
+            raise IllegalMove(
+                "runts_3p",
+                "With 3 players each player scores exactly %(quota)s runts (%(rule)s).",
+                rule="Tantony 3.10",
+                quota=q,
+            )
     elif s.options.last_card_rule == "web2023":
         if counts != [3, 3, 3, 4]:
-            raise IllegalMove("Each player scores 3 runts and the 13th trick's winner a 4th (Tantony 3.5).")
+            raise IllegalMove(
+                "runts_13th",
+                "Each player scores 3 runts and the 13th trick's winner a 4th (%(rule)s).",
+                rule="Tantony 3.5",
+            )
     elif counts[0] < 3 or sum(counts) < 13:
-        raise IllegalMove("Each player scores 3 runts, and the lowest last card scores too (Tantony 3.5).")
+        raise IllegalMove(
+            "runts_last_card",
+            "Each player scores 3 runts, and the lowest last card scores too (%(rule)s).",
+            rule="Tantony 3.5",
+        )
     _score_deal(s, [scored[p] for p in s.players], tallied=True)
     s.hands = None  # DESIGN.md: after a tallied deal the hands are not known
 

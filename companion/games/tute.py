@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.cards import PACK_36_NO_2, PACK_40, Card
-from companion.errors import IllegalMove, InvalidMove, OptionError
+from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
 from companion.games import tricks
 from companion.games.common import (
     Move,
@@ -169,9 +169,15 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     for name, least in (("loss_limit", 1), ("win_threshold", 1)):
         value = given.get(name, getattr(defaults, name))
         if not _is_int(value) or value < least:
-            raise OptionError(f"{name} must be a whole number of {least} or more (not {value!r})")
+            raise OptionError(
+                "not_whole_number",
+                "%(option)s must be a whole number of %(least)s or more (not %(value)r)",
+                option=name,
+                least=least,
+                value=value,
+            )
     if given.get("over_100_loses") and count is not None and count != 3:
-        raise OptionError("over_100_loses is a 3-player rule")
+        raise OptionError("three_player_rule", "%(option)s is a 3-player rule", option="over_100_loses")
     return Options(**given)
 
 
@@ -220,11 +226,12 @@ def why_illegal(
     trump: str | None,
     card: str | Card,
     options: dict[str, Any] | Options | None = None,
-) -> str | None:
-    """Why ``card`` may not be added to ``trick`` from ``hand``, in words, or None if it may.
+) -> Reason | None:
+    """Why ``card`` may not be added to ``trick`` from ``hand``, or None if it may.
 
-    >>> why_illegal(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S")
-    'must beat the best card of the suit led: 3S does (Tute 2.4)'
+    >>> why = why_illegal(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S")
+    >>> str(why), why.code, why.params
+    ('must beat the best card of the suit led: 3S does (Tute 2.4)', 'must_head_with', {'cards': ['3S']})
     """
     o = _options_of(options)
     held, before, card = [_code(c) for c in hand], [_code(c) for c in trick], _code(card)
@@ -233,7 +240,61 @@ def why_illegal(
     if duty is None:
         return None
     better = sorted(tricks.legal_plays(set(held) | {card}, before, trump, STRENGTH, o.must_head, o.undertrump_required))
-    return f"must {tricks.DUTY_TEXT[duty]}: {' '.join(better)} {'does' if len(better) == 1 else 'do'} (Tute 2.4)"
+    return _duty_reason(duty, better)
+
+
+def _duty_reason(duty: str, better: list[str]) -> Reason:
+    """The duty a card breaks (a key of ``tricks.DUTY_TEXT``) and the cards that meet it."""
+    one = len(better) == 1
+    if duty == "follow":
+        if one:
+            return Reason(
+                "must_follow_with", "must follow suit: %(cards)s does (%(rule)s)", rule="Tute 2.4", cards=better
+            )
+        return Reason(
+            "must_follow_with_any", "must follow suit: %(cards)s do (%(rule)s)", rule="Tute 2.4", cards=better
+        )
+    if duty == "head":
+        if one:
+            return Reason(
+                "must_head_with",
+                "must beat the best card of the suit led: %(cards)s does (%(rule)s)",
+                rule="Tute 2.4",
+                cards=better,
+            )
+        return Reason(
+            "must_head_with_any",
+            "must beat the best card of the suit led: %(cards)s do (%(rule)s)",
+            rule="Tute 2.4",
+            cards=better,
+        )
+    if duty == "trump":
+        if one:
+            return Reason(
+                "must_trump_with",
+                "must play a trump when out of the suit led: %(cards)s does (%(rule)s)",
+                rule="Tute 2.4",
+                cards=better,
+            )
+        return Reason(
+            "must_trump_with_any",
+            "must play a trump when out of the suit led: %(cards)s do (%(rule)s)",
+            rule="Tute 2.4",
+            cards=better,
+        )
+    if one:
+        return Reason(
+            "must_overtrump_with",
+            "must beat the trump already in the trick: %(cards)s does (%(rule)s)",
+            rule="Tute 2.4",
+            cards=better,
+        )
+    return Reason(
+        "must_overtrump_with_any",
+        "must beat the trump already in the trick: %(cards)s do (%(rule)s)",
+        rule="Tute 2.4",
+        cards=better,
+    )
 
 
 def trick_winner(trick: Iterable[str | Card], trump: str | None) -> int:
@@ -255,7 +316,7 @@ def _suit_or_none(trump: object) -> str | None:
     word = str(trump).strip()
     letter = _SUIT_WORDS.get(word.lower(), word.upper())
     if letter not in ("S", "H", "D", "C"):
-        raise InvalidMove(f"{trump!r} is not a suit: use S, H, D or C")
+        raise InvalidMove("not_a_suit", "%(suit)r is not a suit: use S, H, D or C", suit=trump)
     return letter
 
 
@@ -313,9 +374,9 @@ def deal_outcome(
     names = list(totals)
     n = len(names)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise OptionError("Tute Cabrón is for 3, 4 or 5 players")
+        raise OptionError("deal_player_count", "Tute Cabrón is for 3, 4 or 5 players")
     if last_trick not in totals:
-        raise InvalidMove(f"{last_trick!r} is not one of the players")
+        raise InvalidMove("last_trick_not_playing", "%(player)r is not one of the players", player=last_trick)
     if n == 3:
         losers, reason = _three_player_losers(totals, last_trick, o)
     else:
@@ -471,40 +532,81 @@ def apply(state: State, move: Move) -> State:
     return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, "Tute")
 
 
-def _wrong_time(s: State, kind: str) -> str:
+def _wrong_time(s: State, kind: str) -> Reason:
+    """Why a move of ``kind`` can't come now (``apply_move`` raises it)."""
     if _needs_trump(s):
-        return f"A deal starts with the dealer's turned card (the trump), not a {kind}."
+        return Reason(
+            "turned_card_first", "A deal starts with the dealer's turned card (the trump), not a %(kind)s.", kind=kind
+        )
     if kind == "declare":
-        if len(s.players) == 3:
-            return "With 3 players cantes are only scored in tricks, never declared (Tute 2.5)."
-        if not s.options.allow_declarations:
-            return "Declared cantes are off in this game (allow_declarations)."
-        if s.trick:
-            return "A cante is declared before leading the next trick, not during one (Tute 2.5)."
-        if not s.tricks:
-            return "Only the winner of a trick may declare a cante, before the next lead (Tute 2.5)."
-        return "One cante per trick won: this trick's cante is already declared (Tute 2.5)."
+        return _no_declaring(s)
     if kind == "trump":
-        return (
-            "The trump is already set for this deal."
-            if len(s.players) >= 4
-            else "With 3 players no card is turned: the first cante in a trick names the trump (Tute 2.5)."
+        if len(s.players) >= 4:
+            return Reason("trump_already_set", "The trump is already set for this deal.")
+        return Reason(
+            "no_turned_card",
+            "With 3 players no card is turned: the first cante in a trick names the trump (%(rule)s).",
+            rule="Tute 2.5",
         )
     if kind == "tally":
-        return "A deal can be tallied only before its first card."
-    return f"A {kind} can't come now."
+        return Reason("tally_too_late", "A deal can be tallied only before its first card.")
+    return Reason("wrong_time", "A %(kind)s can't come now.", kind=kind)
+
+
+def _no_declaring(s: State) -> Reason:
+    """Why no cante may be declared now (RULES.md §2.5)."""
+    if len(s.players) == 3:
+        return Reason(
+            "no_declared_cantes",
+            "With 3 players cantes are only scored in tricks, never declared (%(rule)s).",
+            rule="Tute 2.5",
+        )
+    if not s.options.allow_declarations:
+        return Reason("cantes_off", "Declared cantes are off in this game (allow_declarations).")
+    if s.trick:
+        return Reason(
+            "cante_mid_trick",
+            "A cante is declared before leading the next trick, not during one (%(rule)s).",
+            rule="Tute 2.5",
+        )
+    if not s.tricks:
+        return Reason(
+            "cante_needs_trick",
+            "Only the winner of a trick may declare a cante, before the next lead (%(rule)s).",
+            rule="Tute 2.5",
+        )
+    return Reason(
+        "one_cante_per_trick",
+        "One cante per trick won: this trick's cante is already declared (%(rule)s).",
+        rule="Tute 2.5",
+    )
 
 
 def _card(move: Move) -> str:
     if "card" not in move:
-        raise InvalidMove("The move needs a 'card'")
+        raise InvalidMove("needs_card", "The move needs a 'card'")
     return _code(move["card"])
 
 
 def _check_in_pack(s: State, card: str) -> None:
     if Card.parse(card) not in pack(len(s.players)):
-        what = "36 cards without 8s, 9s, 10s and 2s" if len(s.players) == 3 else "40 cards without 8s, 9s and 10s"
-        raise IllegalMove(f"{card} is not in the pack: Tute with {len(s.players)} players uses {what} (Tute 2.2).")
+        if len(s.players) == 3:
+            raise IllegalMove(
+                "not_in_pack_36",
+                "%(card)s is not in the pack: Tute with %(players)s players uses 36 cards without 8s, 9s, 10s and 2s "
+                "(%(rule)s).",
+                rule="Tute 2.2",
+                card=card,
+                players=len(s.players),
+            )
+        raise IllegalMove(
+            "not_in_pack_40",
+            "%(card)s is not in the pack: Tute with %(players)s players uses 40 cards without 8s, 9s and 10s "
+            "(%(rule)s).",
+            rule="Tute 2.2",
+            card=card,
+            players=len(s.players),
+        )
 
 
 def _played(s: State) -> dict[str, int]:
@@ -533,16 +635,38 @@ def _play(s: State, move: Move) -> None:
     name = s.players[seat]
     played = _played(s)
     if card in played:
-        raise IllegalMove(f"{card} was already played in trick {played[card]} of this deal.")
+        raise IllegalMove(
+            "already_played",
+            "%(card)s was already played in trick %(trick)s of this deal.",
+            card=card,
+            trick=played[card],
+        )
     holder = _holder(s, card)
     if holder is not None and holder != seat:
-        raise IllegalMove(f"{card} is in {s.players[holder]}'s hand ({_why_known(s, holder, card)}), not {name}'s.")
+        raise IllegalMove(
+            "in_another_hand",
+            "%(card)s is in %(holder)s's hand (%(known)s), not %(player)s's.",
+            card=card,
+            holder=s.players[holder],
+            known=_why_known(s, holder, card),
+            player=name,
+        )
     known = [c for c in s.known[seat] if c != card]
     left = hand_size(s) - len(s.tricks)
     if holder is None and len(known) >= left:
+        if left == 1:
+            raise IllegalMove(
+                "last_card_known",
+                "%(player)s has 1 card left and it is known: %(cards)s. Play one of them.",
+                player=name,
+                cards=known,
+            )
         raise IllegalMove(
-            f"{name} has {left} card{'s' if left != 1 else ''} left and "
-            f"{'it is' if left == 1 else 'they are'} known: {' '.join(known)}. Play one of them."
+            "cards_left_known",
+            "%(player)s has %(left)s cards left and they are known: %(cards)s. Play one of them.",
+            player=name,
+            left=left,
+            cards=known,
         )
     # RULES.md §2.11: known cards prove some revokes at once; take the card back (B11).
     before = [c for _, c in s.trick]
@@ -558,10 +682,7 @@ def _play(s: State, move: Move) -> None:
             )
             is None
         )
-        raise IllegalMove(
-            f"{name} must {tricks.DUTY_TEXT[duty]}: {name} holds {proof} "
-            f"({_why_known(s, seat, proof)}). Take {card} back (Tute 2.4)."
-        )
+        raise IllegalMove(_take_back(duty, name, proof, _why_known(s, seat, proof), card))
     if holder == seat:
         s.known[seat].remove(card)
     s.trick.append([seat, card])
@@ -572,7 +693,55 @@ def _play(s: State, move: Move) -> None:
         _end_of_deal(s)
 
 
+def _take_back(duty: str, player: str, proof: str, known: str, card: str) -> Reason:
+    """A card the known cards prove wrong (RULES.md §2.11): ``duty`` (a key of
+    ``tricks.DUTY_TEXT``) broken, with ``proof``, known to be in the hand, meeting it."""
+    if duty == "follow":
+        return Reason(
+            "must_follow",
+            "%(player)s must follow suit: %(player)s holds %(proof)s (%(known)s). Take %(card)s back (%(rule)s).",
+            rule="Tute 2.4",
+            player=player,
+            proof=proof,
+            known=known,
+            card=card,
+        )
+    if duty == "head":
+        return Reason(
+            "must_head",
+            "%(player)s must beat the best card of the suit led: %(player)s holds %(proof)s (%(known)s). "
+            "Take %(card)s back (%(rule)s).",
+            rule="Tute 2.4",
+            player=player,
+            proof=proof,
+            known=known,
+            card=card,
+        )
+    if duty == "trump":
+        return Reason(
+            "must_trump",
+            "%(player)s must play a trump when out of the suit led: %(player)s holds %(proof)s (%(known)s). "
+            "Take %(card)s back (%(rule)s).",
+            rule="Tute 2.4",
+            player=player,
+            proof=proof,
+            known=known,
+            card=card,
+        )
+    return Reason(
+        "must_overtrump",
+        "%(player)s must beat the trump already in the trick: %(player)s holds %(proof)s (%(known)s). "
+        "Take %(card)s back (%(rule)s).",
+        rule="Tute 2.4",
+        player=player,
+        proof=proof,
+        known=known,
+        card=card,
+    )
+
+
 def _why_known(s: State, seat: int, card: str) -> str:
+    """How a card is known to be in a hand, in words a refusal places in brackets."""
     if card == s.turned and seat == s.dealer:
         return "the turned trump"
     return "shown in a cante"
@@ -628,9 +797,9 @@ def _audit(s: State) -> list[Record]:
 def _declare(s: State, move: Move) -> None:
     suit = _suit_or_none(move.get("suit"))
     if suit is None:
-        raise InvalidMove("A cante needs a 'suit': S, H, D or C")
+        raise InvalidMove("cante_needs_suit", "A cante needs a 'suit': S, H, D or C")
     refusal = _cante_refusal(s, suit)
-    if refusal:
+    if refusal is not None:
         raise IllegalMove(refusal)
     seat = to_act(s)
     assert seat is not None  # the game is not over (apply_move checks), so someone is to act
@@ -640,7 +809,7 @@ def _declare(s: State, move: Move) -> None:
     s.known[seat] += [c for c in (f"K{suit}", f"Q{suit}") if c not in s.known[seat]]
 
 
-def _cante_refusal(s: State, suit: str) -> str | None:
+def _cante_refusal(s: State, suit: str) -> Reason | None:
     """Why the player to act can't sing ``suit`` now (RULES.md §2.5, §2.11), or None."""
     seat = to_act(s)
     assert seat is not None  # a cante is weighed only while the game is on, so someone is to act
@@ -648,30 +817,82 @@ def _cante_refusal(s: State, suit: str) -> str | None:
     played = _played(s)
     for card in (f"K{suit}", f"Q{suit}"):
         if card in played:
-            return (
-                f"{name} can't sing {suit}: {card} was already played in trick {played[card]} "
-                f"(Tute 2.5: both cards must be in the hand)."
+            return Reason(
+                "cante_card_played",
+                "%(player)s can't sing %(suit)s: %(card)s was already played in trick %(trick)s "
+                "(%(rule)s: both cards must be in the hand).",
+                rule="Tute 2.5",
+                player=name,
+                suit=suit,
+                card=card,
+                trick=played[card],
             )
         holder = _holder(s, card)
         if holder is not None and holder != seat:
-            return f"{name} can't sing {suit}: {card} is in {s.players[holder]}'s hand ({_why_known(s, holder, card)})."
+            return Reason(
+                "cante_card_elsewhere",
+                "%(player)s can't sing %(suit)s: %(card)s is in %(holder)s's hand (%(known)s).",
+                player=name,
+                suit=suit,
+                card=card,
+                holder=s.players[holder],
+                known=_why_known(s, holder, card),
+            )
     if any(d["seat"] == seat and d["suit"] == suit for d in s.declarations):
-        return f"{name} already sang {suit} this deal."
+        return Reason("already_sang", "%(player)s already sang %(suit)s this deal.", player=name, suit=suit)
     # Both cards must fit in the hand beside the cards already known to be there.
     left = hand_size(s) - len(s.tricks)
-    held = set(s.known[seat]) | {f"K{suit}", f"Q{suit}"}
-    if len(held) > left:
-        return (
-            f"{name} can't sing {suit}: {name} has only {left} card{'s' if left != 1 else ''} left"
-            + (f", and {' '.join(s.known[seat])} among them" if s.known[seat] else "")
-            + " (Tute 2.5)."
-        )
+    if len(set(s.known[seat]) | {f"K{suit}", f"Q{suit}"}) > left:
+        return _no_room(name, suit, left, s.known[seat])
     if suit == s.trump and any(d["seat"] == seat and d["points"] == CANTE for d in s.declarations):
-        return (
-            f"{name} sang a 20 earlier while holding the trump king and queen, so "
-            f"can't sing the 40 this deal (Tute 2.5, lock rule)."
+        return Reason(
+            "cante_locked",
+            "%(player)s sang a 20 earlier while holding the trump king and queen, so "
+            "can't sing the 40 this deal (%(rule)s, lock rule).",
+            rule="Tute 2.5",
+            player=name,
         )
     return None
+
+
+def _no_room(name: str, suit: str, left: int, known: list[str]) -> Reason:
+    """A cante whose king and queen don't fit in the ``left`` cards beside the ``known`` ones."""
+    if left == 1 and known:
+        return Reason(
+            "cante_no_room_last_known",
+            "%(player)s can't sing %(suit)s: %(player)s has only 1 card left, and %(cards)s among them (%(rule)s).",
+            rule="Tute 2.5",
+            player=name,
+            suit=suit,
+            cards=known,
+        )
+    if left == 1:
+        return Reason(
+            "cante_no_room_last",
+            "%(player)s can't sing %(suit)s: %(player)s has only 1 card left (%(rule)s).",
+            rule="Tute 2.5",
+            player=name,
+            suit=suit,
+        )
+    if known:
+        return Reason(
+            "cante_no_room_known",
+            "%(player)s can't sing %(suit)s: %(player)s has only %(left)s cards left, and %(cards)s among them "
+            "(%(rule)s).",
+            rule="Tute 2.5",
+            player=name,
+            suit=suit,
+            left=left,
+            cards=known,
+        )
+    return Reason(
+        "cante_no_room",
+        "%(player)s can't sing %(suit)s: %(player)s has only %(left)s cards left (%(rule)s).",
+        rule="Tute 2.5",
+        player=name,
+        suit=suit,
+        left=left,
+    )
 
 
 def cante_check(
@@ -681,30 +902,60 @@ def cante_check(
     sung: Iterable[tuple[str, int]] = (),
     sang_after_this_trick: bool = False,
     players: int = 4,
-) -> str | None:
+) -> Reason | None:
     """Why a player holding ``hand`` may not sing ``suit`` now, or None (RULES.md 2.5):
     both cards in hand, one cante per trick won, each suit once, and the lock rule (a 20
     sung while holding the trump pair forbids that 40 for the deal). ``sung`` lists the
     player's earlier cantes this deal as ``(suit, points)``.
 
-    >>> cante_check(["KS", "QS", "KD", "QD"], "D", "D", sung=[("S", 20)])       # TU-30
-    "Can't sing the 40: a 20 was sung earlier while holding the trump king and queen (Tute 2.5, lock rule)."
+    >>> why = cante_check(["KS", "QS", "KD", "QD"], "D", "D", sung=[("S", 20)])       # TU-30
+    >>> print(why)
+    Can't sing the 40: a 20 was sung earlier while holding the trump king and queen (Tute 2.5, lock rule).
+    >>> why.code, why.rule
+    ('lock_rule', 'Tute 2.5')
     """
     if players == 3:
-        return "With 3 players cantes are only scored in tricks, never declared (Tute 2.5)."
+        return Reason(
+            "no_declared_cantes",
+            "With 3 players cantes are only scored in tricks, never declared (%(rule)s).",
+            rule="Tute 2.5",
+        )
     hand, suit, trump = {_code(c) for c in hand}, _suit_or_none(suit), _suit_or_none(trump)
-    missing = [c for c in (f"K{suit}", f"Q{suit}") if c not in hand]
+    king, queen = f"K{suit}", f"Q{suit}"
+    missing = [c for c in (king, queen) if c not in hand]
+    if len(missing) == 2:
+        return Reason(
+            "cante_cards_missing",
+            "Needs both %(king)s and %(queen)s in hand; %(king)s and %(queen)s are not there (%(rule)s).",
+            rule="Tute 2.5",
+            king=king,
+            queen=queen,
+        )
     if missing:
-        return (
-            f"Needs both K{suit} and Q{suit} in hand; {' and '.join(missing)} "
-            f"{'is' if len(missing) == 1 else 'are'} not there (Tute 2.5)."
+        return Reason(
+            "cante_card_missing",
+            "Needs both %(king)s and %(queen)s in hand; %(card)s is not there (%(rule)s).",
+            rule="Tute 2.5",
+            king=king,
+            queen=queen,
+            card=missing[0],
         )
     if sang_after_this_trick:
-        return "One cante per trick won: this trick's cante is already sung (Tute 2.5)."
+        return Reason(
+            "cante_sung_this_trick",
+            "One cante per trick won: this trick's cante is already sung (%(rule)s).",
+            rule="Tute 2.5",
+        )
     if any(_suit_or_none(x) == suit for x, _ in sung):
-        return f"{suit} was already sung this deal (Tute 2.5)."
+        return Reason(
+            "suit_already_sung", "%(suit)s was already sung this deal (%(rule)s).", rule="Tute 2.5", suit=suit
+        )
     if suit == trump and any(points == CANTE for _, points in sung):
-        return "Can't sing the 40: a 20 was sung earlier while holding the trump king and queen (Tute 2.5, lock rule)."
+        return Reason(
+            "lock_rule",
+            "Can't sing the 40: a 20 was sung earlier while holding the trump king and queen (%(rule)s, lock rule).",
+            rule="Tute 2.5",
+        )
     return None
 
 
@@ -785,25 +1036,44 @@ def _tally(s: State, move: Move) -> None:
     names = s.players
     points, last, cantes = move.get("card_points"), move.get("last_trick"), move.get("marriages", {})
     if not isinstance(points, dict) or set(points) != set(names):
-        raise InvalidMove(f"A tally needs 'card_points' for each player: {', '.join(names)}")
+        raise InvalidMove(
+            "tally_needs_points",
+            "A tally needs 'card_points' for each player: %(players)s",
+            players=", ".join(names),
+        )
     if not all(_is_int(v) and 0 <= v <= 120 for v in points.values()):
-        raise InvalidMove("Card points are whole numbers from 0 to 120")
+        raise InvalidMove("card_points_range", "Card points are whole numbers from 0 to 120")
     if sum(points.values()) != 120:
-        raise IllegalMove(f"The card points add up to {sum(points.values())}, but a deal holds 120 (Tute 2.2).")
+        raise IllegalMove(
+            "card_points_total",
+            "The card points add up to %(total)s, but a deal holds 120 (%(rule)s).",
+            rule="Tute 2.2",
+            total=sum(points.values()),
+        )
     if last not in names:
-        raise InvalidMove(f"'last_trick' must name the player who took the last trick, not {last!r}")
+        raise InvalidMove(
+            "tally_last_trick",
+            "'last_trick' must name the player who took the last trick, not %(last)r",
+            last=last,
+        )
     if not isinstance(cantes, dict) or set(cantes) - set(names):
-        raise InvalidMove("'marriages' maps players to their cantes, e.g. {\"Ann\": [20, 40]}")
+        raise InvalidMove("tally_marriages", "'marriages' maps players to their cantes, e.g. {\"Ann\": [20, 40]}")
     every = []
     for p, values in cantes.items():
         if not isinstance(values, list) or any(v not in (CANTE, CANTE_TRUMP) or not _is_int(v) for v in values):
-            raise InvalidMove(f"{p}'s cantes must be a list of 20s and 40s")
+            raise InvalidMove("tally_cantes", "%(player)s's cantes must be a list of 20s and 40s", player=p)
         every += values
     if every.count(CANTE_TRUMP) > 1 or every.count(CANTE) > 3:
-        raise IllegalMove("A deal has at most one 40 and three 20s: each suit's king and queen score once (Tute 2.5).")
+        raise IllegalMove(
+            "too_many_cantes",
+            "A deal has at most one 40 and three 20s: each suit's king and queen score once (%(rule)s).",
+            rule="Tute 2.5",
+        )
     if len(names) == 3 and every and CANTE_TRUMP not in every:
         raise IllegalMove(
-            "With 3 players the first cante is the 40 that names the trump; a 20 needs it first (Tute 2.5)."
+            "first_cante_names_trump",
+            "With 3 players the first cante is the 40 that names the trump; a 20 needs it first (%(rule)s).",
+            rule="Tute 2.5",
         )
     tricks_taken = move.get("tricks")
     won = None
@@ -813,13 +1083,25 @@ def _tally(s: State, move: Move) -> None:
             or set(tricks_taken) != set(names)
             or not all(_is_int(v) and v >= 0 for v in tricks_taken.values())
         ):
-            raise InvalidMove(f"'tricks' maps each player to the number of tricks they took: {', '.join(names)}")
+            raise InvalidMove(
+                "tally_tricks",
+                "'tricks' maps each player to the number of tricks they took: %(players)s",
+                players=", ".join(names),
+            )
         if sum(tricks_taken.values()) != hand_size(s):
-            raise IllegalMove(f"'tricks' must give each player's tricks, adding up to {hand_size(s)}.")
+            raise IllegalMove(
+                "tricks_total",
+                "'tricks' must give each player's tricks, adding up to %(total)s.",
+                total=hand_size(s),
+            )
         # Card points, cantes and the last trick all come from tricks won (Tute 2.11 point check).
         empty = [p for p in names if tricks_taken[p] == 0 and (points[p] or cantes.get(p) or p == last)]
         if empty:
-            raise IllegalMove(f"{_and(empty)} took no trick, so can't have card points, cantes or the last trick.")
+            raise IllegalMove(
+                "no_trick_no_points",
+                "%(players)s took no trick, so can't have card points, cantes or the last trick.",
+                players=_and(empty),
+            )
         won = [tricks_taken[p] for p in names]
     _score_deal(
         s, [points[p] for p in names], [sum(cantes.get(p, [])) for p in names], won, names.index(last), tallied=True

@@ -9,7 +9,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 
 from companion import games
-from companion.errors import MoveError, OptionError
+from companion.errors import MoveError, OptionError, Refusal
 from companion.store import LINK_KINDS, BadTranscript, Conflict
 from companion.views.common import external_url, store
 
@@ -18,6 +18,11 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 def _error(status: int, message: str, **more):
     return jsonify({"error": message, **more}), status
+
+
+def _refused(status: int, e: Refusal, **more):
+    """A refusal as data (DESIGN.md, JSON API): its words, ``code``, ``params`` and ``rule``."""
+    return jsonify(e.reason.as_json() | more), status
 
 
 def _body() -> dict | None:
@@ -42,12 +47,10 @@ def create():
     body = _body()
     if body is None or not isinstance(body.get("game"), str) or "players" not in body:
         return _error(400, 'Send JSON: {"game", "players", "options"}')
-    if body["game"] not in games.GAMES:
-        return _error(400, f"Unknown game {body['game']!r}; known games: {', '.join(games.GAMES)}")
     try:
         row, key = store().create(body["game"], body["players"], body.get("options"))
     except OptionError as e:
-        return _error(400, str(e))
+        return _refused(400, e)
     return jsonify(
         {"id": row["id"], "edit_key": key, "version": row["version"], "view": games.get(row["game"]).view(row["state"])}
     ), 201
@@ -86,7 +89,7 @@ def _change(game_id: str, action):
         return _error(409, "Stale version: the game has changed", version=e.version)
     except MoveError as e:
         extra = {"options": e.options} if e.options else {}
-        return _error(422, str(e), **extra)
+        return _refused(422, e, **extra)
     return jsonify({"version": version, "view": games.get(row["game"]).view(state)})
 
 

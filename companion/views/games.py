@@ -53,7 +53,7 @@ def new():
             try:
                 row, key = store().create(game, players, options)
             except OptionError as e:
-                attach_error(form, str(e))
+                attach_error(form, e)
             else:
                 remember_key(row["id"], key)
                 return redirect(url_for("games.show", game_id=row["id"]), code=303)

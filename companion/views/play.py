@@ -144,13 +144,13 @@ def move(game_id: str):
             notice="Another phone entered a move first. This is the board now: check it and enter yours again.",
         )
     except AmbiguousMove as e:
-        return _answer(row, before, 200, choice={"move": the_move, "options": e.options, "message": str(e)})
+        return _answer(row, before, 200, choice={"move": the_move, "options": e.options, "message": e.reason})
     except MoveError as e:
         return _answer(
             row,
             before,
             422,
-            error=str(e),
+            error=e.reason,
             choice=_ask_again(rules, row, the_move),
             reveal=request.form.get("reveal") == "1",
         )
@@ -169,7 +169,7 @@ def _ask_again(rules, row: dict, refused: dict) -> dict | None:
     try:
         rules.apply(row["state"], move)
     except AmbiguousMove as e:
-        return {"move": move, "options": e.options, "message": str(e), "entered": refused[answer]}
+        return {"move": move, "options": e.options, "message": e.reason, "entered": refused[answer]}
     except MoveError:
         pass
     return None
@@ -187,7 +187,7 @@ def undo(game_id: str):
             load_game(game_id), None, 409, notice="Another phone changed the game first. This is the board now."
         )
     except MoveError as e:
-        return _answer(row, before, 422, error=str(e))
+        return _answer(row, before, 422, error=e.reason)
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
     return _answer(load_game(game_id), before, notice="Undone.")

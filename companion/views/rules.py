@@ -14,6 +14,7 @@ from flask_htmx import make_response as htmx_response
 from markupsafe import Markup, escape
 
 from companion import games, htmx, web
+from companion.errors import Reason, Spaced
 from companion.views.common import card_text
 from companion.web.query import Query, option_rows, read_options
 
@@ -27,6 +28,23 @@ CITATION = re.compile(r"\b(" + "|".join(map(re.escape, SLUGS)) + r") (P\d|\d+\.\
 
 def anchor(section: str) -> str:
     return section if section.startswith("P") else "s" + section.replace(".", "-")
+
+
+def rule_url(rule: str) -> str:
+    """The rules page's section a refusal cites (``"Tute 4.2"``), in plain words."""
+    cited, section = rule.rsplit(" ", 1)
+    return url_for("rules.words", game=SLUGS[cited], _anchor=anchor(section))
+
+
+def reason_html(reason: Reason | str) -> Markup:
+    """A refusal in words: its params escaped, card codes as players read them (Q♣),
+    the rule it cites linked to its section. A plain message (a form field's) is escaped."""
+    if isinstance(reason, str):
+        return escape(card_text(reason))
+    words = {k: card_text(v) if isinstance(v, (str, Spaced)) else v for k, v in reason.words().items()}
+    if reason.rule:
+        words["rule"] = Markup('<a href="{}">{}</a>').format(rule_url(reason.rule), reason.rule)
+    return Markup(escape(reason.text)) % words
 
 
 def rule_links(text: str) -> Markup:
@@ -55,6 +73,7 @@ def position_url(view: dict) -> str:
 
 def register(app) -> None:
     app.jinja_env.filters["rule_links"] = rule_links
+    app.jinja_env.filters["reason"] = reason_html
     app.jinja_env.globals["lab_position_url"] = position_url
 
 

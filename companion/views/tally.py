@@ -11,7 +11,7 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_htmx import make_response as htmx_response
 
 from companion import games, htmx
-from companion.errors import MoveError
+from companion.errors import MoveError, Reason
 from companion.store import Conflict
 from companion.views.common import is_referee, load_game, store
 from companion.web import tally_form
@@ -19,7 +19,7 @@ from companion.web import tally_form
 bp = Blueprint("tally", __name__, url_prefix="/games/<game_id>/tally")
 
 
-def _preview(rules, state, move: dict | None) -> tuple[dict | None, dict | None, str | None]:
+def _preview(rules, state, move: dict | None) -> tuple[dict | None, dict | None, Reason | None]:
     """``(the deal's record, the view after it, None)`` as the engine would score the
     move, or ``(None, None, its refusal)``; all None while the deal is not complete."""
     if move is None:
@@ -27,7 +27,7 @@ def _preview(rules, state, move: dict | None) -> tuple[dict | None, dict | None,
     try:
         after = rules.apply(state, move)
     except MoveError as e:
-        return None, None, str(e)
+        return None, None, e.reason
     view = rules.view(after)  # what the engine shows, not its state's internals
     return (view["history"][-1] if view["history"] else None), view, None
 
@@ -40,7 +40,7 @@ def _record(game_id: str, version: int, move: dict):
     except Conflict:
         return None, "Another phone changed the game first: go back to the game and check it."
     except MoveError as e:
-        return None, str(e)
+        return None, e.reason
     target = url_for("games.show", game_id=game_id)
     if htmx:
         return htmx_response("", 204, redirect=target), None

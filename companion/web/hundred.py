@@ -46,7 +46,9 @@ def lab(rules, opts, q: Query) -> dict:
     hand = q.cards("hand")
     out["hand"] = " ".join(hand)
     if hand and total is not None:
-        out["lose"] = rules.lose_refusal(hand, total, opts) or "loses"
+        # "loses", or "can go" and why not (a Reason: the safe card, the total it makes)
+        out["why"] = rules.lose_refusal(hand, total, opts)
+        out["lose"] = "loses" if out["why"] is None else "can go"
     players = q.number("players", rules.MIN_PLAYERS, rules.MAX_PLAYERS, 3, required=True)
     seat = q.number("seat", 1, players, 1, required=True)
     direction = -1 if q.choice("direction", ("clockwise", "anticlockwise")) == "anticlockwise" else 1

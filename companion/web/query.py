@@ -11,7 +11,7 @@ from dataclasses import fields
 from flask import url_for
 
 from companion.cards import Card
-from companion.errors import MoveError, OptionError
+from companion.errors import MoveError, OptionError, Reason
 
 #: The largest number any lab field takes (a score, a total, a numeric option): a
 #: 20-digit number is a wrong value, never a slow answer or an overflow.
@@ -83,8 +83,8 @@ class Query:
 
     def __init__(self, game: str, args, leave_out=frozenset()):
         self.game, self.args, self.leave_out = game, args, leave_out
-        self.errors: list[str] = []
-        self.problems: list[str] = []
+        self.errors: list[str | Reason] = []
+        self.problems: list[str | Reason] = []
         self.bad: set[str] = set()
 
     def label(self, name: str) -> str:
@@ -172,7 +172,7 @@ class Query:
             try:
                 code = str(Card.parse(word))
             except MoveError as e:
-                self.problems.append(str(e))
+                self.problems.append(e.reason)
                 continue
             if code not in out:
                 out.append(code)
@@ -249,14 +249,24 @@ def _resolve(q: Query, rules, chosen: dict, raw: dict):
     try:
         return rules.resolve_options(chosen, None), raw
     except OptionError as e:
-        culprits = [n for n in chosen if n in str(e)] or list(chosen)
-        q.errors.append(f"{rules.OPTION_LABELS[culprits[0]]}: {e}." if len(culprits) == 1 else f"{e}.")
+        culprits = [e.option] if e.option is not None and e.option in chosen else list(chosen)
+        q.errors.append(labelled(e, rules, named=True))
         q.bad.update(culprits)
         kept = {n: v for n, v in chosen.items() if n not in culprits}
     try:
         return rules.resolve_options(kept, None), {n: v for n, v in raw.items() if n in kept}
     except OptionError:
         return rules.resolve_options({}, None), {}
+
+
+def labelled(e: OptionError, rules, named: bool = False) -> Reason:
+    """An option's refusal with the option's label in place of its name ("“Largest
+    group” must be ..."); ``named``: and its name, as the lab's query string spells it."""
+    name = e.option
+    label = rules.OPTION_LABELS.get(name)
+    if label is None:
+        return e.reason
+    return e.reason.replace(option=f"“{label}” ({name})" if named else f"“{label}”")
 
 
 def read_options(q: Query, rules, names) -> tuple:

@@ -11,7 +11,7 @@ from functools import partial
 from wtforms import Field, SelectChoice, SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
-from companion.errors import MoveError
+from companion.errors import MoveError, Reason
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import Cards, Numbers, Pick, TallyForm, WholeNumber, card_choice, each, seat_choice, whole
 
@@ -40,7 +40,9 @@ def lab(rules, opts, q: Query) -> dict:
     chosen = q.cards("card")
     played: str | None = chosen[0] if chosen else None
     if played in table:
-        q.problems.append(f"{played} can't be both on the table and the card played.")
+        q.problems.append(
+            Reason("played_and_on_table", "%(card)s can't be both on the table and the card played.", card=played)
+        )
         played = None
     claim = [c for c in claim if c in table]
     last = q.flag("last")
@@ -109,7 +111,7 @@ def _tablanette_layout(rules, opts, q: Query) -> dict:
             rules.apply(rules.start(["A", "B"], {"jack_is_12": opts.jack_is_12}), {"type": "layout", "cards": layout})
             out["layout_answer"] = {"ok": True}
         except MoveError as e:
-            out["layout_answer"] = {"ok": False, "reason": str(e)}
+            out["layout_answer"] = {"ok": False, "reason": e.reason}
     return out
 
 
@@ -147,7 +149,7 @@ def _tablanette_deal(rules, opts, q: Query) -> dict:
     try:
         state = rules.apply(rules.start(["A", "B"], {"target": 10**6}), move)
     except MoveError as e:
-        return {"args": args, "points": None, "error": str(e)}
+        return {"args": args, "points": None, "error": e.reason}
     record = rules.view(state)["history"][-1]
     return {"args": args, "points": record["points"], "record": record}
 
@@ -264,13 +266,13 @@ class Tally(TallyForm):
         sweeps.data = sweeps.data + [bonus]
         return None
 
-    def _add_built(self, side: int) -> str | None:
+    def _add_built(self, side: int) -> str | Reason | None:
         if self.sb_card.data is None or not self.sb_taken.data:
             return "Tap the card played, then the cards it swept."
         try:
             bonus = self.ctx["rules"].sweep_of(self.sb_card.data, self.sb_taken.data, self.ctx["options"]).bonus
         except MoveError as e:
-            return str(e)
+            return e.reason
         refusal = self._add(side, bonus)
         if refusal is None:
             self._clear(True)

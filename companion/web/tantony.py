@@ -9,6 +9,7 @@ import typing
 
 from wtforms import Field, SubmitField
 
+from companion.errors import Reason
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import TallyForm, card_choice, seat_choice
 
@@ -59,7 +60,7 @@ def lab(rules, opts, q: Query) -> dict:
     out |= _tantony_gift(rules, q, seats, players)
     out |= _tantony_sudden_death(rules, q)
     if any(c not in pack for c in trick):
-        q.problems.append("3-player Tantony has no 7s to 10s (Tantony 3.10).")
+        q.problems.append(Reason("no_7_to_10", "3-player Tantony has no 7s to 10s (%(rule)s).", rule="Tantony 3.10"))
         return out
     if trick:
         w = rules.trick_winner(trick)
@@ -78,7 +79,7 @@ def lab(rules, opts, q: Query) -> dict:
 
 
 def _tantony_gift(rules, q: Query, seats: list[str], players: int) -> dict:
-    """May the trick be given to ``to`` (RULES.md 3.4)?"""
+    """May the trick be given to ``to`` (RULES.md 3.4)? ``gift`` is the engine's Reason why not, or None."""
     held = {s: q.number(f"held_{s}", 0, 13) for s in seats}
     to = q.choice("to", TANTONY_SEATS)
     out: dict[str, typing.Any] = {"held": {s: q.shown(f"held_{s}") for s in seats}, "to": to}

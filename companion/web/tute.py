@@ -12,7 +12,7 @@ from functools import partial
 from wtforms import Field, SelectChoice, SelectMultipleField, SubmitField
 from wtforms.validators import Length, NumberRange, Optional
 
-from companion.errors import MoveError, OptionError
+from companion.errors import MoveError, OptionError, Reason
 from companion.web.query import BIG, Query, quoted, toggled
 from companion.web.tally import Pick, TallyForm, WholeNumber, seat_choice, whole
 
@@ -50,9 +50,13 @@ def lab(rules, opts, q: Query) -> dict:
     trick, hand = out["trick"], out["hand"]
     if any(c not in pack for c in trick + hand):
         q.problems.append(
-            f"With {players} players the pack has no "
-            + " ".join(c for c in trick + hand if c not in pack)
-            + " (Tute 2.2)."
+            Reason(
+                "not_in_pack",
+                "With %(players)s players the pack has no %(cards)s (%(rule)s).",
+                rule="Tute 2.2",
+                players=players,
+                cards=[c for c in trick + hand if c not in pack],
+            )
         )
         return out
     out |= _tute_cantes(rules, q, hand, trick, trump, players)
@@ -147,7 +151,7 @@ def _tute_outcome(rules, opts, q: Query, totals: dict, last: str) -> dict | None
     try:
         return rules.deal_outcome(points, last if last in totals else "P1", opts)
     except (MoveError, OptionError) as e:
-        q.problems.append(str(e))
+        q.problems.append(e.reason)
         return None
 
 
@@ -213,10 +217,12 @@ class Tally(TallyForm):
     def _last(self, name: str) -> None:
         self.last_trick.data = name
 
-    def _cante(self, value: int, seat: int) -> str | None:
+    def _cante(self, value: int, seat: int) -> Reason | None:
         cantes = self[f"cantes_{seat}"]
         if len(cantes.data) >= MOST_CANTES:
-            return f"At most {MOST_CANTES} cantes a player (Tute 2.5)."
+            return Reason(
+                "most_cantes", "At most %(most)s cantes a player (%(rule)s).", rule="Tute 2.5", most=MOST_CANTES
+            )
         cantes.data = cantes.data + [value]
         return None
 
