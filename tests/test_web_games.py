@@ -4,6 +4,7 @@ transcript round trip, undo, and the watcher's 204 (DESIGN.md "The web")."""
 import re
 
 import pytest
+from markupsafe import escape
 
 from companion import games, web
 from companion.web import ADAPTERS
@@ -80,3 +81,34 @@ def test_every_page_of_a_game_renders_fresh_and_mid_game(client, game):
     assert client.get(f"/games/{fresh['id']}/tally").status_code == 200  # a deal is tallied from its start
     assert client.get(f"/rules/{game}").status_code == 200
     assert client.get(f"/rules/{game}/words").status_code == 200
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_page_of_a_finished_game_renders(client, game):
+    """The adapter's finished game (issue 13: fresh, mid-game and finished): its page says
+    who won, for the referee and a watcher; nothing is expected, so no tally screen."""
+    sample = web.get(game).SAMPLE
+    finished = sample["finished"]
+    created = client.post(
+        "/api/games", json={"game": game, "players": sample["players"], "options": finished["options"]}
+    ).get_json()
+    headers = {"X-Edit-Key": created["edit_key"]}
+    for version, move in enumerate(finished["moves"]):
+        answer = client.post(
+            f"/api/games/{created['id']}/moves", json={"version": version, "move": move}, headers=headers
+        )
+        assert answer.status_code == 200, answer.get_json()
+    view = answer.get_json()["view"]
+    assert view["result"] and view["expects"] == []
+    game_id = created["id"]
+    watcher = client.application.test_client()
+    become_referee(client, game_id, created["edit_key"])
+    for phone in (client, watcher):
+        page = phone.get(f"/games/{game_id}").get_data(as_text=True)
+        assert 'id="live"' in page and 'name="card"' not in page, "no card to tap"
+        assert any(str(escape(w)) in page for w in view["result"]["winners"]), "the page names the winners"
+        assert phone.get(f"/games/{game_id}/live?version=-1", headers={"HX-Request": "true"}).status_code == 200
+        assert phone.get(f"/games/{game_id}/log").status_code == 200
+    assert 'href="/games/new">New game' in client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert client.get(f"/games/{game_id}/tally").status_code == 303
+    assert client.get("/").status_code == 200

@@ -64,8 +64,8 @@ def problems(name: str, module: ModuleType) -> list[str]:
     ]
     if not issubclass(module.Tally, TallyForm):
         out.append(f"{module.__name__}.Tally must be a TallyForm")
-    if set(module.SAMPLE) != {"players", "moves", "said"}:
-        out.append(f"{module.__name__}.SAMPLE must hold players, moves and said")
+    if set(module.SAMPLE) != {"players", "moves", "said", "finished"}:
+        out.append(f"{module.__name__}.SAMPLE must hold players, moves, said and finished")
     for fn, params in (("position", 1), ("lab", 3)):
         if len(inspect.signature(getattr(module, fn)).parameters) != params:
             out.append(f"{module.__name__}.{fn} must take {params} parameter(s)")

@@ -19,6 +19,11 @@ SAMPLE = {
     "players": ["Ann", "Ben", "Cat"],
     "moves": [{"type": "play", "card": "8H"}, {"type": "play", "card": "9H"}],
     "said": "Cat played 9♥: 8 → 17",
+    #: The shortest way to a finished game: these options, then these moves (tallies).
+    "finished": {
+        "options": {"tokens": 1},
+        "moves": [{"type": "tally", "loser": "Ann"}, {"type": "tally", "loser": "Ben"}],
+    },
 }
 
 

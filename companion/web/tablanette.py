@@ -24,6 +24,20 @@ SAMPLE = {
     "players": ["Ann", "Ben"],
     "moves": [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}],
     "said": "Ben played 7♣, took 2♠ 5♦",
+    #: The shortest way to a finished game: these options, then these moves (tallies).
+    "finished": {
+        "options": {"target": 1},
+        "moves": [
+            {
+                "type": "tally",
+                "cards": {"Ann": 30, "Ben": 22},
+                "counters": {
+                    "Ann": ["10D", "2C", "AS", "AH", "KS", "QH", "JD", "10S"],
+                    "Ben": ["AD", "AC", "10H", "10C", "JS", "JH", "JC", "QS", "QD", "QC", "KH", "KD", "KC"],
+                },
+            }
+        ],
+    },
 }
 
 

@@ -22,6 +22,21 @@ SAMPLE = {
     "players": ["Nan", "Eve", "Sam", "Wes"],
     "moves": [{"type": "play", "card": "9D"}, {"type": "play", "card": "3D"}],
     "said": "Sam played 3♦",
+    #: The shortest way to a finished game: these options, then these moves (tallies).
+    "finished": {
+        "options": {"deals": 1},
+        "moves": [
+            {
+                "type": "tally",
+                "scoring": {
+                    "Nan": ["2S", "3S", "4S"],
+                    "Eve": ["2H", "3H", "4H"],
+                    "Sam": ["2D", "3D", "4D"],
+                    "Wes": ["2C", "3C", "4C", "5C"],
+                },
+            }
+        ],
+    },
 }
 
 

@@ -25,6 +25,18 @@ SAMPLE = {
     "players": ["Ann", "Ben", "Cat", "Dan"],
     "moves": [{"type": "trump", "card": "5D"}, {"type": "play", "card": "7S"}],
     "said": "Ben played 7♠",
+    #: The shortest way to a finished game: these options, then these moves (tallies).
+    "finished": {
+        "options": {"loss_limit": 1},
+        "moves": [
+            {
+                "type": "tally",
+                "card_points": {"Ann": 70, "Ben": 30, "Cat": 20, "Dan": 0},
+                "last_trick": "Ann",
+                "tricks": {"Ann": 5, "Ben": 3, "Cat": 2, "Dan": 0},
+            }
+        ],
+    },
 }
 
 
