@@ -125,6 +125,20 @@ def test_spanish_names_are_a_display_setting(client):
     assert 'aria-label="king of diamonds"' in french
 
 
+def test_spanish_names_on_every_page_of_the_game(client):
+    """RULES.md §0.2: the names follow the game, not the page: its board, a refusal and
+    the move log all say R for the rey (KD); a French game's say K."""
+    for options, king in (({"spanish_names": "y"}, "R♦"), ({}, "K♦")):
+        game_id = new_tute(client, **options)
+        post(client, game_id, type="trump", card="5D")
+        board = post(client, game_id, type="play", card="KD").get_data(as_text=True)
+        assert f"played {king}" in board
+        refused = post(client, game_id, type="play", card="KD")
+        assert refused.status_code == 422 and f"{king} was already played" in refused.get_data(as_text=True)
+        log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
+        assert f"played {king}" in log
+
+
 def test_the_json_api_referees_tute(client):
     """DESIGN.md JSON API with a Tute game: create, trump, play, a refused card (422)."""
     created = client.post("/api/games", json={"game": "tute", "players": list(PLAYERS), "options": {"loss_limit": 3}})

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 import segno
-from flask import abort, current_app, g, session, url_for
+from flask import abort, current_app, session, url_for
+from jinja2 import pass_context
 from markupsafe import Markup
 
 from companion import games
@@ -95,12 +96,24 @@ SPANISH_SUITS = {"D": "oros", "H": "copas", "S": "espadas", "C": "bastos"}
 SPANISH_RANKS = {"K": ("R", "rey"), "Q": ("C", "caballo"), "J": ("S", "sota"), "A": ("1", "as")}
 
 
-def card_face(code: str) -> dict:
-    """How a card is shown: rank, suit symbol, colour, spoken name. A game page that
-    asks for Spanish names (``g.spanish_names``) gets "R" and "rey de oros" for KD."""
+def spanish_names(row: dict) -> bool:
+    """Whether a game names its cards as a Spanish pack (Tute's display option): the
+    pages of a game put it in their template context as ``spanish_names``, and the card
+    helpers below read it from there."""
+    return bool((row["options"] or {}).get("spanish_names"))
+
+
+def with_card_names(helper):
+    """``helper(value, spanish)`` for templates: ``spanish`` from the page's context."""
+    return pass_context(lambda context, value: helper(value, bool(context.get("spanish_names"))))
+
+
+def card_face(code: str, spanish: bool = False) -> dict:
+    """How a card is shown: rank, suit symbol, colour, spoken name; ``spanish``: "R" and
+    "rey de oros" for KD."""
     c = Card.parse(code)
     face = {"code": str(c), "rank": c.rank, "suit": SUIT_SYMBOLS[c.suit], "red": c.red, "name": c.name}
-    if g.get("spanish_names"):
+    if spanish:
         short, word = SPANISH_RANKS.get(c.rank, (c.rank, c.rank))
         face |= {"rank": short, "name": f"{word} de {SPANISH_SUITS[c.suit]}"}
     return face
@@ -110,11 +123,11 @@ def card_face(code: str) -> dict:
 CARD_CODE = re.compile(r"(?<![\w/-])(10|[2-9AJQK])([SHDC])(?![\w-])")
 
 
-def card_text(text) -> str:
+def card_text(text, spanish: bool = False) -> str:
     """A message with every card code written as players read it: "QC 6C" -> "Q♣ 6♣"."""
 
     def symbols(m: re.Match) -> str:
-        face = card_face(m.group(0))
+        face = card_face(m.group(0), spanish)
         return face["rank"] + face["suit"]
 
     return CARD_CODE.sub(symbols, str(text))
@@ -134,9 +147,9 @@ def status_text(status: dict) -> str:
     return " · ".join(parts) or "In progress"
 
 
-def suit_name(letter: str) -> str:
-    """A suit in words, in the names the game page uses."""
-    if g.get("spanish_names"):
+def suit_name(letter: str, spanish: bool = False) -> str:
+    """A suit in words, in the names the game's pages use."""
+    if spanish:
         return SPANISH_SUITS[letter]
     return SUIT_NAMES[letter]
 
@@ -165,18 +178,18 @@ def qr_svg(url: str, label: str) -> Markup:
 
 def register_template_helpers(app) -> None:
     app.jinja_env.globals.update(
-        card=card_face,
+        card=with_card_names(card_face),
         external_url=external_url,
         qr_svg=qr_svg,
         DUTY_TEXT=DUTY_TEXT,
-        suit_name=suit_name,
+        suit_name=with_card_names(suit_name),
         pack_rows=pack_rows,
         RANKS=RANKS,
         SUITS=SUITS,
         SUIT_SYMBOLS=SUIT_SYMBOLS,
         GAME_TITLES={n: games.get(n).TITLE for n in games.GAMES},
     )
-    app.jinja_env.filters["card_text"] = card_text
+    app.jinja_env.filters["card_text"] = with_card_names(card_text)
     app.jinja_env.filters["status_text"] = status_text
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True

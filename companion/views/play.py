@@ -3,12 +3,12 @@ fragment with the refusal shown in place, 422), and the poll watchers refresh by
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, g, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 
 from companion import games, htmx
 from companion.errors import AmbiguousMove, MoveError
 from companion.store import Conflict
-from companion.views.common import card_text, is_referee, load_game, require_referee, store
+from companion.views.common import card_text, is_referee, load_game, require_referee, spanish_names, store
 
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
 
@@ -20,13 +20,13 @@ _NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal"}
 def board_context(row: dict, **extra) -> dict:
     rules = games.get(row["game"])
     view = rules.view(row["state"])
-    g.spanish_names = bool(view.get("options", {}).get("spanish_names"))
     referee = is_referee(row["id"])
     context = {
         "row": row,
         "view": view,
         "game": row["game"],
         "title": rules.TITLE,
+        "spanish_names": spanish_names(row),
         "referee": referee,
         "version": row["version"],
         "error": None,
@@ -73,7 +73,7 @@ def _undo_label(rules, row: dict) -> str | None:
     if last is None:
         return None
     try:
-        return card_text(rules.narrate(row["state"], last))
+        return card_text(rules.narrate(row["state"], last), spanish_names(row))
     except (ValueError, KeyError, TypeError):  # a stored move the narration can't word
         return "the last move"
 

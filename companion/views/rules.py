@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 
 from companion import games, htmx, web
 from companion.errors import Reason, Spaced
-from companion.views.common import card_text
+from companion.views.common import card_text, with_card_names
 from companion.web.query import Query, option_rows, read_options
 
 bp = Blueprint("rules", __name__, url_prefix="/rules")
@@ -36,12 +36,12 @@ def rule_url(rule: str) -> str:
     return url_for("rules.words", game=SLUGS[cited], _anchor=anchor(section))
 
 
-def reason_html(reason: Reason | str) -> Markup:
+def reason_html(reason: Reason | str, spanish: bool = False) -> Markup:
     """A refusal in words: its params escaped, card codes as players read them (Q♣),
     the rule it cites linked to its section. A plain message (a form field's) is escaped."""
     if isinstance(reason, str):
-        return escape(card_text(reason))
-    words = {k: card_text(v) if isinstance(v, (str, Spaced)) else v for k, v in reason.words().items()}
+        return escape(card_text(reason, spanish))
+    words = {k: card_text(v, spanish) if isinstance(v, (str, Spaced)) else v for k, v in reason.words().items()}
     if reason.rule:
         words["rule"] = Markup('<a href="{}">{}</a>').format(rule_url(reason.rule), reason.rule)
     return Markup(escape(reason.text)) % words
@@ -73,7 +73,7 @@ def position_url(view: dict) -> str:
 
 def register(app) -> None:
     app.jinja_env.filters["rule_links"] = rule_links
-    app.jinja_env.filters["reason"] = reason_html
+    app.jinja_env.filters["reason"] = with_card_names(reason_html)
     app.jinja_env.globals["lab_position_url"] = position_url
 
 

@@ -13,7 +13,7 @@ from flask_htmx import make_response as htmx_response
 from companion import games, htmx
 from companion.errors import MoveError, Reason
 from companion.store import Conflict
-from companion.views.common import is_referee, load_game, store
+from companion.views.common import is_referee, load_game, spanish_names, store
 from companion.web import tally_form
 
 bp = Blueprint("tally", __name__, url_prefix="/games/<game_id>/tally")
@@ -71,6 +71,7 @@ def screen(game_id: str):
         "view": view,
         "game": row["game"],
         "title": rules.TITLE,
+        "spanish_names": spanish_names(row),
         "t": tally,
         "form": form,
         "preview": preview,
