@@ -36,6 +36,11 @@ def rule_url(rule: str) -> str:
     return url_for("rules.words", game=SLUGS[cited], _anchor=anchor(section))
 
 
+def rule_link(rule: str) -> Markup:
+    """A rule as cited ("Tute 2.4"), linked to its section of the rules page."""
+    return Markup('<a href="{}">{}</a>').format(rule_url(rule), rule)
+
+
 def reason_html(reason: Reason | str, spanish: bool = False) -> Markup:
     """A refusal in words: its params escaped, card codes as players read them (Q♣),
     the rule it cites linked to its section. A plain message (a form field's) is escaped."""
@@ -43,19 +48,15 @@ def reason_html(reason: Reason | str, spanish: bool = False) -> Markup:
         return escape(card_text(reason, spanish))
     words = {k: card_text(v, spanish) if isinstance(v, (str, Spaced)) else v for k, v in reason.words().items()}
     if reason.rule:
-        words["rule"] = Markup('<a href="{}">{}</a>').format(rule_url(reason.rule), reason.rule)
+        words["rule"] = rule_link(reason.rule)
     return Markup(escape(reason.text)) % words
 
 
 def rule_links(text: str) -> Markup:
     """Escape ``text``, write its card codes as players read them (Q♣), and link each cited
-    rule to its section of the rules page."""
-
-    def link(m: re.Match[str]) -> str:
-        href = url_for("rules.words", game=SLUGS[m.group(1)], _anchor=anchor(m.group(2)))
-        return f'<a href="{escape(href)}">{m.group(0)}</a>'
-
-    return Markup(CITATION.sub(link, str(escape(card_text(text)))))
+    rule. Only for the outcome explanations the engines keep in a game's state as English
+    sentences (a deal's or a game's "reason"); refusals are data (:func:`reason_html`)."""
+    return Markup(CITATION.sub(lambda m: str(rule_link(m.group(0))), str(escape(card_text(text)))))
 
 
 def position_url(view: dict) -> str:
@@ -73,6 +74,7 @@ def position_url(view: dict) -> str:
 
 def register(app) -> None:
     app.jinja_env.filters["rule_links"] = rule_links
+    app.jinja_env.filters["rule_link"] = rule_link
     app.jinja_env.filters["reason"] = with_card_names(reason_html)
     app.jinja_env.globals["lab_position_url"] = position_url
 
