@@ -13,7 +13,18 @@ from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from companion.errors import MoveError, Reason
 from companion.web.query import BIG, Query, toggled
-from companion.web.tally import Cards, Numbers, Pick, TallyForm, WholeNumber, card_choice, each, seat_choice, whole
+from companion.web.tally import (
+    Cards,
+    Numbers,
+    Pick,
+    TallyForm,
+    WholeNumber,
+    all_but_last,
+    card_choice,
+    each,
+    seat_choice,
+    whole,
+)
 
 #: How the engine's refusals cite a rule: "Tablanette 1.4" (the plain-words page's anchor).
 CITED = "Tablanette"
@@ -206,10 +217,9 @@ class Tally(TallyForm):
             "sb_taken": Cards("Cards swept", [Length(max=len(pack) - 1)], choices=[SelectChoice(c) for c in pack]),
             "sb_add": seat_choice("Add this sweep to", sides),
             "add_sweep": seat_choice("Add the bonus to", sides),
+            **all_but_last("cards", sides, taken),
         }
         for i, side in enumerate(sides):
-            if i < len(sides) - 1:
-                out[f"cards_{i}"] = WholeNumber(side, [Optional(), taken])
             out[f"sweeps_{i}"] = Numbers(
                 f"Sweeps of {side}",
                 [Length(max=cls.most_sweeps(ctx)), bonus],

@@ -18,7 +18,7 @@ import re
 
 from flask_wtf import FlaskForm
 from wtforms import Field, IntegerField, SelectChoice, SelectField, SelectMultipleField
-from wtforms.validators import InputRequired, NumberRange, StopValidation, ValidationError
+from wtforms.validators import InputRequired, NumberRange, Optional, StopValidation, ValidationError
 from wtforms.widgets import HiddenInput, TextInput
 
 #: A number as typed on a phone: ASCII digits only (int() would also take '٣' or '1_0').
@@ -115,6 +115,12 @@ def each(check):
                 raise ValidationError(refusal)
 
     return validator
+
+
+def all_but_last(prefix: str, seats: list[str], check) -> dict[str, Field]:
+    """A number box for each seat but the last (``<prefix>_<i>``), optional and checked
+    by ``check``: the last seat's number is the rest of a deal's known total."""
+    return {f"{prefix}_{i}": WholeNumber(seat, [Optional(), check]) for i, seat in enumerate(seats[:-1])}
 
 
 def seat_choice(label: str, seats: list[str], **kwargs) -> Pick:

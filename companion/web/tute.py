@@ -10,11 +10,11 @@ import typing
 from functools import partial
 
 from wtforms import Field, SelectChoice, SelectMultipleField, SubmitField
-from wtforms.validators import Length, NumberRange, Optional
+from wtforms.validators import Length, NumberRange
 
 from companion.errors import MoveError, OptionError, Reason
 from companion.web.query import BIG, Query, quoted, toggled
-from companion.web.tally import Pick, TallyForm, WholeNumber, seat_choice, whole
+from companion.web.tally import Pick, TallyForm, all_but_last, seat_choice, whole
 
 #: How the engine's refusals cite a rule: "Tute 1.4" (the plain-words page's anchor).
 CITED = "Tute"
@@ -202,10 +202,9 @@ class Tally(TallyForm):
             "cante_20": seat_choice("Cante of 20 for", names),
             "cante_40": seat_choice("Cante of 40 for", names),
             "remove_cante": seat_choice("Remove the last cante of", names),
+            **all_but_last("points", names, points),
         }
         for i, name in enumerate(names):
-            if i < len(names) - 1:
-                out[f"points_{i}"] = WholeNumber(name, [Optional(), points])
             out[f"cantes_{i}"] = SelectMultipleField(
                 f"Cantes of {name}",
                 [Length(max=MOST_CANTES, message=f"At most {MOST_CANTES} cantes a player.")],
