@@ -6,6 +6,7 @@ the case with no trump and no duty to head.
 
 import pytest
 
+from companion.errors import IllegalMove
 from companion.games import tricks
 from companion.games.tricks import Play
 
@@ -235,3 +236,39 @@ def test_audit_reports_in_play_order():
     )
     found = tricks.audit(plays, {}, check)
     assert [(r["trick"], r["seat"], r["card"]) for r in found] == [(1, 1, "5D"), (1, 2, "AC")]
+
+
+def test_revokes_name_the_player_and_word_the_reason():
+    """tricks.revokes: audit's revokes, each with its player's name and its reason from the game's template."""
+    plays = plays_of([(0, ["7S", "5D", "AC"]), (0, ["2S", "6S", "4S"])])
+    found = tricks.revokes(plays, {}, check, ["Ann", "Ben", "Cat"], "{player} had to {duty_text} with {proof}")
+    assert [(r["player"], r["reason"]) for r in found] == [
+        ("Ben", "Ben had to follow suit with 6S"),
+        ("Cat", "Cat had to follow suit with 4S"),
+    ]
+    assert [{k: r[k] for k in ("trick", "seat", "card", "duty", "proof")} for r in found] == tricks.audit(
+        plays, {}, check
+    )
+
+
+# ---------------------------------------------------------------------------
+# played, check_unplayed
+# ---------------------------------------------------------------------------
+
+
+def test_played_numbers_every_card_of_the_deal_by_its_trick():
+    """RULES.md 2.11, 3.14: the finished tricks and the one being played, numbered from 1."""
+    done = [{"n": 1, "cards": [[0, "7S"], [1, "AS"]]}, {"n": 2, "cards": [[1, "2D"], [0, "KD"]]}]
+    assert tricks.played(done, [[1, "3C"]]) == {"7S": 1, "AS": 1, "2D": 2, "KD": 2, "3C": 3}
+    assert tricks.played([], []) == {}
+
+
+def test_check_unplayed_refuses_a_card_played_twice():
+    """Nothing is drawn after the deal: a card already played is refused with its trick."""
+    done = [{"n": 1, "cards": [[0, "7S"], [1, "AS"]]}]
+    tricks.check_unplayed("KS", done, [[1, "2D"]])  # not played yet: no refusal
+    for card, trick in (("AS", 1), ("2D", 2)):
+        with pytest.raises(IllegalMove) as err:
+            tricks.check_unplayed(card, done, [[1, "2D"]])
+        assert (err.value.code, err.value.params) == ("already_played", {"card": card, "trick": trick})
+        assert str(err.value) == f"{card} was already played in trick {trick} of this deal."

@@ -1,5 +1,6 @@
-"""What every game module does the same way: copying, dumping and loading its state,
-and checking the list of players. Pure, like the games.
+"""What every game module does the same way: the head of its state and of its view,
+copying, dumping and loading its state, and checking the list of players. Pure, like
+the games.
 
 A state is a dataclass whose fields are plain JSON data, one ``options`` dataclass, and
 ``history``: the records of finished deals. A record is never changed once the move
@@ -13,7 +14,7 @@ import copy
 from collections.abc import Callable, Mapping
 from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeGuard, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeGuard, TypeVar, cast
 
 from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
 
@@ -35,10 +36,27 @@ class GameState(Protocol):
 
     __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
     players: list[str]
+    dealer: int
+    history: list[Record]
     result: Record | None
+
+    @property
+    def options(self) -> object: ...
 
 
 S = TypeVar("S", bound=GameState)
+#: A game's ``Options`` dataclass.
+OptionsT = TypeVar("OptionsT")
+
+
+@dataclass
+class BaseState(Generic[OptionsT]):
+    """The fields every game's ``State`` dataclass starts with, in this order (a game
+    declares its own after them, ``history`` and ``result`` among them)."""
+
+    options: OptionsT
+    players: list[str]
+    dealer: int  # seat
 
 
 @dataclass(frozen=True)
@@ -61,26 +79,30 @@ def check_players(players: object, low: int, high: int, title: str) -> list[str]
         raise OptionError("players_not_names", "Players must be a list of names", option="players")
     names = [p.strip() for p in players]
     if not low <= len(names) <= high:
-        if high > low + 1:
-            raise OptionError(
-                "player_count",
-                "%(game)s is for %(low)s to %(high)s players",
-                option="players",
-                game=title,
-                low=low,
-                high=high,
-            )
-        raise OptionError(
-            "player_count_pair",
-            "%(game)s is for %(low)s or %(high)s players",
+        raise _player_count(title, low, high)
+    if any(not p for p in names) or len(set(names)) != len(names):
+        raise OptionError("player_names", "Every player needs a name, and no two the same", option="players")
+    return names
+
+
+def _player_count(title: str, low: int, high: int) -> OptionError:
+    if high > low + 1:
+        return OptionError(
+            "player_count",
+            "%(game)s is for %(low)s to %(high)s players",
             option="players",
             game=title,
             low=low,
             high=high,
         )
-    if any(not p for p in names) or len(set(names)) != len(names):
-        raise OptionError("player_names", "Every player needs a name, and no two the same", option="players")
-    return names
+    return OptionError(
+        "player_count_pair",
+        "%(game)s is for %(low)s or %(high)s players",
+        option="players",
+        game=title,
+        low=low,
+        high=high,
+    )
 
 
 def clone(data: Any) -> Any:
@@ -112,6 +134,22 @@ def dealer_seat(options: Mapping[str, Any] | None, players: list[str]) -> int:
     return players.index(dealer)
 
 
+def seat_players(
+    players: object,
+    options: dict[str, Any] | None,
+    resolve: Callable[[dict[str, Any] | None, int], OptionsT],
+    low: int,
+    high: int,
+    title: str,
+) -> tuple[list[str], OptionsT, int]:
+    """What every game's ``start`` checks first, in this order: the players (``low`` to
+    ``high`` names, :func:`check_players`), the options resolved for that many players
+    (``resolve``: the game's ``resolve_options``), then the first dealer's seat
+    (:func:`dealer_seat`). Returns ``(names, options, dealer's seat)``."""
+    names = check_players(players, low, high, title)
+    return names, resolve(options, len(names)), dealer_seat(options, names)
+
+
 def read_options(
     options: object, players: int | None, rules: ModuleType, title: str
 ) -> tuple[dict[str, Any], int | None]:
@@ -129,14 +167,7 @@ def read_options(
     count = given.pop("players", players)
     low, high = rules.MIN_PLAYERS, rules.MAX_PLAYERS
     if count is not None and (not is_int(count) or not low <= count <= high):
-        raise OptionError(
-            "player_count",
-            "%(game)s is for %(low)s to %(high)s players",
-            option="players",
-            game=title,
-            low=low,
-            high=high,
-        )
+        raise _player_count(title, low, high)
     if players is not None and count != players:
         raise OptionError(
             "player_count_mismatch",
@@ -206,6 +237,47 @@ def load_state(state_class: Callable[..., S], options_class: Callable[..., objec
         return state_class(**{**d, "options": options_class(**d["options"])})
     except (TypeError, KeyError, AttributeError) as e:
         raise ValueError(f"Not a {title} state: {e}") from None
+
+
+def persistence(
+    state_class: Callable[..., S], options_class: Callable[..., object], title: str
+) -> tuple[Callable[[S], Record], Callable[[Record], S]]:
+    """A game's ``dump`` and ``load`` (DESIGN.md: states serialise), as its module writes
+    them: ``dump, load = persistence(State, Options, TITLE)``. ``title`` names the game in
+    the ``ValueError`` for data that is not one of its states."""
+
+    def dump(state: S) -> Record:
+        """The state as plain JSON data; ``load(dump(s)) == s``."""
+        return dump_state(state)
+
+    def load(data: Record) -> S:
+        """Rebuild a state from :func:`dump`'s output."""
+        return load_state(state_class, options_class, data, title)
+
+    return dump, load
+
+
+def view_head(
+    state: GameState, game: str, sides: list[list[str]], deal: int, seat: int | None, expects: list[str]
+) -> Record:
+    """The keys every game's ``view`` starts with (``contract.VIEW_KEYS`` but ``seen``,
+    which each game works out itself): the game's ``NAME``, the players and ``sides``, the
+    dealer, the ``deal`` number, the player at ``seat`` to act, the move types it
+    ``expects``, the finished deals, the result and the options. Fresh copies: a view
+    shares nothing with the state."""
+    names = state.players
+    return {
+        "game": game,
+        "players": list(names),
+        "sides": sides,
+        "dealer": names[state.dealer],
+        "deal": deal,
+        "to_act": None if seat is None else names[seat],
+        "expects": expects,
+        "history": list(state.history),
+        "result": clone(state.result),
+        "options": options_dict(state.options),
+    }
 
 
 def apply_move(

@@ -42,22 +42,9 @@ from typing import Any
 
 from companion.cards import PACK_52, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
-from companion.games.common import (
-    Move,
-    Record,
-    Start,
-    apply_move,
-    check_players,
-    clone,
-    dealer_seat,
-    dump_state,
-    load_state,
-    options_dict,
-    read_options,
-)
-from companion.games.common import (
-    is_int as _is_int,
-)
+from companion.games import common
+from companion.games.common import Move, Record, Start
+from companion.games.common import is_int as _is_int
 
 NAME = "hundred"
 TITLE = "100 / 99 / 98"
@@ -153,7 +140,7 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     """
     if isinstance(options, Options):
         return options
-    given, count = read_options(options, players, sys.modules[__name__], "The adding games")
+    given, count = common.read_options(options, players, sys.modules[__name__], "The adding games")
     for name in ("tokens", "hands"):
         if name in given and (not _is_int(given[name]) or not 1 <= given[name] <= 99):
             raise OptionError(
@@ -270,10 +257,7 @@ def safe_totals(card: str | Card, total: int, options: dict[str, Any] | Options 
 
 
 @dataclass
-class State:
-    options: Options
-    players: list[str]
-    dealer: int
+class State(common.BaseState[Options]):
     hand: int = 1
     total: int = 0
     direction: int = 1
@@ -290,9 +274,7 @@ class State:
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     """A new match; the player after the dealer plays first (RULES.md §4.2, D1)."""
-    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
-    opts = resolve_options(options, len(players))
-    seat = dealer_seat(options, players)
+    players, opts, seat = common.seat_players(players, options, resolve_options, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     n = len(players)
     s = State(opts, players, seat, losses=[0] * n, tokens=[opts.tokens] * n if opts.match_format == "tokens" else [])
     _new_hand(s, s.dealer)
@@ -371,7 +353,7 @@ def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed.
 
     ``lose`` names its player itself (the one to act) and ``tally`` its loser."""
-    return apply_move(
+    return common.apply_move(
         state,
         move,
         _MOVES,
@@ -734,23 +716,14 @@ def view(state: State) -> Record:
     o = s.options
     counts = {c: s.pile.count(c) for c in set(s.pile)}
     return {
-        "game": NAME,
-        "players": list(names),
-        "sides": sides(s),
-        "dealer": names[s.dealer],
-        "deal": s.hand,
+        **common.view_head(s, NAME, sides(s), s.hand, to_act(s), expects(s)),
         "hand": s.hand,
-        "to_act": None if s.result else names[s.turn],
-        "expects": expects(s),
-        "history": list(s.history),
-        "result": clone(s.result),
-        "options": options_dict(o),
         "variant": o.variant,
         "title": VARIANT_TITLES[o.variant],
         "target": target(o),
         "total": s.total,
         "direction": s.direction,
-        "last": clone(s.last),
+        "last": common.clone(s.last),
         "losses": dict(zip(names, s.losses)),
         "tokens": dict(zip(names, s.tokens)) if s.tokens else None,
         "eliminated": [p for i, p in enumerate(names) if i not in active(s)],
@@ -775,14 +748,7 @@ def _order(s: State) -> list[int]:
     return out
 
 
-def dump(state: State) -> Record:
-    """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return dump_state(state)
-
-
-def load(data: Record) -> State:
-    """Rebuild a state from :func:`dump`'s output."""
-    return load_state(State, Options, data, "100/99/98")
+dump, load = common.persistence(State, Options, "100/99/98")
 
 
 def narrate(state: State, move: Move) -> str:

@@ -49,22 +49,9 @@ from typing import Any
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
-from companion.games.common import (
-    Move,
-    Record,
-    Start,
-    apply_move,
-    check_players,
-    clone,
-    dealer_seat,
-    dump_state,
-    load_state,
-    options_dict,
-    read_options,
-)
-from companion.games.common import (
-    is_int as _is_int,
-)
+from companion.games import common
+from companion.games.common import Move, Record, Start
+from companion.games.common import is_int as _is_int
 
 NAME = "tablanette"
 TITLE = "Tablanette"
@@ -221,7 +208,7 @@ def resolve_options(options: dict[str, Any] | None, players: int | None = None) 
     ...
     companion.errors.OptionError: hand_size 8 is only for 2 players; 3 players get 4 cards a round
     """
-    given, count = read_options(options, players, sys.modules[__name__], TITLE)
+    given, count = common.read_options(options, players, sys.modules[__name__], TITLE)
     preset = given.get("preset", "tablanette")
     if not isinstance(preset, str) or preset not in PRESETS:
         raise OptionError(
@@ -815,12 +802,9 @@ def _describe(c: Capture) -> str:
 
 
 @dataclass
-class State:
+class State(common.BaseState[Options]):
     """Everything about a game in progress; JSON-ready through :func:`dump`."""
 
-    options: Options
-    players: list[str]
-    dealer: int  # seat
     deal: int = 1
     phase: str = "layout"  # layout | play | over
     round: int = 0
@@ -840,9 +824,7 @@ class State:
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     """A new game; the player after the dealer (option ``dealer``) plays first."""
-    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
-    opts = resolve_options(options, len(players))
-    seat = dealer_seat(options, players)
+    players, opts, seat = common.seat_players(players, options, resolve_options, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     n_sides = 2 if opts.partnership else len(players)
     return State(
         opts,
@@ -888,7 +870,7 @@ def to_act(state: State) -> int | None:
 
 def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
+    return common.apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
 
 
 def _wrong_time(state: State, kind: str) -> Reason:
@@ -1265,7 +1247,6 @@ _MOVES = {kind: _fresh(h) for kind, h in {"layout": _layout, "play": _play, "tal
 def view(state: State) -> Record:
     """A JSON-ready picture of the game (DESIGN.md "view")."""
     s, names = state, labels(state)
-    seat = to_act(s)
     hands = {}
     if s.phase == "play":
         n = len(s.players)
@@ -1273,15 +1254,7 @@ def view(state: State) -> Record:
             done = sum(1 for k in range(s.played_in_round) if (s.dealer + 1 + k) % n == i)
             hands[p] = s.options.hand_size - done
     return {
-        "game": NAME,
-        "players": list(s.players),
-        "sides": sides(s),
-        "dealer": s.players[s.dealer],
-        "deal": s.deal,
-        "to_act": None if seat is None else s.players[seat],
-        "expects": expects(s),
-        "history": list(s.history),
-        "result": clone(s.result),
+        **common.view_head(s, NAME, sides(s), s.deal, to_act(s), expects(s)),
         "scores": dict(zip(names, s.scores)),
         "target": s.options.target,
         "fixed_deals": s.options.fixed_deals,
@@ -1296,21 +1269,13 @@ def view(state: State) -> Record:
         "card_points": dict(zip(names, (card_points(p, s.options.point_scale) for p in s.piles))),
         "seen": sort_cards(s.table + [c for p in s.piles for c in p]),
         "buried": list(s.buried),
-        "last": clone(s.last),
+        "last": common.clone(s.last),
         "warnings": list(s.warnings),
         "direction": s.options.direction,
-        "options": options_dict(s.options),
     }
 
 
-def dump(state: State) -> Record:
-    """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return dump_state(state)
-
-
-def load(data: Record) -> State:
-    """Rebuild a state from :func:`dump`'s output."""
-    return load_state(State, Options, data, TITLE)
+dump, load = common.persistence(State, Options, TITLE)
 
 
 def narrate(state: State, move: Move) -> str:

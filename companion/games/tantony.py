@@ -42,23 +42,9 @@ from typing import Any, cast
 
 from companion.cards import PACK_36_NO_7, PACK_52, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
-from companion.games import tricks
-from companion.games.common import (
-    Move,
-    Record,
-    Start,
-    apply_move,
-    check_players,
-    clone,
-    dealer_seat,
-    dump_state,
-    load_state,
-    options_dict,
-    read_options,
-)
-from companion.games.common import (
-    is_int as _is_int,
-)
+from companion.games import common, tricks
+from companion.games.common import Move, Record, Start
+from companion.games.common import is_int as _is_int
 
 NAME = "tantony"
 TITLE = "Tantony"
@@ -161,7 +147,7 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     """
     if isinstance(options, Options):
         return options
-    given, count = read_options(options, players, sys.modules[__name__], TITLE)
+    given, count = common.read_options(options, players, sys.modules[__name__], TITLE)
     deals = given.get("deals")
     if deals is not None and (not _is_int(deals) or not 1 <= deals <= 12):
         raise OptionError(
@@ -297,10 +283,7 @@ def legal_plays(hand: Iterable[str | Card], trick: Iterable[str | Card]) -> set[
 
 
 @dataclass
-class State:
-    options: Options
-    players: list[str]
-    dealer: int
+class State(common.BaseState[Options]):
     deal: int = 1
     leader: int = 0
     trick: list[list[Any]] = field(default_factory=list)  # [[seat, card], ...]
@@ -314,9 +297,7 @@ class State:
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     """A new game; the player after the dealer leads (RULES.md §3.2)."""
-    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
-    opts = resolve_options(options, len(players))
-    seat = dealer_seat(options, players)
+    players, opts, seat = common.seat_players(players, options, resolve_options, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     s = State(opts, players, seat)
     s.scores = [0] * len(sides(s))
     s.leader = (s.dealer + 1) % len(players)
@@ -395,7 +376,7 @@ def expects(state: State) -> list[str]:
 
 def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
+    return common.apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
 
 
 def _wrong_time(s: State, kind: str) -> Reason:
@@ -441,14 +422,7 @@ def _play(s: State, move: Move) -> None:
             rule="Tantony 3.10",
             card=card,
         )
-    played = _played(s)
-    if card in played:
-        raise IllegalMove(
-            "already_played",
-            "%(card)s was already played in trick %(trick)s of this deal.",
-            card=card,
-            trick=played[card],
-        )
+    tricks.check_unplayed(card, s.tricks, s.trick)
     before = [c for _, c in s.trick]
     penguin_reveal = _revealing(s)
     if s.hands is not None:
@@ -486,12 +460,6 @@ def _play(s: State, move: Move) -> None:
 def _revealing(s: State) -> bool:
     """Penguin last-card rule: after 12 tricks the last cards are turned up, not played to a trick."""
     return len(s.players) == 4 and s.options.last_card_rule == "penguin2008" and len(s.tricks) == _placed(s)
-
-
-def _played(s: State) -> dict[str, int]:
-    out = {c: t["n"] for t in s.tricks for _, c in t["cards"]}
-    out.update({c: len(s.tricks) + 1 for _, c in s.trick})
-    return out
 
 
 def sort_cards(cards: Iterable[str]) -> list[str]:
@@ -568,14 +536,14 @@ def _audit(s: State) -> list[Record]:
             continue
         cards = [c for _, c in t["cards"]]
         plays += [tricks.Play(t["n"], seat, c, tuple(cards[:i]), None) for i, (seat, c) in enumerate(t["cards"])]
-    found = tricks.audit(plays, {}, check)
-    for r in found:
-        r["player"] = s.players[r["seat"]]
-        r["reason"] = (
-            f"{r['player']} played {r['card']} in trick {r['trick']} without following suit: "
-            f"{r['proof']}, played later, was in the hand then (Tantony 3.3)."
-        )
-    return found
+    return tricks.revokes(
+        plays,
+        {},
+        check,
+        s.players,
+        "{player} played {card} in trick {trick} without following suit: {proof}, played later, was in the hand "
+        "then (Tantony 3.3).",
+    )
 
 
 def _scoring(s: State) -> list[list[str]]:
@@ -760,17 +728,8 @@ def view(state: State) -> Record:
     if s.hands is not None and act is not None and "play" in expects(s):
         legal = sort_cards(s.hands[act] if _revealing(s) else legal_plays(s.hands[act], trick_cards))
     return {
-        "game": NAME,
-        "players": list(names),
-        "sides": sides(s),
-        "dealer": names[s.dealer],
-        "deal": s.deal,
+        **common.view_head(s, NAME, sides(s), s.deal, act, expects(s)),
         "deals": s.options.deals,
-        "to_act": None if act is None else names[act],
-        "expects": expects(s),
-        "history": list(s.history),
-        "result": clone(s.result),
-        "options": options_dict(s.options),
         "scores": dict(zip(labels(s), s.scores)),
         "deal_points": dict(zip(labels(s), _side_points(s, individual))),
         "points": dict(zip(names, individual)),
@@ -802,20 +761,13 @@ def view(state: State) -> Record:
         "trick_number": len(s.tricks) + 1,
         "tricks_per_deal": tricks_per_deal(s),
         "line": THRESHOLD * s.deal if s.options.sudden_death else None,
-        "seen": sorted(_played(s)),
+        "seen": sorted(tricks.played(s.tricks, s.trick)),
         "pack": [str(c) for c in pack(len(names))],
         "compass": dict(zip(names, COMPASS)) if len(names) == 4 else None,
     }
 
 
-def dump(state: State) -> Record:
-    """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return dump_state(state)
-
-
-def load(data: Record) -> State:
-    """Rebuild a state from :func:`dump`'s output."""
-    return load_state(State, Options, data, TITLE)
+dump, load = common.persistence(State, Options, TITLE)
 
 
 def narrate(state: State, move: Move) -> str:

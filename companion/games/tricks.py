@@ -1,5 +1,6 @@
-"""What trick games share: the trick winner, the duties of a player facing a trick, and
-the hindsight audit that proves a revoke once the player's later cards are seen.
+"""What trick games share: the trick winner, the duties of a player facing a trick, the
+cards already played this deal, and the hindsight audit that proves a revoke once the
+player's later cards are seen.
 
 Tute Cabrón (RULES.md §2.4) and Tantony (§3.3) both use it. A game passes its rank
 order as ``strength`` (rank -> number, higher beats lower) and its rules as flags;
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
+
+from companion.errors import IllegalMove
 
 #: The duty a player faced, in words a player reads ("Ben had to ...").
 DUTY_TEXT = {
@@ -126,6 +129,32 @@ def broken_duty(
     return duty
 
 
+def played(done: list[dict[str, Any]], trick: list[list[Any]]) -> dict[str, int]:
+    """Card -> trick number (1-based), for every card played this deal: in the finished
+    tricks ``done`` (records with ``n`` and ``cards``) and in ``trick``, the one being
+    played (``cards`` and ``trick`` are ``[[seat, card], ...]``).
+
+    >>> played([{"n": 1, "cards": [[0, "7S"], [1, "AS"]]}], [[1, "2D"]])
+    {'7S': 1, 'AS': 1, '2D': 2}
+    """
+    out = {c: t["n"] for t in done for _, c in t["cards"]}
+    out.update({c: len(done) + 1 for _, c in trick})
+    return out
+
+
+def check_unplayed(card: str, done: list[dict[str, Any]], trick: list[list[Any]]) -> None:
+    """Refuse ``card`` if it was already played this deal (see :func:`played`): nothing is
+    drawn after the deal, so a card is played once, and a second time is a slip of entry."""
+    seen = played(done, trick)
+    if card in seen:
+        raise IllegalMove(
+            "already_played",
+            "%(card)s was already played in trick %(trick)s of this deal.",
+            card=card,
+            trick=seen[card],
+        )
+
+
 @dataclass(frozen=True)
 class Play:
     """One card as it was played: trick number (1-based), seat, card, the cards already
@@ -162,6 +191,26 @@ def audit(plays: list[Play], known: Mapping[int, Iterable[str]], check: Check) -
             found.append({"trick": p.trick, "seat": p.seat, "card": p.card, "duty": duty, "proof": proof})
         after.insert(0, p.card)
     found.reverse()
+    return found
+
+
+def revokes(
+    plays: list[Play], known: Mapping[int, Iterable[str]], check: Check, players: list[str], reason: str
+) -> list[dict[str, Any]]:
+    """:func:`audit`'s revokes, each with its ``player``'s name and its ``reason`` in words:
+    ``reason`` is a ``str.format`` template of the revoke's keys, and ``duty_text``, the
+    duty in words (:data:`DUTY_TEXT`).
+
+    >>> check = lambda hand, before, trump, card: broken_duty(hand, before, None, card, {"7": 0, "A": 1})
+    >>> r = revokes([Play(1, 0, "7D", ("AS",), None), Play(2, 0, "7S", (), None)], {}, check, ["Ann"],
+    ...             "{player} played {card} but had to {duty_text}")
+    >>> r[0]["reason"]
+    'Ann played 7D but had to follow suit'
+    """
+    found = audit(plays, known, check)
+    for r in found:
+        r["player"] = players[r["seat"]]
+        r["reason"] = reason.format(**r, duty_text=DUTY_TEXT[r["duty"]])
     return found
 
 

@@ -45,23 +45,9 @@ from typing import Any
 
 from companion.cards import PACK_36_NO_2, PACK_40, Card
 from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
-from companion.games import tricks
-from companion.games.common import (
-    Move,
-    Record,
-    Start,
-    apply_move,
-    check_players,
-    clone,
-    dealer_seat,
-    dump_state,
-    load_state,
-    options_dict,
-    read_options,
-)
-from companion.games.common import (
-    is_int as _is_int,
-)
+from companion.games import common, tricks
+from companion.games.common import Move, Record, Start
+from companion.games.common import is_int as _is_int
 
 NAME = "tute"
 TITLE = "Tute Cabrón"
@@ -164,7 +150,7 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     """
     if isinstance(options, Options):
         return options
-    given, count = read_options(options, players, sys.modules[__name__], "Tute Cabrón")
+    given, count = common.read_options(options, players, sys.modules[__name__], "Tute Cabrón")
     defaults = Options()
     for name, least in (("loss_limit", 1), ("win_threshold", 1)):
         value = given.get(name, getattr(defaults, name))
@@ -441,10 +427,7 @@ def _three_player_losers(totals: dict[str, int], last: str, o: Options) -> tuple
 
 
 @dataclass
-class State:
-    options: Options
-    players: list[str]
-    dealer: int
+class State(common.BaseState[Options]):
     deal: int = 1
     trump: str | None = None
     turned: str | None = None  # the dealer's turned card (4-5 players)
@@ -461,9 +444,7 @@ class State:
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
     """A new game; the player after the dealer (option ``dealer``) leads first."""
-    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
-    opts = resolve_options(options, len(players))
-    seat = dealer_seat(options, players)
+    players, opts, seat = common.seat_players(players, options, resolve_options, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     s = State(opts, players, seat, losses=[0] * len(players))
     _new_deal(s, s.dealer)
     return s
@@ -529,7 +510,7 @@ def expects(state: State) -> list[str]:
 
 def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    return apply_move(state, move, _MOVES, expects, to_act, _wrong_time, "Tute")
+    return common.apply_move(state, move, _MOVES, expects, to_act, _wrong_time, "Tute")
 
 
 def _wrong_time(s: State, kind: str) -> Reason:
@@ -609,13 +590,6 @@ def _check_in_pack(s: State, card: str) -> None:
         )
 
 
-def _played(s: State) -> dict[str, int]:
-    """Card -> trick number, for every card played this deal."""
-    out = {c: t["n"] for t in s.tricks for _, c in t["cards"]}
-    out.update({c: len(s.tricks) + 1 for _, c in s.trick})
-    return out
-
-
 def _holder(s: State, card: str) -> int | None:
     return next((i for i, cards in enumerate(s.known) if card in cards), None)
 
@@ -633,24 +607,11 @@ def _play(s: State, move: Move) -> None:
     seat = to_act(s)
     assert seat is not None  # the game is not over (apply_move checks), so someone is to act
     name = s.players[seat]
-    played = _played(s)
-    if card in played:
-        raise IllegalMove(
-            "already_played",
-            "%(card)s was already played in trick %(trick)s of this deal.",
-            card=card,
-            trick=played[card],
-        )
+    tricks.check_unplayed(card, s.tricks, s.trick)
+    elsewhere = _elsewhere(s, seat, card)
+    if elsewhere is not None:
+        raise IllegalMove(elsewhere)
     holder = _holder(s, card)
-    if holder is not None and holder != seat:
-        raise IllegalMove(
-            "in_another_hand",
-            "%(card)s is in %(holder)s's hand (%(known)s), not %(player)s's.",
-            card=card,
-            holder=s.players[holder],
-            known=_why_known(s, holder, card),
-            player=name,
-        )
     known = [c for c in s.known[seat] if c != card]
     left = hand_size(s) - len(s.tricks)
     if holder is None and len(known) >= left:
@@ -740,6 +701,33 @@ def _take_back(duty: str, player: str, proof: str, known: str, card: str) -> Rea
     )
 
 
+def _elsewhere(s: State, seat: int, card: str, suit: str | None = None) -> Reason | None:
+    """Why ``card`` can't be in the hand of the player at ``seat``: it is known to be in
+    another hand (RULES.md §2.11). Refusing a play, or with ``suit`` a cante in that suit;
+    None when no other hand is known to hold it."""
+    holder = _holder(s, card)
+    if holder is None or holder == seat:
+        return None
+    if suit is None:
+        return Reason(
+            "in_another_hand",
+            "%(card)s is in %(holder)s's hand (%(known)s), not %(player)s's.",
+            card=card,
+            holder=s.players[holder],
+            known=_why_known(s, holder, card),
+            player=s.players[seat],
+        )
+    return Reason(
+        "cante_card_elsewhere",
+        "%(player)s can't sing %(suit)s: %(card)s is in %(holder)s's hand (%(known)s).",
+        player=s.players[seat],
+        suit=suit,
+        card=card,
+        holder=s.players[holder],
+        known=_why_known(s, holder, card),
+    )
+
+
 def _why_known(s: State, seat: int, card: str) -> str:
     """How a card is known to be in a hand, in words a refusal places in brackets."""
     if card == s.turned and seat == s.dealer:
@@ -784,14 +772,14 @@ def _audit(s: State) -> list[Record]:
     def check(hand: frozenset[str], before: tuple[str, ...], trump: str | None, card: str) -> str | None:
         return tricks.broken_duty(hand, before, trump, card, STRENGTH, o.must_head, o.undertrump_required)
 
-    found = tricks.audit(_plays(s), dict(enumerate(s.known)), check)
-    for r in found:
-        r["player"] = s.players[r["seat"]]
-        r["reason"] = (
-            f"{r['player']} played {r['card']} in trick {r['trick']} but had to "
-            f"{tricks.DUTY_TEXT[r['duty']]}: {r['proof']}, played later, was in the hand then (Tute 2.4)."
-        )
-    return found
+    return tricks.revokes(
+        _plays(s),
+        dict(enumerate(s.known)),
+        check,
+        s.players,
+        "{player} played {card} in trick {trick} but had to {duty_text}: {proof}, played later, was in the hand "
+        "then (Tute 2.4).",
+    )
 
 
 def _declare(s: State, move: Move) -> None:
@@ -814,7 +802,7 @@ def _cante_refusal(s: State, suit: str) -> Reason | None:
     seat = to_act(s)
     assert seat is not None  # a cante is weighed only while the game is on, so someone is to act
     name = s.players[seat]
-    played = _played(s)
+    played = tricks.played(s.tricks, s.trick)
     for card in (f"K{suit}", f"Q{suit}"):
         if card in played:
             return Reason(
@@ -827,17 +815,9 @@ def _cante_refusal(s: State, suit: str) -> Reason | None:
                 card=card,
                 trick=played[card],
             )
-        holder = _holder(s, card)
-        if holder is not None and holder != seat:
-            return Reason(
-                "cante_card_elsewhere",
-                "%(player)s can't sing %(suit)s: %(card)s is in %(holder)s's hand (%(known)s).",
-                player=name,
-                suit=suit,
-                card=card,
-                holder=s.players[holder],
-                known=_why_known(s, holder, card),
-            )
+        elsewhere = _elsewhere(s, seat, card, suit)
+        if elsewhere is not None:
+            return elsewhere
     if any(d["seat"] == seat and d["suit"] == suit for d in s.declarations):
         return Reason("already_sang", "%(player)s already sang %(suit)s this deal.", player=name, suit=suit)
     # Both cards must fit in the hand beside the cards already known to be there.
@@ -1120,21 +1100,11 @@ def view(state: State) -> Record:
     """A JSON-ready summary (DESIGN.md view keys for tute, and what the app shows)."""
     s, names = state, state.players
     cards, cantes, won = _totals(s)
-    act = to_act(s)
     trick_cards = [c for _, c in s.trick]
     best = tricks.trick_winner(trick_cards, s.trump, STRENGTH) if trick_cards else None
     last = s.tricks[-1] if s.tricks else None
     return {
-        "game": NAME,
-        "players": list(names),
-        "sides": sides(s),
-        "dealer": names[s.dealer],
-        "deal": s.deal,
-        "to_act": None if act is None else names[act],
-        "expects": expects(s),
-        "history": list(s.history),
-        "result": clone(s.result),
-        "options": options_dict(s.options),
+        **common.view_head(s, NAME, sides(s), s.deal, to_act(s), expects(s)),
         "trump": s.trump,
         "turned": s.turned,
         "trick": [[names[p], c] for p, c in s.trick],
@@ -1173,19 +1143,12 @@ def view(state: State) -> Record:
             for t in s.tricks
         ],
         "known": {names[i]: list(k) for i, k in enumerate(s.known) if k},
-        "seen": sorted(_played(s)),
+        "seen": sorted(tricks.played(s.tricks, s.trick)),
         "pack": [str(c) for c in pack(len(names))],
     }
 
 
-def dump(state: State) -> Record:
-    """The state as plain JSON data; ``load(dump(s)) == s``."""
-    return dump_state(state)
-
-
-def load(data: Record) -> State:
-    """Rebuild a state from :func:`dump`'s output."""
-    return load_state(State, Options, data, "Tute")
+dump, load = common.persistence(State, Options, "Tute")
 
 
 def narrate(state: State, move: Move) -> str:
