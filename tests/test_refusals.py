@@ -44,24 +44,49 @@ def _strings(node: ast.expr | None) -> list[str] | None:
     return None
 
 
+def _tables(tree: ast.Module) -> dict[str, list[tuple[ast.expr, ast.expr]]]:
+    """The module's catalogues: ``NAME = {key: ("code", "text"), ...}``, as (code, text) nodes."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and isinstance(node.targets[0], ast.Name):
+            rows = node.value.values
+            if rows and all(isinstance(v, ast.Tuple) and len(v.elts) == 2 for v in rows):
+                out[node.targets[0].id] = [(v.elts[0], v.elts[1]) for v in rows if isinstance(v, ast.Tuple)]
+    return out
+
+
+def _table_rows(node: ast.expr, tables: dict) -> list[tuple[ast.expr, ast.expr]] | None:
+    """The (code, text) rows ``Reason(*TABLE[key], ...)`` may take (``TABLE`` a catalogue,
+    or a choice of two)."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.IfExp):
+        a, b = _table_rows(node.body, tables), _table_rows(node.orelse, tables)
+        return None if a is None or b is None else a + b
+    return tables.get(node.id) if isinstance(node, ast.Name) else None
+
+
 def refusals(path: str) -> list[dict]:
-    """Every refusal made in ``path``: its code, text, rules, params, line."""
+    """Every refusal made in ``path``: its code, text, rules, params, line. A refusal made
+    from a catalogue (``Reason(*TABLE[key], ...)``) counts once per row of the catalogue."""
     tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    tables = _tables(tree)
     found = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _name(node.func) in MAKERS):
             continue
         keywords = {k.arg: k.value for k in node.keywords}
-        found.append(
-            {
-                "line": node.lineno,
-                "args": node.args,
-                "code": _strings(node.args[0]) if node.args else None,
-                "text": _strings(node.args[1]) if len(node.args) > 1 else None,
-                "rules": _strings(keywords["rule"]) if "rule" in keywords else [],
-                "params": None if None in keywords else set(keywords) - NOT_PARAMS,
-            }
-        )
+        made = {
+            "line": node.lineno,
+            "rules": _strings(keywords["rule"]) if "rule" in keywords else [],
+            "params": None if None in keywords else set(keywords) - NOT_PARAMS,
+        }
+        starred = len(node.args) == 1 and isinstance(node.args[0], ast.Starred)
+        rows = _table_rows(node.args[0].value, tables) if starred else None  # type: ignore[attr-defined]
+        for args in [list(row) for row in rows] if rows else [node.args]:
+            code = _strings(args[0]) if args else None
+            text = _strings(args[1]) if len(args) > 1 else None
+            found.append(made | {"args": args, "code": code, "text": text})
     return found
 
 

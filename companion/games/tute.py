@@ -229,58 +229,47 @@ def why_illegal(
     return _duty_reason(duty, better)
 
 
+#: Tute 2.4's duties (``tricks.DUTY_TEXT``'s keys) as refusals: a card the lab refuses,
+#: with the one card that meets the duty, or the cards that do; and a card the known cards
+#: prove wrong at the table, to take back.
+_MET_BY_ONE = {
+    "follow": ("must_follow_with", "must follow suit: %(cards)s does (%(rule)s)"),
+    "head": ("must_head_with", "must beat the best card of the suit led: %(cards)s does (%(rule)s)"),
+    "trump": ("must_trump_with", "must play a trump when out of the suit led: %(cards)s does (%(rule)s)"),
+    "overtrump": ("must_overtrump_with", "must beat the trump already in the trick: %(cards)s does (%(rule)s)"),
+}
+_MET_BY_ANY = {
+    "follow": ("must_follow_with_any", "must follow suit: %(cards)s do (%(rule)s)"),
+    "head": ("must_head_with_any", "must beat the best card of the suit led: %(cards)s do (%(rule)s)"),
+    "trump": ("must_trump_with_any", "must play a trump when out of the suit led: %(cards)s do (%(rule)s)"),
+    "overtrump": ("must_overtrump_with_any", "must beat the trump already in the trick: %(cards)s do (%(rule)s)"),
+}
+_TAKE_BACK = {
+    "follow": (
+        "must_follow",
+        "%(player)s must follow suit: %(player)s holds %(proof)s (%(known)s). Take %(card)s back (%(rule)s).",
+    ),
+    "head": (
+        "must_head",
+        "%(player)s must beat the best card of the suit led: %(player)s holds %(proof)s (%(known)s). "
+        "Take %(card)s back (%(rule)s).",
+    ),
+    "trump": (
+        "must_trump",
+        "%(player)s must play a trump when out of the suit led: %(player)s holds %(proof)s (%(known)s). "
+        "Take %(card)s back (%(rule)s).",
+    ),
+    "overtrump": (
+        "must_overtrump",
+        "%(player)s must beat the trump already in the trick: %(player)s holds %(proof)s (%(known)s). "
+        "Take %(card)s back (%(rule)s).",
+    ),
+}
+
+
 def _duty_reason(duty: str, better: list[str]) -> Reason:
     """The duty a card breaks (a key of ``tricks.DUTY_TEXT``) and the cards that meet it."""
-    one = len(better) == 1
-    if duty == "follow":
-        if one:
-            return Reason(
-                "must_follow_with", "must follow suit: %(cards)s does (%(rule)s)", rule="Tute 2.4", cards=better
-            )
-        return Reason(
-            "must_follow_with_any", "must follow suit: %(cards)s do (%(rule)s)", rule="Tute 2.4", cards=better
-        )
-    if duty == "head":
-        if one:
-            return Reason(
-                "must_head_with",
-                "must beat the best card of the suit led: %(cards)s does (%(rule)s)",
-                rule="Tute 2.4",
-                cards=better,
-            )
-        return Reason(
-            "must_head_with_any",
-            "must beat the best card of the suit led: %(cards)s do (%(rule)s)",
-            rule="Tute 2.4",
-            cards=better,
-        )
-    if duty == "trump":
-        if one:
-            return Reason(
-                "must_trump_with",
-                "must play a trump when out of the suit led: %(cards)s does (%(rule)s)",
-                rule="Tute 2.4",
-                cards=better,
-            )
-        return Reason(
-            "must_trump_with_any",
-            "must play a trump when out of the suit led: %(cards)s do (%(rule)s)",
-            rule="Tute 2.4",
-            cards=better,
-        )
-    if one:
-        return Reason(
-            "must_overtrump_with",
-            "must beat the trump already in the trick: %(cards)s does (%(rule)s)",
-            rule="Tute 2.4",
-            cards=better,
-        )
-    return Reason(
-        "must_overtrump_with_any",
-        "must beat the trump already in the trick: %(cards)s do (%(rule)s)",
-        rule="Tute 2.4",
-        cards=better,
-    )
+    return Reason(*(_MET_BY_ONE if len(better) == 1 else _MET_BY_ANY)[duty], rule="Tute 2.4", cards=better)
 
 
 def trick_winner(trick: Iterable[str | Card], trump: str | None) -> int:
@@ -657,48 +646,7 @@ def _play(s: State, move: Move) -> None:
 def _take_back(duty: str, player: str, proof: str, known: str, card: str) -> Reason:
     """A card the known cards prove wrong (RULES.md §2.11): ``duty`` (a key of
     ``tricks.DUTY_TEXT``) broken, with ``proof``, known to be in the hand, meeting it."""
-    if duty == "follow":
-        return Reason(
-            "must_follow",
-            "%(player)s must follow suit: %(player)s holds %(proof)s (%(known)s). Take %(card)s back (%(rule)s).",
-            rule="Tute 2.4",
-            player=player,
-            proof=proof,
-            known=known,
-            card=card,
-        )
-    if duty == "head":
-        return Reason(
-            "must_head",
-            "%(player)s must beat the best card of the suit led: %(player)s holds %(proof)s (%(known)s). "
-            "Take %(card)s back (%(rule)s).",
-            rule="Tute 2.4",
-            player=player,
-            proof=proof,
-            known=known,
-            card=card,
-        )
-    if duty == "trump":
-        return Reason(
-            "must_trump",
-            "%(player)s must play a trump when out of the suit led: %(player)s holds %(proof)s (%(known)s). "
-            "Take %(card)s back (%(rule)s).",
-            rule="Tute 2.4",
-            player=player,
-            proof=proof,
-            known=known,
-            card=card,
-        )
-    return Reason(
-        "must_overtrump",
-        "%(player)s must beat the trump already in the trick: %(player)s holds %(proof)s (%(known)s). "
-        "Take %(card)s back (%(rule)s).",
-        rule="Tute 2.4",
-        player=player,
-        proof=proof,
-        known=known,
-        card=card,
-    )
+    return Reason(*_TAKE_BACK[duty], rule="Tute 2.4", player=player, proof=proof, known=known, card=card)
 
 
 def _elsewhere(s: State, seat: int, card: str, suit: str | None = None) -> Reason | None:
