@@ -108,6 +108,20 @@ def with_card_names(helper):
     return pass_context(lambda context, value: helper(value, bool(context.get("spanish_names"))))
 
 
+def game_context(row: dict, view: dict | None = None) -> dict:
+    """What every page of a game renders with: the stored game (``row``), its engine's
+    ``view`` (computed unless given), its name and title, and its cards' names."""
+    rules = games.get(row["game"])
+    return {
+        "row": row,
+        "view": rules.view(row["state"]) if view is None else view,
+        "game": row["game"],
+        "title": rules.TITLE,
+        "spanish_names": spanish_names(row),
+        "version": row["version"],
+    }
+
+
 def card_face(code: str, spanish: bool = False) -> dict:
     """How a card is shown: rank, suit symbol, colour, spoken name; ``spanish``: "R" and
     "rey de oros" for KD."""

@@ -10,12 +10,12 @@ from companion import games
 from companion.errors import OptionError
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import (
+    game_context,
     is_referee,
     load_game,
     phone_games,
     remember_key,
     remember_seen,
-    spanish_names,
     store,
 )
 
@@ -97,14 +97,7 @@ def log(game_id: str):
     row = load_game(game_id)
     rules = games.get(row["game"])
     entries = rules_log(rules, row, store().moves(game_id))
-    return render_template(
-        "play/log.html",
-        row=row,
-        entries=entries,
-        referee=is_referee(game_id),
-        title=rules.TITLE,
-        spanish_names=spanish_names(row),
-    )
+    return render_template("play/log.html", entries=entries, referee=is_referee(game_id), **game_context(row))
 
 
 def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:

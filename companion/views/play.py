@@ -8,7 +8,7 @@ from flask import Blueprint, abort, redirect, render_template, request, session,
 from companion import games, htmx
 from companion.errors import AmbiguousMove, MoveError
 from companion.store import Conflict
-from companion.views.common import card_text, is_referee, load_game, require_referee, spanish_names, store
+from companion.views.common import card_text, game_context, is_referee, load_game, require_referee, spanish_names, store
 
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
 
@@ -19,16 +19,10 @@ _NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal"}
 
 def board_context(row: dict, **extra) -> dict:
     rules = games.get(row["game"])
-    view = rules.view(row["state"])
     referee = is_referee(row["id"])
     context = {
-        "row": row,
-        "view": view,
-        "game": row["game"],
-        "title": rules.TITLE,
-        "spanish_names": spanish_names(row),
+        **game_context(row),
         "referee": referee,
-        "version": row["version"],
         "error": None,
         "choice": None,
         "confirm": None,

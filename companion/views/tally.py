@@ -13,7 +13,7 @@ from flask_htmx import make_response as htmx_response
 from companion import games, htmx
 from companion.errors import MoveError, Reason
 from companion.store import Conflict
-from companion.views.common import is_referee, load_game, spanish_names, store
+from companion.views.common import game_context, is_referee, load_game, store
 from companion.web import tally_form
 
 bp = Blueprint("tally", __name__, url_prefix="/games/<game_id>/tally")
@@ -67,18 +67,13 @@ def screen(game_id: str):
                 return answer
         refused = True  # nothing stored: the reason is shown in place
     context = {
-        "row": row,
-        "view": view,
-        "game": row["game"],
-        "title": rules.TITLE,
-        "spanish_names": spanish_names(row),
+        **game_context(row, view),
         "t": tally,
         "form": form,
         "preview": preview,
         "after": after,
         "error": error,
         "problems": tally["problems"],
-        "version": row["version"],
     }
     template = "play/tally_form.html" if htmx else "play/tally.html"
     return render_template(template, **context), 422 if refused else 200
