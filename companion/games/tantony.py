@@ -645,12 +645,16 @@ def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: boo
             "draw": draw,
             "double": False,
             "reason": (
-                f"level on {top} after {deal} deals: a draw (Tantony 3.8)"
+                f"level on {top} after {_deals(deal)}: a draw (Tantony 3.8)"
                 if draw
-                else f"{leaders[0]} has the most after {deal} deals (Tantony 3.8)"
+                else f"{leaders[0]}: the most points after {_deals(deal)} (Tantony 3.8)"
             ),
         }
     return None
+
+
+def _deals(n: int) -> str:
+    return "1 deal" if n == 1 else f"{n} deals"
 
 
 def _game_end(s: State) -> None:
