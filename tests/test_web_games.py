@@ -107,6 +107,7 @@ def test_every_page_of_a_finished_game_renders(client, game):
         page = phone.get(f"/games/{game_id}").get_data(as_text=True)
         assert 'id="live"' in page and 'name="card"' not in page, "no card to tap"
         assert any(str(escape(w)) in page for w in view["result"]["winners"]), "the page names the winners"
+        assert 'class="deal-line"' not in page, "no next deal is announced"
         assert phone.get(f"/games/{game_id}/live?version=-1", headers={"HX-Request": "true"}).status_code == 200
         assert phone.get(f"/games/{game_id}/log").status_code == 200
     assert 'href="/games/new">New game' in client.get(f"/games/{game_id}").get_data(as_text=True)
