@@ -391,12 +391,20 @@ def test_refusals_carry_their_code_rule_and_params():
     assert e.value.code == "both_copies_on_pile" and e.value.rule == "100/99/98 4.8"
     with pytest.raises(IllegalMove) as e:
         play(new(), "8H", 9)
-    assert e.value.code == "wrong_total" and e.value.params == {"card": "8H", "total": 0, "made": 8, "said": 9}
+    assert e.value.code == "wrong_total" and e.value.params == {
+        "card": "8H",
+        "total": 0,
+        "totals": "8",
+        "low": 8,
+        "high": 8,
+        "said": 9,
+    }
     with pytest.raises(IllegalMove) as e:
         play(new(), "AS", 150)
     assert e.value.code == "wrong_total_range" and e.value.params == {
         "card": "AS",
         "total": 0,
+        "totals": "any total from 0 to 100",
         "low": 0,
         "high": 100,
         "said": 150,
@@ -406,7 +414,15 @@ def test_refusals_carry_their_code_rule_and_params():
     with pytest.raises(IllegalMove) as e:
         H.apply(s, {"type": "lose", "hand": ["6S", "KH"]})
     assert (e.value.code, e.value.rule) == ("can_go", "100/99/98 4.2")
-    assert e.value.params == {"player": "B", "card": "KH", "total": 100, "made": "100", "target": 100}
+    assert e.value.params == {
+        "player": "B",
+        "card": "KH",
+        "total": 100,
+        "totals": "100",
+        "low": 100,
+        "high": 100,
+        "target": 100,
+    }
     assert str(e.value) == "B can go: KH on 100 makes 100 (not over 100). Not a loss (100/99/98 4.2)."
     with pytest.raises(IllegalMove) as e:
         H.apply(s, {"type": "lose", "hand": ["AC", "7H"]})
@@ -433,6 +449,14 @@ def test_lose_refusal_is_a_reason():
     """RULES.md 4.2: the lab's "Not a loss" names the safe card and what it makes."""
     why = H.lose_refusal(["2H", "JH"], 97, {"variant": "98"})
     assert why.code == "not_a_loss" and why.rule == "100/99/98 4.2"
-    assert why.params == {"card": "JH", "total": 97, "made": "97", "target": 98}
+    assert why.params == {
+        "player": None,  # said of the hand, not of a player
+        "card": "JH",
+        "total": 97,
+        "totals": "97",
+        "low": 97,
+        "high": 97,
+        "target": 98,
+    }
     assert H.lose_refusal(["AC"], 99).code == "not_a_loss_range"
     assert H.lose_refusal(["6S", "8S", "9S"], 95) is None

@@ -38,7 +38,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from companion.cards import PACK_52, Card
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
@@ -430,60 +430,72 @@ def _play(s: State, move: Move) -> None:
     s.turn, s.direction = turn_after(card, s.turn, len(s.players), s.direction, s.options, active(s))
 
 
+class _Totals(NamedTuple):
+    """The totals a card can make, as a refusal words them: ``shape`` "one", "range" (a
+    run of more than 3: "any total from 0 to 100") or "choice" ("82 or 102")."""
+
+    shape: str
+    words: str
+    low: int
+    high: int
+
+    @classmethod
+    def of(cls, values: list[int]) -> _Totals:
+        shape = "one" if len(values) == 1 else "range" if _span(values) else "choice"
+        return cls(shape, _range_words(values), min(values), max(values))
+
+
+#: A card's total as announced (RULES.md 4.3), by the shape of what it can make: the
+#: choice asked for, and a total it can't make.
+_CHOOSE_TOTAL = {
+    "range": (
+        "choose_total_range",
+        "%(card)s gives a choice: which total did %(player)s announce? any total from %(low)s to %(high)s.",
+    ),
+    "choice": ("choose_total", "%(card)s gives a choice: which total did %(player)s announce? %(totals)s."),
+}
+_WRONG_TOTAL = {
+    "one": ("wrong_total", "%(card)s on %(total)s makes %(totals)s, not %(said)s."),
+    "range": ("wrong_total_range", "%(card)s on %(total)s can make any total from %(low)s to %(high)s, not %(said)s."),
+    "choice": ("wrong_total_choice", "%(card)s on %(total)s can make %(totals)s, not %(said)s."),
+}
+#: A hand that can go (RULES.md 4.2): its safe card, said of the hand or of the player
+#: who said they can't go; by whether it makes a run of totals (True) or one or a few.
+_NOT_A_LOSS = {
+    False: ("not_a_loss", "%(card)s on %(total)s makes %(totals)s (not over %(target)s). Not a loss (%(rule)s)."),
+    True: (
+        "not_a_loss_range",
+        "%(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). Not a loss (%(rule)s).",
+    ),
+}
+_CAN_GO = {
+    False: (
+        "can_go",
+        "%(player)s can go: %(card)s on %(total)s makes %(totals)s (not over %(target)s). Not a loss (%(rule)s).",
+    ),
+    True: (
+        "can_go_range",
+        "%(player)s can go: %(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). "
+        "Not a loss (%(rule)s).",
+    ),
+}
+
+
 def _said(s: State, card: str, reachable: list[int], said: int | None) -> int:
     """The total ``card`` makes as announced: a total it can't make is refused (with the
     right one), and none announced for a card that gives a choice is ambiguous."""
     if said is not None and said in reachable:
         return said
-    span = _span(reachable)
+    if said is None and len(reachable) == 1:
+        return reachable[0]
+    t = _Totals.of(reachable)
     if said is None:
-        if len(reachable) == 1:
-            return reachable[0]
         name = s.players[s.turn]
-        if span:
-            raise AmbiguousMove(
-                "choose_total_range",
-                "%(card)s gives a choice: which total did %(player)s announce? any total from %(low)s to %(high)s.",
-                options=reachable,
-                card=card,
-                player=name,
-                low=span[0],
-                high=span[1],
-            )
         raise AmbiguousMove(
-            "choose_total",
-            "%(card)s gives a choice: which total did %(player)s announce? %(totals)s.",
-            options=reachable,
-            card=card,
-            player=name,
-            totals=_range_words(reachable),
-        )
-    if len(reachable) == 1:
-        raise IllegalMove(
-            "wrong_total",
-            "%(card)s on %(total)s makes %(made)s, not %(said)s.",
-            card=card,
-            total=s.total,
-            made=reachable[0],
-            said=said,
-        )
-    if span:
-        raise IllegalMove(
-            "wrong_total_range",
-            "%(card)s on %(total)s can make any total from %(low)s to %(high)s, not %(said)s.",
-            card=card,
-            total=s.total,
-            low=span[0],
-            high=span[1],
-            said=said,
+            *_CHOOSE_TOTAL[t.shape], options=reachable, card=card, player=name, totals=t.words, low=t.low, high=t.high
         )
     raise IllegalMove(
-        "wrong_total_choice",
-        "%(card)s on %(total)s can make %(totals)s, not %(said)s.",
-        card=card,
-        total=s.total,
-        totals=_range_words(reachable),
-        said=said,
+        *_WRONG_TOTAL[t.shape], card=card, total=s.total, said=said, totals=t.words, low=t.low, high=t.high
     )
 
 
@@ -508,52 +520,17 @@ def lose_refusal(
     if safe is None:
         return None
     card, made = safe
-    m = target(options)
-    span = _span(made)
-    if span and player is not None:
-        return Reason(
-            "can_go_range",
-            "%(player)s can go: %(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). "
-            "Not a loss (%(rule)s).",
-            rule="100/99/98 4.2",
-            player=player,
-            card=card,
-            total=total,
-            low=span[0],
-            high=span[1],
-            target=m,
-        )
-    if span:
-        return Reason(
-            "not_a_loss_range",
-            "%(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). "
-            "Not a loss (%(rule)s).",
-            rule="100/99/98 4.2",
-            card=card,
-            total=total,
-            low=span[0],
-            high=span[1],
-            target=m,
-        )
-    if player is not None:
-        return Reason(
-            "can_go",
-            "%(player)s can go: %(card)s on %(total)s makes %(made)s (not over %(target)s). Not a loss (%(rule)s).",
-            rule="100/99/98 4.2",
-            player=player,
-            card=card,
-            total=total,
-            made=_range_words(made),
-            target=m,
-        )
+    t = _Totals.of(made)
     return Reason(
-        "not_a_loss",
-        "%(card)s on %(total)s makes %(made)s (not over %(target)s). Not a loss (%(rule)s).",
+        *(_NOT_A_LOSS if player is None else _CAN_GO)[t.shape == "range"],
         rule="100/99/98 4.2",
+        player=player,
         card=card,
         total=total,
-        made=_range_words(made),
-        target=m,
+        target=target(options),
+        totals=t.words,
+        low=t.low,
+        high=t.high,
     )
 
 
