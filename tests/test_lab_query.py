@@ -398,7 +398,12 @@ values = st.one_of(numbers, text, card_lists, st.sampled_from(WORDS), st.just(""
 def queries(game):
     """A base position with some values changed or added, and a few parameters repeated."""
     names = FIELDS[game] + web.get(game).LAB_OPTIONS
-    keys = st.one_of(st.sampled_from(names), st.sampled_from(names), st.sampled_from(("into", "x", "P6", "m_")), text)
+    keys = st.one_of(
+        st.sampled_from(names),
+        st.sampled_from(names),
+        st.sampled_from(("into", "x", "P6", "m_", "game", "_external", "_anchor", "_method")),
+        text,
+    )
     changes = st.lists(st.tuples(keys, values), min_size=1, max_size=6)
     repeats = st.lists(st.tuples(st.sampled_from(names), values), max_size=2)
     return st.tuples(st.sampled_from(BASES[game] + [{}]), changes, repeats).map(

@@ -181,8 +181,13 @@ class Query:
     def url(self, **changes) -> str:
         """This lab's URL with some parameters changed (None removes one); the wrong ones
         (``leave_out``: found by a first reading) are left out, so a tap on a page that
-        refused a value answers. A repeated ``lost`` stays repeated."""
-        args = {k: v if len(v) > 1 else v[0] for k, v in self.args.lists() if k not in self.bad | self.leave_out}
+        refused a value answers. A repeated ``lost`` stays repeated. The game is the path's,
+        and url_for's own arguments (``_anchor``, ``_external``...) are never taken from a query."""
+        args = {
+            k: v if len(v) > 1 else v[0]
+            for k, v in self.args.lists()
+            if k not in self.bad | self.leave_out and k != "game" and not k.startswith("_")
+        }
         for k, v in changes.items():
             if v in (None, "", []):
                 args.pop(k, None)
