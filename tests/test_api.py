@@ -144,3 +144,25 @@ def test_import_names_the_first_bad_move_and_stores_nothing(client, game):
 
 def test_api_needs_no_csrf_token(csrf_client):
     assert csrf_client.post("/api/games", json={"game": "tablanette", "players": ["A", "B"]}).status_code == 201
+
+
+@pytest.mark.parametrize("depth", [17, 900])
+def test_json_nested_too_deep_is_400_and_stores_nothing(client, depth):
+    """Issue 14: a body nested 900 levels (inside the JSON parser's limit) was a 500 from
+    whatever read it recursively; every API body is refused at once past 16 levels."""
+    deep = "[" * depth + "]" * depth
+    created = client.post("/api/games", json={"game": "tute", "players": ["A", "B", "C"]}).get_json()
+    game_id, headers = created["id"], {"X-Edit-Key": created["edit_key"]}
+    bodies = {
+        "/api/games": '{"game": "tute", "players": ["A", "B", "C"], "options": {"x": %s}}' % deep,
+        f"/api/games/{game_id}/moves": '{"version": 0, "move": {"type": "play", "card": %s}}' % deep,
+        f"/api/games/{game_id}/undo": '{"version": 0, "x": %s}' % deep,
+        "/api/games/import": '{"format": "companion-transcript/1", "game": "tute", "players": ["A", "B", "C"], '
+        '"moves": [%s]}' % deep,
+    }
+    for url, body in bodies.items():
+        answer = client.post(url, data=body, content_type="application/json", headers=headers)
+        assert answer.status_code == 400 and "nested" in answer.get_json()["error"], url
+    assert client.get(f"/api/games/{game_id}").get_json()["version"] == 0
+    with client.application.app_context():
+        assert len(client.application.extensions["store"].list_games()) == 1

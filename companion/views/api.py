@@ -6,7 +6,7 @@ Status codes: 201 created, 200 done, 400 malformed, 403 missing or wrong edit ke
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, abort, current_app, jsonify, make_response, request
 
 from companion import games
 from companion.errors import MoveError, OptionError, Refusal
@@ -25,9 +25,29 @@ def _refused(status: int, e: Refusal, **more):
     return jsonify(e.reason.as_json() | more), status
 
 
+#: How deep a body's JSON may nest: a transcript's tally is 5 levels; a body 900 levels
+#: deep (inside the parser's limit) would exhaust the recursion of whatever reads it.
+MAX_DEPTH = 16
+
+
 def _body() -> dict | None:
+    """The request's JSON object, or None; a 400 at once for JSON nested too deep."""
     data = request.get_json(silent=True)
+    if _too_deep(data):
+        abort(make_response(_error(400, f"The JSON is nested more than {MAX_DEPTH} levels deep")))
     return data if isinstance(data, dict) else None
+
+
+def _too_deep(data: object) -> bool:
+    """Whether ``data`` nests deeper than ``MAX_DEPTH`` (looked at without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        inner = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((x, depth + 1) for x in inner)
+    return False
 
 
 def _game_json(row: dict) -> dict:
