@@ -15,10 +15,12 @@ from pathlib import Path
 import orjson
 from flask import Flask, render_template, request
 from flask.json.provider import DefaultJSONProvider
+from flask.sessions import SecureCookieSessionInterface
 from flask_compress import Compress
 from flask_htmx import HTMX
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 __version__ = "0.1.0"
 
@@ -60,6 +62,15 @@ class OrjsonProvider(DefaultJSONProvider):
         return orjson.loads(s)
 
 
+class SecureWhenHttps(SecureCookieSessionInterface):
+    """The session cookie (it holds the referee keys) is ``Secure`` whenever the request
+    came over HTTPS, and not on the room's plain-HTTP Wi-Fi, where a Secure cookie would
+    never come back. Behind a proxy, TRUST_PROXY lets the request know it was HTTPS."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+
 def create_app(test_config: dict | None = None, instance_path: str | None = None) -> Flask:
     """The app. ``instance_path`` (or ``COMPANION_INSTANCE_PATH``) is where the database
     and the generated secret key live; by default ``instance/`` beside the package."""
@@ -74,6 +85,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     app.config.from_mapping(
         DATABASE=str(Path(app.instance_path) / "companion.db"),
         PUBLIC_URL=None,  # e.g. https://cards.example.org behind a proxy; else the phone's own address
+        TRUST_PROXY=False,  # behind a reverse proxy: read X-Forwarded-For/-Proto/-Host from one hop
         WTF_CSRF_TIME_LIMIT=None,  # a game at the table lasts hours; the token must not expire
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
@@ -97,6 +109,9 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
 
     app.extensions["store"] = Store(app.config["DATABASE"])
     app.json = OrjsonProvider(app)
+    app.session_interface = SecureWhenHttps()
+    if app.config["TRUST_PROXY"]:  # COMPANION_TRUST_PROXY=1 (the env value is read as JSON)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)  # type: ignore[method-assign]
     csrf.init_app(app)
     htmx.init_app(app)
     compress.init_app(app)

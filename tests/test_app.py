@@ -151,3 +151,46 @@ def test_a_changed_static_file_gets_a_new_url(tmp_path):
         (static / "a.css").write_text("a{color:red}")
         os.utime(static / "a.css", (1, 1))
         assert url_for("static", filename="a.css") != first
+
+
+def _session_cookie(app, **request) -> str:
+    """The Set-Cookie of the session when a phone opens a game (the page remembers it)."""
+    client = app.test_client()
+    game_id = client.post("/api/games", json={"game": "tute", "players": ["A", "B", "C"]}).get_json()["id"]
+    answer = client.get(f"/games/{game_id}", **request)
+    return next(h for h in answer.headers.getlist("Set-Cookie") if h.startswith("session="))
+
+
+def test_the_session_cookie_is_secure_exactly_over_https(tmp_path):
+    """Issue 14: the cookie holding referee keys is Secure whenever the request is HTTPS,
+    and not on the room's plain HTTP (a Secure cookie would never come back there)."""
+    app = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE": str(tmp_path / "t.db")}, str(tmp_path))
+    assert "Secure" not in _session_cookie(app)
+    assert "Secure" in _session_cookie(app, base_url="https://cards.example.org")
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_behind_a_proxy_the_forwarded_https_counts_only_when_trusted(tmp_path, trusted):
+    """COMPANION_TRUST_PROXY: a reverse proxy's X-Forwarded-Proto/-Host/-For are believed
+    (one hop): the cookie is Secure, HSTS is sent, links use the public host. Untrusted,
+    anyone could send those headers, so they change nothing."""
+    config = {"TESTING": True, "SECRET_KEY": "t", "DATABASE": str(tmp_path / "t.db"), "TRUST_PROXY": trusted}
+    app = create_app(config, str(tmp_path))
+    forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "cards.example.org", "X-Forwarded-For": "10.0.0.9"}
+    assert ("Secure" in _session_cookie(app, headers=forwarded)) is trusted
+    if trusted:  # (flask-talisman also sends HSTS on a forwarded https untrusted: over HTTP browsers ignore it)
+        assert "Strict-Transport-Security" in app.test_client().get("/", headers=forwarded).headers
+    client = app.test_client()
+    created = client.post("/api/games", json={"game": "tute", "players": ["A", "B", "C"]}).get_json()
+    link = client.post(
+        f"/api/games/{created['id']}/links",
+        json={"kind": "add"},
+        headers={"X-Edit-Key": created["edit_key"], **forwarded},
+    ).get_json()["url"]
+    assert link.startswith("https://cards.example.org/") is trusted
+
+
+def test_trust_proxy_comes_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_TRUST_PROXY", "1")
+    app = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE": str(tmp_path / "t.db")}, str(tmp_path))
+    assert _session_cookie(app, headers={"X-Forwarded-Proto": "https"}).count("Secure") == 1
