@@ -127,11 +127,13 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         strict_transport_security=True,
     )
 
+    from companion import cli
     from companion.views import api, games, play, rules, share, tally
 
     for blueprint in (games.bp, play.bp, share.bp, api.bp, rules.bp, tally.bp):
         app.register_blueprint(blueprint)
     rules.register(app)
+    cli.register(app)
     csrf.exempt(api.bp)  # the JSON API authenticates with X-Edit-Key, not cookies
 
     from companion.views.common import register_template_helpers

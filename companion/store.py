@@ -295,6 +295,39 @@ class Store:
         finally:
             conn.close()  # nothing stays open in a process that may fork workers
 
+    # -- backups ------------------------------------------------------------------
+    def backup(self, target) -> int:
+        """Copy the whole database to the new SQLite file ``target`` with SQLite's online
+        backup, consistent and safe while other connections write; return its game count."""
+        source, copy = self._connect(), sqlite3.connect(os.fspath(target))
+        try:
+            source.backup(copy)
+            return int(copy.execute("SELECT count(*) FROM games").fetchone()[0])
+        finally:
+            copy.close()
+            source.close()
+
+    def restore(self, source) -> int:
+        """Replace the whole database with the backup at ``source`` (made by :meth:`backup`,
+        perhaps by an older version: its pending migrations are applied); return its game
+        count. ``ValueError`` if ``source`` is not a backup of this app: nothing changes."""
+        try:
+            backup = sqlite3.connect(f"file:{os.fspath(source)}?mode=ro", uri=True)
+            tables = {r[0] for r in backup.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as e:
+            raise ValueError(f"{source} is not an SQLite file: {e}") from None
+        if not {"games", "moves"} <= tables:
+            backup.close()
+            raise ValueError(f"{source} is not a backup of this app's games")
+        target = self._connect()
+        try:
+            backup.backup(target)
+        finally:
+            target.close()
+            backup.close()
+        self.migrate()
+        return int(self._conn().execute("SELECT count(*) FROM games").fetchone()[0])
+
     # -- games --------------------------------------------------------------------
     def create(self, game: str, players, options=None) -> tuple[dict, str]:
         """Start a game; return its row (as :meth:`get`) and its edit key.
