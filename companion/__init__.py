@@ -13,11 +13,13 @@ from functools import lru_cache
 from pathlib import Path
 
 import orjson
-from flask import Flask, render_template, request
+from flask import Flask, current_app, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
 from flask_compress import Compress
 from flask_htmx import HTMX
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -25,6 +27,13 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 __version__ = "0.1.0"
 
 csrf = CSRFProtect()
+#: Rate limits, by client address (the proxy's client with TRUST_PROXY); only the routes
+#: that create games have one (views: ``limiter.limit(create_limit)``).
+limiter = Limiter(get_remote_address, default_limits=[])
+#: One budget per address for starting and importing games, the form and the API alike.
+creating_games = limiter.shared_limit(
+    lambda: current_app.config["CREATE_LIMIT"], scope="creating games", methods=["POST"]
+)
 htmx = HTMX()
 compress = Compress()
 
@@ -92,6 +101,12 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         MAX_CONTENT_LENGTH=1024 * 1024,
         POLL_SECONDS=0.5,  # watchers see a move within half a second; an unchanged poll is a 0-byte 204
         HANDOVER_MINUTES=10,  # how long an "add a referee" or "hand over" link stays good
+        # New and imported games per client address (a club's phones may share one address
+        # behind its Wi-Fi's NAT): enough for every table, not for a script filling the disk.
+        # Counted per server process (make run starts 2).
+        CREATE_LIMIT="30 per minute; 300 per hour",
+        RATELIMIT_HEADERS_ENABLED=True,  # Retry-After on a 429
+        RATELIMIT_STORAGE_URI="memory://",
         COMPRESS_MIN_SIZE=500,
         # Static files are sent as streams; gzip them too (Flask-Compress leaves gzip out of
         # its streaming list by default, and some phones' browsers ask for gzip only).
@@ -114,6 +129,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)  # type: ignore[method-assign]
     csrf.init_app(app)
     htmx.init_app(app)
+    limiter.init_app(app)
     compress.init_app(app)
     # Security headers: flask-talisman with our CSP. No HTTPS forcing (phones reach a
     # laptop on the room's Wi-Fi over plain HTTP); HSTS is sent only on HTTPS requests.
@@ -168,11 +184,18 @@ def _register_errors(app: Flask) -> None:
         405: ("Not allowed", "That address can't be used like this."),
         410: ("Link used up", "This link has expired or was already used. Ask the referee for a new one."),
         413: ("Too large", "That upload is too large."),
+        429: ("Too many new games", "This address started too many games just now. Wait a little and try again."),
     }
 
     def handler(code):
         title, message = pages[code]
-        return lambda e: (render_template("error.html", title=title, message=message), code)
+
+        def page(e):
+            if request.path.startswith("/api/"):  # API clients read JSON, as from every API answer
+                return jsonify({"error": message}), code
+            return render_template("error.html", title=title, message=message), code
+
+        return page
 
     for code in pages:
         app.register_error_handler(code, handler(code))

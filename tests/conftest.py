@@ -22,7 +22,13 @@ settings.load_profile("companion")
 def app(tmp_path):
     """The app on a temporary instance folder: nothing is written into the checkout."""
     return create_app(
-        {"TESTING": True, "DATABASE": str(tmp_path / "test.db"), "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test"},
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "test.db"),
+            "WTF_CSRF_ENABLED": False,
+            "SECRET_KEY": "test",
+            "CREATE_LIMIT": "10000 per minute",  # tests start many games; test_limits.py keeps the real one
+        },
         instance_path=str(tmp_path),
     )
 
@@ -36,7 +42,13 @@ def client(app):
 def csrf_client(tmp_path):
     """A client of an app with CSRF checks on, as in production."""
     app = create_app(
-        {"TESTING": True, "DATABASE": str(tmp_path / "csrf.db"), "SECRET_KEY": "test"}, instance_path=str(tmp_path)
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "csrf.db"),
+            "SECRET_KEY": "test",
+            "CREATE_LIMIT": "10000 per minute",
+        },
+        instance_path=str(tmp_path),
     )
     return app.test_client()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, jsonify, make_response, request
 
-from companion import games
+from companion import creating_games, games
 from companion.errors import MoveError, OptionError, Refusal
 from companion.store import LINK_KINDS, BadTranscript, Conflict
 from companion.views.common import external_url, store
@@ -63,6 +63,7 @@ def _game_json(row: dict) -> dict:
 
 
 @bp.post("/games")
+@creating_games
 def create():
     body = _body()
     if body is None or not isinstance(body.get("game"), str) or "players" not in body:
@@ -157,6 +158,7 @@ def transcript(game_id: str):
 
 
 @bp.post("/games/import")
+@creating_games
 def import_transcript():
     body = _body()
     if body is None:

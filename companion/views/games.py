@@ -6,7 +6,7 @@ import json
 
 from flask import Blueprint, Response, redirect, render_template, request, session, url_for
 
-from companion import games
+from companion import creating_games, games
 from companion.errors import OptionError
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import (
@@ -47,6 +47,7 @@ def healthz():
 
 
 @bp.route("/games/new", methods=["GET", "POST"])
+@creating_games
 def new():
     game = _chosen_game()
     form = new_game_form(game, request.values.get("start"), formdata=request.form if request.method == "POST" else None)

@@ -58,7 +58,9 @@ def served(app):
 
 
 def e2e_app(path, **config):
-    return create_app({"DATABASE": str(path / "e2e.db"), "SECRET_KEY": "e2e", **config}, instance_path=str(path))
+    # The suite starts games faster than any table (the real limit is tested in test_limits.py).
+    config = {"DATABASE": str(path / "e2e.db"), "SECRET_KEY": "e2e", "CREATE_LIMIT": "10000 per minute", **config}
+    return create_app(config, instance_path=str(path))
 
 
 @pytest.fixture(scope="session")
