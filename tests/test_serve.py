@@ -10,8 +10,10 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
@@ -161,3 +163,29 @@ def test_make_run_host_keeps_it_private(make_run):
     proc, port, first = make_run("HOST=127.0.0.1")
     assert listening(port) == {"127.0.0.1"}
     assert first.startswith(f"Private: http://127.0.0.1:{port}")
+
+
+def test_twenty_phones_sending_the_same_move_at_once_record_it_once(make_run):
+    """Issue 14: through the real server (2 gunicorn workers x 8 threads), 20 identical
+    moves sent at the same instant, five times over: each time exactly one 200 and
+    nineteen 409 (the version is the lock), and the game holds exactly those five moves."""
+    proc, port, first = make_run("HOST=127.0.0.1")
+    host, json_headers = f"127.0.0.1:{port}", {"Content-Type": "application/json"}
+    status, body = get(
+        port, "/api/games", host, "POST", json.dumps({"game": "hundred", "players": ["A", "B"]}), json_headers
+    )
+    created = json.loads(body)
+    headers = {**json_headers, "X-Edit-Key": created["edit_key"]}
+    for version, card in enumerate(["2S", "3S", "4S", "5S", "6S"]):
+        body = json.dumps({"version": version, "move": {"type": "play", "card": card}})
+        start = threading.Barrier(20)
+
+        def send():
+            start.wait(timeout=30)
+            return get(port, f"/api/games/{created['id']}/moves", host, "POST", body, headers)[0]
+
+        with ThreadPoolExecutor(20) as pool:
+            statuses = sorted(pool.map(lambda _: send(), range(20)))
+        assert statuses == [200] + [409] * 19, statuses
+    status, body = get(port, f"/api/games/{created['id']}/transcript", host)
+    assert [m["card"] for m in json.loads(body)["moves"]] == ["2S", "3S", "4S", "5S", "6S"]
