@@ -191,9 +191,11 @@ def _register_errors(app: Flask) -> None:
         title, message = pages[code]
 
         def page(e):
+            # The error's own headers stay (a 405's Allow, RFC 9110); the body is ours.
+            kept = [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
             if request.path.startswith("/api/"):  # API clients read JSON, as from every API answer
-                return jsonify({"error": message}), code
-            return render_template("error.html", title=title, message=message), code
+                return jsonify({"error": message}), code, kept
+            return render_template("error.html", title=title, message=message), code, kept
 
         return page
 
