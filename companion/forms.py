@@ -14,9 +14,8 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from companion import games
 from companion.errors import OptionError
+from companion.schemas import NAME_LENGTH
 from companion.web.query import labelled
-
-NAME_LENGTH = 24
 
 
 def _word(value) -> str:

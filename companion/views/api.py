@@ -6,14 +6,31 @@ Status codes: 201 created, 200 done, 400 malformed, 403 missing or wrong edit ke
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, jsonify, make_response, request
+from functools import cache
+from importlib.metadata import version as package_version
 
-from companion import creating_games, games
+from flask import Blueprint, current_app, jsonify, request
+from werkzeug.routing import BaseConverter
+
+from companion import creating_games, games, schemas
 from companion.errors import MoveError, OptionError, Refusal
-from companion.store import LINK_KINDS, BadTranscript, Conflict
+from companion.schemas import SchemaError
+from companion.store import BadTranscript, Conflict
 from companion.views.common import external_url, store
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+class GameId(BaseConverter):
+    """A game's id in an API path: never "import", whose address is another route's, so
+    an OPTIONS or a wrong method there names exactly that route's methods (RFC 9110)."""
+
+    regex = r"(?!import$)[A-Za-z0-9_-]{1,64}"
+
+
+@bp.record_once
+def _converter(state) -> None:
+    state.app.url_map.converters.setdefault("game_id", GameId)
 
 
 def _error(status: int, message: str, **more):
@@ -25,29 +42,15 @@ def _refused(status: int, e: Refusal, **more):
     return jsonify(e.reason.as_json() | more), status
 
 
-#: How deep a body's JSON may nest: a transcript's tally is 5 levels; a body 900 levels
-#: deep (inside the parser's limit) would exhaust the recursion of whatever reads it.
-MAX_DEPTH = 16
-
-
-def _body() -> dict | None:
-    """The request's JSON object, or None; a 400 at once for JSON nested too deep."""
+def _body() -> object:
+    """The request's JSON (anything JSON can be; the schemas say what fits); no body at
+    all reads as ``{}``. Not JSON: a SchemaError naming the body."""
+    if not request.get_data(cache=True):
+        return {}
     data = request.get_json(silent=True)
-    if _too_deep(data):
-        abort(make_response(_error(400, f"The JSON is nested more than {MAX_DEPTH} levels deep")))
-    return data if isinstance(data, dict) else None
-
-
-def _too_deep(data: object) -> bool:
-    """Whether ``data`` nests deeper than ``MAX_DEPTH`` (looked at without recursion)."""
-    stack = [(data, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        inner = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((x, depth + 1) for x in inner)
-    return False
+    if data is None:
+        raise SchemaError("bad_field", "%(field)s: %(problem)s", field="body", problem="Send JSON")
+    return data
 
 
 def _game_json(row: dict) -> dict:
@@ -65,19 +68,19 @@ def _game_json(row: dict) -> dict:
 @bp.post("/games")
 @creating_games
 def create():
-    body = _body()
-    if body is None or not isinstance(body.get("game"), str) or "players" not in body:
-        return _error(400, 'Send JSON: {"game", "players", "options"}')
     try:
+        body = schemas.check_new_game(_body())
         row, key = store().create(body["game"], body["players"], body.get("options"))
-    except OptionError as e:
+    except SchemaError as e:
         return _refused(400, e)
+    except OptionError as e:  # fits the schema, refused by the game (a dealer not playing)
+        return _refused(422, e)
     return jsonify(
         {"id": row["id"], "edit_key": key, "version": row["version"], "view": games.get(row["game"]).view(row["state"])}
     ), 201
 
 
-@bp.get("/games/<game_id>")
+@bp.get("/games/<game_id:game_id>")
 def show(game_id: str):
     row = store().get(game_id)
     if row is None:
@@ -97,15 +100,15 @@ def _referee(game_id: str):
     return row, None
 
 
-def _change(game_id: str, action):
+def _change(game_id: str, model: type[schemas.Strict], action):
+    """A referee's change: its body checked against ``model``, then ``action(row, body)``."""
     row, refused = _referee(game_id)
     if refused:
         return refused
-    body = _body()
-    if body is None or not isinstance(body.get("version"), int) or isinstance(body.get("version"), bool):
-        return _error(400, 'Send JSON with the game\'s "version" (a whole number)')
     try:
-        version, state = action(body)
+        version, state = action(row, schemas.check_body(model, _body()))
+    except SchemaError as e:
+        return _refused(400, e)
     except Conflict as e:
         return _error(409, "Stale version: the game has changed", version=e.version)
     except MoveError as e:
@@ -114,35 +117,31 @@ def _change(game_id: str, action):
     return jsonify({"version": version, "view": games.get(row["game"]).view(state)})
 
 
-@bp.post("/games/<game_id>/moves")
+@bp.post("/games/<game_id:game_id>/moves")
 def move(game_id: str):
-    def play(body):
-        if not isinstance(body.get("move"), dict):
-            raise _Malformed
-        return store().play(game_id, body["version"], body["move"])
-
-    try:
-        return _change(game_id, play)
-    except _Malformed:
-        return _error(400, 'Send JSON: {"version", "move": {...}}')
+    return _change(
+        game_id,
+        schemas.MoveBody,
+        lambda row, body: store().play(game_id, body.version, schemas.check_move(row["game"], body.move)),
+    )
 
 
-@bp.post("/games/<game_id>/undo")
+@bp.post("/games/<game_id:game_id>/undo")
 def undo(game_id: str):
-    return _change(game_id, lambda body: store().undo(game_id, body["version"]))
+    return _change(game_id, schemas.VersionBody, lambda row, body: store().undo(game_id, body.version))
 
 
-@bp.post("/games/<game_id>/links")
+@bp.post("/games/<game_id:game_id>/links")
 def make_link(game_id: str):
     """A one-use referee link (``{"kind": "add" | "handover"}``), for a phone to scan: the
     edit key itself never goes into a URL."""
     _, refused = _referee(game_id)
     if refused:
         return refused
-    body = _body()
-    kind = body.get("kind", "add") if body is not None else None
-    if kind not in LINK_KINDS:
-        return _error(400, 'Send JSON: {"kind": "add"} or {"kind": "handover"}')
+    try:
+        kind = schemas.check_body(schemas.LinkBody, _body()).kind
+    except SchemaError as e:
+        return _refused(400, e)
     minutes = current_app.config["HANDOVER_MINUTES"]
     token = store().make_link(game_id, kind, minutes)
     return jsonify(
@@ -150,7 +149,7 @@ def make_link(game_id: str):
     ), 201
 
 
-@bp.get("/games/<game_id>/transcript")
+@bp.get("/games/<game_id:game_id>/transcript")
 def transcript(game_id: str):
     if store().get(game_id) is None:
         return _error(404, "No such game")
@@ -160,15 +159,21 @@ def transcript(game_id: str):
 @bp.post("/games/import")
 @creating_games
 def import_transcript():
-    body = _body()
-    if body is None:
-        return _error(400, "Send a transcript as JSON")
     try:
-        row, key = store().import_transcript(body)
+        row, key = store().import_transcript(schemas.check_transcript(_body()))
+    except SchemaError as e:
+        return _refused(400, e)
     except BadTranscript as e:
         return _error(422, str(e), **({"move": e.index} if e.index is not None else {}))
     return jsonify({"id": row["id"], "edit_key": key}), 201
 
 
-class _Malformed(Exception):
-    pass
+@bp.get("/openapi.json")
+def openapi():
+    """The API's OpenAPI 3.1 document, made from the schemas that check its bodies."""
+    return jsonify(_document())
+
+
+@cache
+def _document() -> dict:
+    return schemas.openapi("companion", package_version("companion"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_htmx import make_response as htmx_response
 
-from companion import games, htmx
+from companion import games, htmx, schemas
 from companion.errors import MoveError, Reason
 from companion.store import Conflict
 from companion.views.common import game_context, is_referee, load_game, store
@@ -32,11 +32,12 @@ def _preview(rules, state, move: dict | None) -> tuple[dict | None, dict | None,
     return (view["history"][-1] if view["history"] else None), view, None
 
 
-def _record(game_id: str, version: int, move: dict):
+def _record(row: dict, version: int, move: dict):
     """Store the move: ``(the answer that leaves for the game page, None)``, or
     ``(None, why it was refused)`` with nothing stored."""
+    game_id = row["id"]
     try:
-        store().play(game_id, version, move)
+        store().play(game_id, version, schemas.check_move(row["game"], move))
     except Conflict:
         return None, "Another phone changed the game first: go back to the game and check it."
     except MoveError as e:
@@ -62,7 +63,7 @@ def screen(game_id: str):
     preview, after, error = _preview(rules, row["state"], tally["move"])
     if form.recording:
         if error is None and not tally["problems"]:
-            answer, error = _record(game_id, form.version.data, tally["move"])
+            answer, error = _record(row, form.version.data, tally["move"])
             if answer is not None:
                 return answer
         refused = True  # nothing stored: the reason is shown in place

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from companion import games
+from companion.schemas import Move
 from companion.web.tally import TallyForm
 
 
@@ -29,6 +30,8 @@ class Adapter(Protocol):
     SAMPLE: Mapping[str, Any]
     #: The tally screen's form.
     Tally: type[TallyForm]
+    #: Its moves as the API and the picker send them: one ``schemas.Move`` per type.
+    MOVES: tuple[type[Move], ...]
 
     def position(self, view: dict[str, Any]) -> dict[str, Any]:
         """The lab's query for a live game's position ("Rules question?")."""
@@ -42,6 +45,7 @@ _MEMBERS: dict[str, Any] = {
     "LAB_OPTIONS": tuple,
     "SAMPLE": Mapping,
     "Tally": type,
+    "MOVES": tuple,
     "position": Callable,
     "lab": Callable,
 }
@@ -64,6 +68,8 @@ def problems(name: str, module: ModuleType) -> list[str]:
     ]
     if not issubclass(module.Tally, TallyForm):
         out.append(f"{module.__name__}.Tally must be a TallyForm")
+    if not all(isinstance(m, type) and issubclass(m, Move) for m in module.MOVES):
+        out.append(f"{module.__name__}.MOVES must hold schemas.Move models")
     if set(module.SAMPLE) != {"players", "moves", "said", "finished"}:
         out.append(f"{module.__name__}.SAMPLE must hold players, moves, said and finished")
     for fn, params in (("position", 1), ("lab", 3)):

@@ -5,8 +5,11 @@ templates/play/hundred/ and templates/rules/_lab_hundred.html, _text_hundred.htm
 
 from __future__ import annotations
 
+from typing import Literal
+
 from wtforms import Field, SelectChoice
 
+from companion.schemas import CardCode, CardList, Count, Move, Name, Word
 from companion.web.query import BIG, Query
 from companion.web.tally import Pick, TallyForm
 
@@ -25,6 +28,34 @@ SAMPLE = {
         "moves": [{"type": "tally", "loser": "Ann"}, {"type": "tally", "loser": "Ben"}],
     },
 }
+
+
+# -- its moves, as the API and the card picker send them (DESIGN.md, Moves) ---------------
+
+
+class HundredPlay(Move):
+    """A card played; ``total``: the total announced, when the card gives a choice."""
+
+    type: Literal["play"]
+    card: CardCode
+    total: Count | Word | None = None
+
+
+class HundredLose(Move):
+    """``player`` (by default the one to act) can't go; ``hand``: the cards shown."""
+
+    type: Literal["lose"]
+    hand: CardList | None = None
+
+
+class HundredTally(Move):
+    """A whole hand from its end: who lost."""
+
+    type: Literal["tally"]
+    loser: Name
+
+
+MOVES = (HundredPlay, HundredLose, HundredTally)
 
 
 def position(view: dict) -> dict:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import typing
 from functools import partial
+from typing import Annotated, Literal
 
+from pydantic import Field as Declared
 from wtforms import Field, SelectChoice, SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from companion.errors import MoveError, Reason
+from companion.schemas import BySide, CardCode, CardList, Count, Move
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import (
     Cards,
@@ -50,6 +53,37 @@ SAMPLE = {
         ],
     },
 }
+
+
+# -- its moves, as the API and the card picker send them (DESIGN.md, Moves) ---------------
+
+
+class TablanetteLayout(Move):
+    """The 4 face-up cards of a deal; ``buried``: the layout jacks put under the stock."""
+
+    type: Literal["layout"]
+    cards: CardList
+    buried: CardList | None = None
+
+
+class TablanettePlay(Move):
+    """A card played; ``capture``: the table cards it takes (``[]`` lays it down)."""
+
+    type: Literal["play"]
+    card: CardCode
+    capture: CardList | None = None
+
+
+class TablanetteTally(Move):
+    """A whole deal from its end: cards taken, counting cards and sweep bonuses per side."""
+
+    type: Literal["tally"]
+    cards: BySide[Count]
+    counters: BySide[CardList]
+    sweeps: BySide[Annotated[list[Count], Declared(max_length=52)]] | None = None
+
+
+MOVES = (TablanetteLayout, TablanettePlay, TablanetteTally)
 
 
 def position(view: dict) -> dict:

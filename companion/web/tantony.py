@@ -6,10 +6,12 @@ templates/play/tantony/ and templates/rules/_lab_tantony.html, _text_tantony.htm
 from __future__ import annotations
 
 import typing
+from typing import Literal
 
 from wtforms import Field, SubmitField
 
 from companion.errors import Reason
+from companion.schemas import BySide, CardCode, CardList, Move, Name
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import TallyForm, card_choice, seat_choice
 
@@ -38,6 +40,31 @@ SAMPLE = {
         ],
     },
 }
+
+
+# -- its moves, as the API and the card picker send them (DESIGN.md, Moves) ---------------
+
+
+class TantonyPlay(Move):
+    type: Literal["play"]
+    card: CardCode
+
+
+class TantonyGive(Move):
+    """Who receives the trick just won (tricks 1-12)."""
+
+    type: Literal["give"]
+    to: Name
+
+
+class TantonyTally(Move):
+    """A whole deal from its end: each player's scoring cards (runts)."""
+
+    type: Literal["tally"]
+    scoring: BySide[CardList | None]
+
+
+MOVES = (TantonyPlay, TantonyGive, TantonyTally)
 
 
 def position(view: dict) -> dict:

@@ -8,11 +8,14 @@ from __future__ import annotations
 import re
 import typing
 from functools import partial
+from typing import Annotated, Literal
 
+from pydantic import Field as Declared
 from wtforms import Field, SelectChoice, SelectMultipleField, SubmitField
 from wtforms.validators import Length, NumberRange
 
 from companion.errors import MoveError, OptionError, Reason
+from companion.schemas import BySide, CardCode, Count, Move, Name, Word
 from companion.web.query import BIG, Query, quoted, toggled
 from companion.web.tally import Pick, TallyForm, all_but_last, seat_choice, whole
 
@@ -38,6 +41,41 @@ SAMPLE = {
         ],
     },
 }
+
+
+# -- its moves, as the API and the card picker send them (DESIGN.md, Moves) ---------------
+
+
+class TuteTrump(Move):
+    """The dealer's turned card (4-5 players, first move of each deal)."""
+
+    type: Literal["trump"]
+    card: CardCode
+
+
+class TutePlay(Move):
+    type: Literal["play"]
+    card: CardCode
+
+
+class TuteDeclare(Move):
+    """A cante, by the player who just won a trick: its suit (S/H/D/C, or its name)."""
+
+    type: Literal["declare"]
+    suit: Word
+
+
+class TuteTally(Move):
+    """A whole deal from its end: card points, the last trick, cantes (and tricks) per player."""
+
+    type: Literal["tally"]
+    card_points: BySide[Count]
+    last_trick: Name
+    marriages: BySide[Annotated[list[Count], Declared(max_length=4)]] | None = None
+    tricks: BySide[Count] | None = None
+
+
+MOVES = (TuteTrump, TutePlay, TuteDeclare, TuteTally)
 
 
 def position(view: dict) -> dict:
