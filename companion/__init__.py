@@ -200,6 +200,12 @@ def _register_errors(app: Flask) -> None:
     for code in pages:
         app.register_error_handler(code, handler(code))
 
+    from companion.store import NotReferee
+
+    # The store checks the key again inside the write: a phone revoked or handed over
+    # between the view's check and the write is refused like any other non-referee.
+    app.register_error_handler(NotReferee, handler(403))
+
     @app.errorhandler(CSRFError)
     def csrf_error(e):
         return render_template(
