@@ -119,7 +119,7 @@ def move(game_id: str):
     def play(body):
         if not isinstance(body.get("move"), dict):
             raise _Malformed
-        return store().play(game_id, body["version"], body["move"])
+        return store().play(game_id, body["version"], body["move"], key=request.headers.get("X-Edit-Key"))
 
     try:
         return _change(game_id, play)
@@ -129,7 +129,7 @@ def move(game_id: str):
 
 @bp.post("/games/<game_id>/undo")
 def undo(game_id: str):
-    return _change(game_id, lambda body: store().undo(game_id, body["version"]))
+    return _change(game_id, lambda body: store().undo(game_id, body["version"], key=request.headers.get("X-Edit-Key")))
 
 
 @bp.post("/games/<game_id>/links")
