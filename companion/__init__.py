@@ -101,6 +101,9 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         MAX_CONTENT_LENGTH=1024 * 1024,
         POLL_SECONDS=0.5,  # watchers see a move within half a second; an unchanged poll is a 0-byte 204
         HANDOVER_MINUTES=10,  # how long an "add a referee" or "hand over" link stays good
+        # SQLite's synchronous: NORMAL (with WAL, a power cut may lose the last moves, a crash
+        # never does) or FULL (every move waits for the disk; see `make bench` for its cost).
+        SYNCHRONOUS="NORMAL",
         # New and imported games per client address (a club's phones may share one address
         # behind its Wi-Fi's NAT): enough for every table, not for a script filling the disk.
         # Counted per server process (make run starts 2).
@@ -115,6 +118,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     app.config.from_prefixed_env("COMPANION")  # e.g. COMPANION_DATABASE=/srv/club.db
     if test_config:
         app.config.update(test_config)
+    app.config["SYNCHRONOUS"] = _synchronous(app.config["SYNCHRONOUS"])
     if not app.config.get("SECRET_KEY"):  # only now: a configured key writes no file
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path) / "secret_key")
@@ -122,7 +126,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
 
     from companion.store import Store
 
-    app.extensions["store"] = Store(app.config["DATABASE"])
+    app.extensions["store"] = Store(app.config["DATABASE"], synchronous=app.config["SYNCHRONOUS"])
     app.json = OrjsonProvider(app)
     app.session_interface = SecureWhenHttps()
     if app.config["TRUST_PROXY"]:  # COMPANION_TRUST_PROXY=1 (the env value is read as JSON)
@@ -214,6 +218,19 @@ def _register_errors(app: Flask) -> None:
             message="This page is out of date or did not come from this app. "
             "Reload it and try again; nothing was changed.",
         ), 400
+
+
+def _synchronous(value) -> str:
+    """``COMPANION_SYNCHRONOUS``, checked at start-up: NORMAL or FULL, in any case."""
+    from companion.store import SYNCHRONOUS
+
+    setting = str(value).strip().upper()
+    if setting not in SYNCHRONOUS:
+        raise ValueError(
+            f"COMPANION_SYNCHRONOUS must be NORMAL (the default) or FULL, not {value!r}: "
+            "FULL makes every move wait for the disk, so none is lost to a power cut"
+        )
+    return setting
 
 
 @lru_cache(maxsize=64)
