@@ -1,6 +1,8 @@
 """The real server, measured (DESIGN.md quality bar): a move through gunicorn on loopback
 costs at most 2.5 times a trivial endpoint of the same app, and the same at move 1,000
-as at move 10. Run by `make bench`; it starts and stops its own gunicorn on 127.0.0.1.
+as at move 10. Run by `make bench`; it starts and stops its own gunicorn on 127.0.0.1,
+twice: with SQLite's synchronous=NORMAL (the default) and with COMPANION_SYNCHRONOUS=FULL,
+each move's cost a ratio to the trivial endpoint of the same run.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import statistics
 import subprocess
 import tempfile
 import time
-from pathlib import Path
+
+import psutil
 
 from companion import serve
 from companion.cards import PACK_52
@@ -58,60 +61,86 @@ def timed(conn, method, path, body=None, headers=None) -> tuple[float, int, byte
     return time.perf_counter() - start, response.status, data
 
 
-def main() -> None:
-    port = free_port()
-    tmp = Path(tempfile.mkdtemp())
-    env = {**os.environ, "COMPANION_INSTANCE_PATH": str(tmp)}  # nothing written into the checkout
-    # The server `make run` starts, bound to loopback.
-    server = subprocess.Popen(serve.gunicorn_command("127.0.0.1", port, log_level="warning"), env=env)
-    try:
-        conn = None
-        for _ in range(100):
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                conn.request("GET", "/healthz")
-                conn.getresponse().read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        moves = legal_moves(MOVES)
-        trivial = [timed(conn, "GET", "/healthz")[0] for _ in range(300)]
-        _, status, data = timed(
-            conn,
-            "POST",
-            "/api/games",
-            json.dumps({"game": "tablanette", "players": ["Ann", "Ben"], "options": {"target": 10**6}}),
-            {"Content-Type": "application/json"},
-        )
-        game = json.loads(data)
-        headers = {"Content-Type": "application/json", "X-Edit-Key": game["edit_key"]}
-        costs = []
-        for version, move in enumerate(moves):
-            elapsed, status, data = timed(
-                conn, "POST", f"/api/games/{game['id']}/moves", json.dumps({"version": version, "move": move}), headers
+def filesystem(path: str) -> str:
+    """The file system ``path`` is on: what FULL's cost depends on (an fsync on tmpfs is free)."""
+    mounts = [p for p in psutil.disk_partitions(all=True) if path.startswith(p.mountpoint)]
+    return max(mounts, key=lambda p: len(p.mountpoint)).fstype if mounts else "?"
+
+
+def run(synchronous: str, moves: list[dict]) -> tuple[dict[str, list[float]], str]:
+    """Start the server `make run` starts, bound to loopback, with ``COMPANION_SYNCHRONOUS``
+    set, on a fresh instance folder; time the trivial endpoint, every move of one game and
+    reads of it; stop the server. Returns the timings and the database's file system."""
+    with tempfile.TemporaryDirectory() as tmp:  # nothing written into the checkout
+        env = {**os.environ, "COMPANION_INSTANCE_PATH": tmp, "COMPANION_SYNCHRONOUS": synchronous}
+        port = free_port()
+        server = subprocess.Popen(serve.gunicorn_command("127.0.0.1", port, log_level="warning"), env=env)
+        try:
+            conn = None
+            for _ in range(100):
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                    conn.request("GET", "/healthz")
+                    conn.getresponse().read()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            trivial = [timed(conn, "GET", "/healthz")[0] for _ in range(300)]
+            _, status, data = timed(
+                conn,
+                "POST",
+                "/api/games",
+                json.dumps({"game": "tablanette", "players": ["Ann", "Ben"], "options": {"target": 10**6}}),
+                {"Content-Type": "application/json"},
             )
-            assert status == 200, (status, data[:300])
-            costs.append(elapsed)
-        reads = [timed(conn, "GET", f"/api/games/{game['id']}")[0] for _ in range(100)]
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+            game = json.loads(data)
+            headers = {"Content-Type": "application/json", "X-Edit-Key": game["edit_key"]}
+            costs = []
+            for version, move in enumerate(moves):
+                elapsed, status, data = timed(
+                    conn,
+                    "POST",
+                    f"/api/games/{game['id']}/moves",
+                    json.dumps({"version": version, "move": move}),
+                    headers,
+                )
+                assert status == 200, (status, data[:300])
+                costs.append(elapsed)
+            reads = [timed(conn, "GET", f"/api/games/{game['id']}")[0] for _ in range(100)]
+            where = filesystem(tmp)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    return {"trivial": trivial, "moves": costs, "reads": reads}, where
 
-    def ms(xs):
-        return f"median {statistics.median(xs) * 1000:6.2f} ms  p95 {sorted(xs)[int(len(xs) * 0.95)] * 1000:6.2f} ms"
 
-    base = statistics.median(trivial)
-    early, late = costs[:100], costs[-100:]
+def main() -> None:
+    moves = legal_moves(MOVES)
+    # The default first, then FULL (COMPANION_SYNCHRONOUS=FULL): each against its own /healthz.
+    runs, where = {}, ""
+    for synchronous in ("NORMAL", "FULL"):
+        runs[synchronous], where = run(synchronous, moves)
+
+    def line(label: str, xs: list[float], base: float | None = None, bar: str = "") -> None:
+        ratio = f"   ratio {statistics.median(xs) / base:4.2f}{bar}" if base else ""
+        median, p95 = statistics.median(xs) * 1000, sorted(xs)[int(len(xs) * 0.95)] * 1000
+        print(f"  {label:<27} median {median:6.2f} ms  p95 {p95:6.2f} ms{ratio}")
+
     print(
         f"gunicorn as make run starts it ({serve.WORKERS} workers x {serve.THREADS} threads), 127.0.0.1, "
-        f"one keep-alive client, {MOVES} moves"
+        f"one keep-alive client, {MOVES} moves, database on {where}"
     )
-    print(f"  trivial GET /healthz        {ms(trivial)}")
-    print(f"  move, moves 1-100           {ms(early)}   ratio {statistics.median(early) / base:4.2f} (bar 2.5)")
-    print(
-        f"  move, moves {MOVES - 99}-{MOVES}       {ms(late)}   ratio {statistics.median(late) / base:4.2f} (bar 2.5)"
-    )
-    print(f"  read the game at move {MOVES}   {ms(reads)}")
+    for synchronous, r in runs.items():
+        base = statistics.median(r["trivial"])
+        bar = " (bar 2.5)" if synchronous == "NORMAL" else ""
+        print(f" synchronous={synchronous}" + (" (the default)" if synchronous == "NORMAL" else ""))
+        line("trivial GET /healthz", r["trivial"])
+        line("move, moves 1-100", r["moves"][:100], base, bar)
+        line(f"move, moves {MOVES - 99}-{MOVES}", r["moves"][-100:], base, bar)
+        line(f"move, all {MOVES}", r["moves"], base)
+        line(f"read the game at move {MOVES}", r["reads"])
+    extra = statistics.median(runs["FULL"]["moves"]) - statistics.median(runs["NORMAL"]["moves"])
+    print(f" FULL costs {extra * 1000:+.2f} ms a move (median of {MOVES}) over NORMAL")
 
 
 if __name__ == "__main__":

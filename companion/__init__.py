@@ -22,6 +22,7 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 __version__ = "0.1.0"
@@ -101,6 +102,9 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         MAX_CONTENT_LENGTH=1024 * 1024,
         POLL_SECONDS=0.5,  # watchers see a move within half a second; an unchanged poll is a 0-byte 204
         HANDOVER_MINUTES=10,  # how long an "add a referee" or "hand over" link stays good
+        # SQLite's synchronous: NORMAL (with WAL, a power cut may lose the last moves, a crash
+        # never does) or FULL (every move waits for the disk; see `make bench` for its cost).
+        SYNCHRONOUS="NORMAL",
         # New and imported games per client address (a club's phones may share one address
         # behind its Wi-Fi's NAT): enough for every table, not for a script filling the disk.
         # Counted per server process (make run starts 2).
@@ -115,6 +119,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     app.config.from_prefixed_env("COMPANION")  # e.g. COMPANION_DATABASE=/srv/club.db
     if test_config:
         app.config.update(test_config)
+    app.config["SYNCHRONOUS"] = _synchronous(app.config["SYNCHRONOUS"])
     if not app.config.get("SECRET_KEY"):  # only now: a configured key writes no file
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path) / "secret_key")
@@ -122,7 +127,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
 
     from companion.store import Store
 
-    app.extensions["store"] = Store(app.config["DATABASE"])
+    app.extensions["store"] = Store(app.config["DATABASE"], synchronous=app.config["SYNCHRONOUS"])
     app.json = OrjsonProvider(app)
     app.session_interface = SecureWhenHttps()
     if app.config["TRUST_PROXY"]:  # COMPANION_TRUST_PROXY=1 (the env value is read as JSON)
@@ -192,7 +197,8 @@ def _register_errors(app: Flask) -> None:
 
         def page(e):
             # The error's own headers stay (a 405's Allow, RFC 9110); the body is ours.
-            kept = [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
+            own = e.get_headers() if isinstance(e, HTTPException) else []
+            kept = [(k, v) for k, v in own if k.lower() != "content-type"]
             if request.path.startswith("/api/"):  # API clients read JSON, as from every API answer
                 return jsonify({"error": message}), code, kept
             return render_template("error.html", title=title, message=message), code, kept
@@ -202,6 +208,12 @@ def _register_errors(app: Flask) -> None:
     for code in pages:
         app.register_error_handler(code, handler(code))
 
+    from companion.store import NotReferee
+
+    # The store checks the key again inside the write: a phone revoked or handed over
+    # between the view's check and the write is refused like any other non-referee.
+    app.register_error_handler(NotReferee, handler(403))
+
     @app.errorhandler(CSRFError)
     def csrf_error(e):
         return render_template(
@@ -210,6 +222,19 @@ def _register_errors(app: Flask) -> None:
             message="This page is out of date or did not come from this app. "
             "Reload it and try again; nothing was changed.",
         ), 400
+
+
+def _synchronous(value) -> str:
+    """``COMPANION_SYNCHRONOUS``, checked at start-up: NORMAL or FULL, in any case."""
+    from companion.store import SYNCHRONOUS
+
+    setting = str(value).strip().upper()
+    if setting not in SYNCHRONOUS:
+        raise ValueError(
+            f"COMPANION_SYNCHRONOUS must be NORMAL (the default) or FULL, not {value!r}: "
+            "FULL makes every move wait for the disk, so none is lost to a power cut"
+        )
+    return setting
 
 
 @lru_cache(maxsize=64)

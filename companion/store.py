@@ -22,7 +22,10 @@ Two tables:
   10 does). ``version`` counts every change, moves and undos alike, and only grows: it is
   the optimistic lock a client sends back with its next change.
 * ``moves``: the log, ``(game_id, seq)`` its primary key. Undo marks a move ``undone``
-  and never deletes it: the log is the audit trail a dispute is settled from.
+  and never deletes it: the log is the audit trail a dispute is settled from. Each move
+  keeps when it was entered (``time``) and by which referee phone (``referee``: the id of
+  its ``referees`` row, never the key), or that it came from a transcript (``imported``);
+  an undo keeps who undid it and when (``undone_by``, ``undone_time``).
 
 Every change is one ``BEGIN IMMEDIATE`` transaction: the write lock is taken before the
 row is read, so the version check, the engine's verdict and the write see the same row,
@@ -62,11 +65,13 @@ __all__ = [
     "NotFound",
     "Conflict",
     "NothingToUndo",
+    "NotReferee",
     "BadTranscript",
     "LinkUsedUp",
     "TRANSCRIPT_FORMAT",
     "BUSY_TIMEOUT",
     "LINK_KINDS",
+    "SYNCHRONOUS",
     "migrations",
 ]
 
@@ -78,6 +83,13 @@ BUSY_TIMEOUT = 5.0
 #: What a one-use referee link does: "add" makes one more referee phone; "handover"
 #: makes the new phone the only referee (every other key is revoked).
 LINK_KINDS = ("add", "handover")
+
+#: SQLite's ``synchronous`` settings a store may use (``COMPANION_SYNCHRONOUS``). With WAL,
+#: NORMAL never corrupts the file and loses nothing when the server crashes, but a power
+#: cut can take the last moves acknowledged before it; FULL waits for the disk at every
+#: commit, so an acknowledged move survives a power cut too, at a cost per move that
+#: `make bench` measures.
+SYNCHRONOUS = ("NORMAL", "FULL")
 
 
 # ---------------------------------------------------------------------------
@@ -107,6 +119,14 @@ class Conflict(StoreError):
 
 class LinkUsedUp(StoreError):
     """A referee link that is unknown, expired or already used."""
+
+
+class NotReferee(StoreError, PermissionError):
+    """A change made with a key that is not (or no longer) one of the game's referee keys.
+
+    The views check the key first; the store checks it again inside the write transaction,
+    so a phone handed over or revoked a moment earlier changes nothing (a 403).
+    """
 
 
 class NothingToUndo(IllegalMove):
@@ -205,6 +225,22 @@ def m004_status_as_data(db: sqlite_utils.Database) -> None:
         db.execute("UPDATE games SET finished = ?, status = ? WHERE id = ?", (finished, status, game_id))
 
 
+@migrations()
+def m005_who_entered_each_move(db: sqlite_utils.Database) -> None:
+    """The audit trail for disputes: which referee phone entered each move, and which
+    phone undid it and when. Phones are ``referees`` rows (their ids, never their keys).
+
+    Nullable columns, so older moves keep NULL ("not recorded") and the ALTERs are cheap
+    whatever the log's length; ``imported`` tells a transcript's moves (no phone entered
+    them) from those older ones. No foreign key: ``delete`` removes moves before referees.
+    """
+    moves = db.table("moves")
+    moves.add_column("referee", str)
+    moves.add_column("imported", int, not_null_default=0)
+    moves.add_column("undone_by", str)
+    moves.add_column("undone_time", str)
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------
@@ -217,14 +253,18 @@ class Store:
     """Games and their moves in one SQLite file.
 
     ``Store(path)`` creates the file if needed, turns WAL on and applies pending
-    migrations. Every method is safe to call from any thread or worker process.
+    migrations. ``synchronous`` is one of :data:`SYNCHRONOUS`, set on every connection.
+    Every method is safe to call from any thread or worker process.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, synchronous: str = "NORMAL"):
         path = os.fspath(path)
         if path == ":memory:" or path.startswith("file:"):
             raise ValueError("Store needs a file path: each connection would see its own in-memory database")
+        if synchronous not in SYNCHRONOUS:
+            raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, not {synchronous!r}")
         self.path = path
+        self.synchronous = synchronous
         self._local = threading.local()
         self._inherited: list[sqlite3.Connection] = []
         self.migrate()
@@ -239,7 +279,7 @@ class Store:
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
-        conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; 4x the writes of FULL
+        conn.execute(f"PRAGMA synchronous = {self.synchronous}")  # one of SYNCHRONOUS: no injection
         conn.execute("PRAGMA foreign_keys = ON")
         return conn
 
@@ -356,6 +396,21 @@ class Store:
         """Whether ``key`` is one of the game's referee keys still in force (False for an unknown game)."""
         return self._referee(self._conn(), game_id, key) is not None
 
+    def referee_id(self, game_id: str, key) -> str | None:
+        """The id of the referee phone whose key this is, if it is in force: what the move
+        log records as the phone that entered a move (the key itself is never stored)."""
+        return self._referee(self._conn(), game_id, key)
+
+    def phone_numbers(self, game_id: str) -> dict[str, int]:
+        """The game's referee phones numbered 1, 2, ... in the order they became referees
+        (1 created the game), revoked ones included: ``{referee id: number}``."""
+        rows = (
+            self._conn()
+            .execute("SELECT id FROM referees WHERE game_id = ? ORDER BY created, rowid", (game_id,))
+            .fetchall()
+        )
+        return {row["id"]: number for number, row in enumerate(rows, 1)}
+
     def list_games(self, limit: int | None = None, ids=None) -> list[dict]:
         """Games newest first (by last change): id, game, players, created, updated,
         version, finished, status, archived. No state is loaded. ``ids`` limits the list
@@ -418,14 +473,18 @@ class Store:
             return self._add_referee(conn, game_id, now)
 
     def rotate_key(self, game_id: str, key) -> str:
-        """Revoke every referee of the game, the caller's key included, and every unused
-        link; return the caller's new key. ``NotFound`` unless ``key`` is in force."""
+        """Revoke every other referee of the game and every unused link, and replace the
+        caller's key (the old one stops working); return the new key. The caller stays
+        the same phone in the move log (its ``referees`` row is kept, with the new key's
+        hash). ``NotFound`` unless ``key`` is in force."""
         with self._write() as conn:
-            if self._referee(conn, game_id, key) is None:
+            me = self._referee(conn, game_id, key)
+            if me is None:
                 raise NotFound(f"{game_id!r} has no referee with that key")
-            now = _now()
-            self._revoke_all(conn, game_id, now)
-            return self._add_referee(conn, game_id, now)
+            self._revoke_all(conn, game_id, _now(), keep=me)
+            new_key = secrets.token_urlsafe(16)
+            conn.execute("UPDATE referees SET key_hash = ? WHERE id = ?", (_hash_key(new_key), me))
+            return new_key
 
     def referees(self, game_id: str) -> int:
         """How many referee keys of the game are in force."""
@@ -451,16 +510,20 @@ class Store:
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     # -- changes ------------------------------------------------------------------
-    def play(self, game_id: str, version: int, move: dict) -> tuple[int, object]:
+    def play(self, game_id: str, version: int, move: dict, key: str | None = None) -> tuple[int, object]:
         """Apply ``move`` if ``version`` is current; return ``(new_version, state)``.
 
         ``Conflict`` for a stale version, the engine's ``MoveError`` for a refused move:
         either way nothing is written. The move is stored as given (after a JSON round
         trip, which is also what the engine sees, so replaying the log gives this state).
+        ``key``, the referee key the request carried, is resolved in the same transaction
+        to the phone recorded as entering the move (``NotReferee`` if it is not in force);
+        without it the move is stored with no phone.
         """
         move = _plain(move, InvalidMove, "The move")
         with self._write() as conn:
             row = self._current(conn, game_id, version)
+            referee = self._device(conn, game_id, key)
             rules = games.get(row["game"])
             state = rules.apply(rules.load(_load_state(row["state"])), move)
             seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE game_id = ?", (game_id,)).fetchone()[
@@ -468,44 +531,64 @@ class Store:
             ]
             now = _now()
             conn.execute(
-                "INSERT INTO moves (game_id, seq, move, time, undone) VALUES (?, ?, ?, ?, 0)",
-                (game_id, seq, _dumps(move), now),
+                "INSERT INTO moves (game_id, seq, move, time, undone, referee) VALUES (?, ?, ?, ?, 0, ?)",
+                (game_id, seq, _dumps(move), now, referee),
             )
             new_version = self._save(conn, rules, game_id, row["version"], state, now)
         return new_version, state
 
-    def undo(self, game_id: str, version: int) -> tuple[int, object]:
+    def undo(self, game_id: str, version: int, key: str | None = None) -> tuple[int, object]:
         """Mark the latest move in effect undone and rebuild the state by replaying the rest.
 
         ``NothingToUndo`` (an ``IllegalMove``) when no move is in effect; ``Conflict``
-        for a stale version. Returns ``(new_version, state)``.
+        for a stale version. Returns ``(new_version, state)``. The move keeps who undid
+        it (the phone of ``key``, as in :meth:`play`) and when.
         """
         with self._write() as conn:
             row = self._current(conn, game_id, version)
+            referee = self._device(conn, game_id, key)
             rules = games.get(row["game"])
             last = conn.execute(
                 "SELECT seq FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,)
             ).fetchone()
             if last is None:
                 raise NothingToUndo("nothing_to_undo", "Nothing to undo: no move is in effect.")
-            conn.execute("UPDATE moves SET undone = 1 WHERE game_id = ? AND seq = ?", (game_id, last["seq"]))
+            now = _now()
+            conn.execute(
+                "UPDATE moves SET undone = 1, undone_by = ?, undone_time = ? WHERE game_id = ? AND seq = ?",
+                (referee, now, game_id, last["seq"]),
+            )
             state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
             for (move,) in conn.execute(
                 "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,)
             ).fetchall():
                 state = rules.apply(state, json.loads(move))
-            new_version = self._save(conn, rules, game_id, row["version"], state, _now())
+            new_version = self._save(conn, rules, game_id, row["version"], state, now)
         return new_version, state
 
     # -- the log ----------------------------------------------------------------
     def moves(self, game_id: str) -> list[dict]:
-        """Every stored move in order, undone ones included: seq, move, time, undone."""
+        """Every stored move in order, undone ones included: seq, move, time, undone, and
+        the audit trail: referee (the id of the phone that entered it, or None: imported,
+        or stored before phones were recorded), imported, undone_by (a phone id or None)
+        and undone_time (None when not undone, or undone before undos were recorded)."""
         conn = self._conn()
         self._require(conn, game_id)
         return [
-            {"seq": r["seq"], "move": json.loads(r["move"]), "time": r["time"], "undone": bool(r["undone"])}
+            {
+                "seq": r["seq"],
+                "move": json.loads(r["move"]),
+                "time": r["time"],
+                "undone": bool(r["undone"]),
+                "referee": r["referee"],
+                "imported": bool(r["imported"]),
+                "undone_by": r["undone_by"],
+                "undone_time": r["undone_time"],
+            }
             for r in conn.execute(
-                "SELECT seq, move, time, undone FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
+                "SELECT seq, move, time, undone, referee, imported, undone_by, undone_time "
+                "FROM moves WHERE game_id = ? ORDER BY seq",
+                (game_id,),
             )
         ]
 
@@ -578,7 +661,7 @@ class Store:
         with self._write() as conn:
             row = self._insert_game(conn, rules, data["game"], players, options, state, key, version=len(plain))
             conn.executemany(
-                "INSERT INTO moves (game_id, seq, move, time, undone) VALUES (?, ?, ?, ?, 0)",
+                "INSERT INTO moves (game_id, seq, move, time, undone, imported) VALUES (?, ?, ?, ?, 0, 1)",
                 [(row["id"], i, _dumps(m), row["created"]) for i, m in enumerate(plain, 1)],
             )
         return row, key
@@ -593,6 +676,17 @@ class Store:
                 return row["id"]
         return None
 
+    def _device(self, conn, game_id: str, key: str | None) -> str | None:
+        """The phone a change is recorded against: None without a key, else the id of the
+        referee whose key it is; ``NotReferee`` if it is not in force (revoked since the
+        view checked it). One indexed read of the game's referee rows."""
+        if key is None:
+            return None
+        referee = self._referee(conn, game_id, key)
+        if referee is None:
+            raise NotReferee("This phone is no longer a referee of this game.")
+        return referee
+
     def _add_referee(self, conn, game_id: str, now: str, key: str | None = None) -> str:
         """A new referee row; return its key (a fresh one unless given)."""
         key = key or secrets.token_urlsafe(16)
@@ -602,8 +696,12 @@ class Store:
         )
         return key
 
-    def _revoke_all(self, conn, game_id: str, now: str) -> None:
-        conn.execute("UPDATE referees SET revoked = ? WHERE game_id = ? AND revoked IS NULL", (now, game_id))
+    def _revoke_all(self, conn, game_id: str, now: str, keep: str | None = None) -> None:
+        """Revoke the game's referees (all but ``keep``) and its unused links."""
+        conn.execute(
+            "UPDATE referees SET revoked = ? WHERE game_id = ? AND revoked IS NULL AND id IS NOT ?",
+            (now, game_id, keep),
+        )
         conn.execute("DELETE FROM links WHERE game_id = ? AND used IS NULL", (game_id,))
 
     def _usable_link(self, conn, game_id: str, token) -> sqlite3.Row:

@@ -32,7 +32,13 @@ from companion.views.common import status_text
 
 rules = games.get("tablanette")
 
-MIGRATIONS = ["m001_games_and_moves", "m002_games_by_updated", "m003_referees_links_archive", "m004_status_as_data"]
+MIGRATIONS = [
+    "m001_games_and_moves",
+    "m002_games_by_updated",
+    "m003_referees_links_archive",
+    "m004_status_as_data",
+    "m005_who_entered_each_move",
+]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
 # Ann deals and lays out; Ben's queen (13) takes 2+3+8; Ann lays down the 5; Ben's 9
@@ -152,7 +158,7 @@ def test_first_open_applies_every_migration(tmp_path):
                 "archived",
             },
         ),
-        ("moves", {"game_id", "seq", "move", "time", "undone"}),
+        ("moves", {"game_id", "seq", "move", "time", "undone", "referee", "imported", "undone_by", "undone_time"}),
         ("referees", {"id", "game_id", "key_hash", "created", "revoked"}),
         ("links", {"token_hash", "game_id", "kind", "created", "expires", "used"}),
     ],

@@ -101,12 +101,13 @@ def _referee(game_id: str):
 
 
 def _change(game_id: str, model: type[schemas.Strict], action):
-    """A referee's change: its body checked against ``model``, then ``action(row, body)``."""
+    """A referee's change: its body checked against ``model``, then ``action(row, body,
+    key)`` (the key: the store records which referee phone made the change)."""
     row, refused = _referee(game_id)
     if refused:
         return refused
     try:
-        version, state = action(row, schemas.check_body(model, _body()))
+        version, state = action(row, schemas.check_body(model, _body()), request.headers["X-Edit-Key"])
     except SchemaError as e:
         return _refused(400, e)
     except Conflict as e:
@@ -122,13 +123,13 @@ def move(game_id: str):
     return _change(
         game_id,
         schemas.MoveBody,
-        lambda row, body: store().play(game_id, body.version, schemas.check_move(row["game"], body.move)),
+        lambda row, body, key: store().play(game_id, body.version, schemas.check_move(row["game"], body.move), key=key),
     )
 
 
 @bp.post("/games/<game_id:game_id>/undo")
 def undo(game_id: str):
-    return _change(game_id, schemas.VersionBody, lambda row, body: store().undo(game_id, body.version))
+    return _change(game_id, schemas.VersionBody, lambda row, body, key: store().undo(game_id, body.version, key=key))
 
 
 @bp.post("/games/<game_id:game_id>/links")

@@ -73,6 +73,13 @@ def is_referee(game_id: str) -> bool:
     return referee_key(game_id) is not None
 
 
+def this_phone(game_id: str) -> str | None:
+    """The id of this phone's referee row for the game (the move log's "this phone"), or
+    None when it is not a referee. Never the key."""
+    key = session.get("keys", {}).get(game_id)
+    return store().referee_id(game_id, key) if key else None
+
+
 def require_referee(game_id: str) -> str:
     """This phone's key, or a 403: only a referee changes a game."""
     key = referee_key(game_id)

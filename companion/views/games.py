@@ -11,12 +11,12 @@ from companion.errors import OptionError
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import (
     game_context,
-    is_referee,
     load_game,
     phone_games,
     remember_key,
     remember_seen,
     store,
+    this_phone,
 )
 
 bp = Blueprint("games", __name__)
@@ -95,10 +95,31 @@ def show(game_id: str):
 
 @bp.get("/games/<game_id>/log")
 def log(game_id: str):
+    """Every move in words, with when it was entered and by which referee phone, and who
+    undid it: the audit trail a dispute is settled from."""
     row = load_game(game_id)
     rules = games.get(row["game"])
+    me = this_phone(game_id)
+    phones = store().phone_numbers(game_id)
     entries = rules_log(rules, row, store().moves(game_id))
-    return render_template("play/log.html", entries=entries, referee=is_referee(game_id), **game_context(row))
+    for e in entries:
+        e["by"] = "imported" if e["imported"] else _phone(e["referee"], phones, me)
+        e["undone_by"] = _phone(e["undone_by"], phones, me)
+    return render_template(
+        "play/log.html",
+        entries=entries,
+        referee=me is not None,
+        phone=phones.get(me) if me else None,
+        **game_context(row),
+    )
+
+
+def _phone(referee: str | None, phones: dict[str, int], me: str | None) -> str | None:
+    """A referee phone as the people at the table say it: "phone 2", or "this phone" for
+    the one reading the log; None when no phone was recorded. Never its id."""
+    if referee is None or referee not in phones:
+        return None
+    return "this phone" if referee == me else f"phone {phones[referee]}"
 
 
 def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:
@@ -114,7 +135,19 @@ def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:
             after = None
         if text is None:
             text = json.dumps(m["move"], ensure_ascii=False)
-        out.append({"seq": m["seq"], "text": text, "undone": m["undone"], "time": m["time"]})
+        out.append(
+            {
+                "seq": m["seq"],
+                "text": text,
+                "undone": m["undone"],
+                "time": m["time"],
+                # the audit trail (store.moves): which phone entered it, and who undid it when
+                "referee": m.get("referee"),
+                "imported": m.get("imported", False),
+                "undone_by": m.get("undone_by"),
+                "undone_time": m.get("undone_time"),
+            }
+        )
         if not m["undone"] and after is not None:
             state = after
     return out

@@ -120,7 +120,7 @@ def _version() -> int:
 @bp.post("/moves")
 def move(game_id: str):
     row = load_game(game_id)
-    require_referee(game_id)
+    key = require_referee(game_id)
     rules = games.get(row["game"])
     before = rules.view(row["state"])
     the_move = move_from_form(request.form)
@@ -134,7 +134,7 @@ def move(game_id: str):
     if message:
         return _answer(row, before, 200, confirm={"move": the_move, "message": message})
     try:
-        version, state = store().play(game_id, _version(), the_move)
+        version, state = store().play(game_id, _version(), the_move, key=key)
     except Conflict:
         return _answer(
             load_game(game_id),
@@ -177,10 +177,10 @@ def _ask_again(rules, row: dict, refused: dict) -> dict | None:
 @bp.post("/undo")
 def undo(game_id: str):
     row = load_game(game_id)
-    require_referee(game_id)
+    key = require_referee(game_id)
     before = games.get(row["game"]).view(row["state"])
     try:
-        store().undo(game_id, _version())
+        store().undo(game_id, _version(), key=key)
     except Conflict:
         return _answer(
             load_game(game_id), None, 409, notice="Another phone changed the game first. This is the board now."

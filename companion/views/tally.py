@@ -13,7 +13,7 @@ from flask_htmx import make_response as htmx_response
 from companion import games, htmx, schemas
 from companion.errors import MoveError, Reason
 from companion.store import Conflict
-from companion.views.common import game_context, is_referee, load_game, store
+from companion.views.common import game_context, load_game, referee_key, store
 from companion.web import tally_form
 
 bp = Blueprint("tally", __name__, url_prefix="/games/<game_id>/tally")
@@ -32,12 +32,12 @@ def _preview(rules, state, move: dict | None) -> tuple[dict | None, dict | None,
     return (view["history"][-1] if view["history"] else None), view, None
 
 
-def _record(row: dict, version: int, move: dict):
-    """Store the move: ``(the answer that leaves for the game page, None)``, or
-    ``(None, why it was refused)`` with nothing stored."""
+def _record(row: dict, version: int, move: dict, key: str):
+    """Store the move as entered by the phone with ``key``: ``(the answer that leaves for
+    the game page, None)``, or ``(None, why it was refused)`` with nothing stored."""
     game_id = row["id"]
     try:
-        store().play(game_id, version, schemas.check_move(row["game"], move))
+        store().play(game_id, version, schemas.check_move(row["game"], move), key=key)
     except Conflict:
         return None, "Another phone changed the game first: go back to the game and check it."
     except MoveError as e:
@@ -51,7 +51,8 @@ def _record(row: dict, version: int, move: dict):
 @bp.route("", methods=["GET", "POST"])
 def screen(game_id: str):
     row = load_game(game_id)
-    if not is_referee(game_id):
+    key = referee_key(game_id)
+    if key is None:
         abort(403)
     rules = games.get(row["game"])
     view = rules.view(row["state"])
@@ -63,7 +64,7 @@ def screen(game_id: str):
     preview, after, error = _preview(rules, row["state"], tally["move"])
     if form.recording:
         if error is None and not tally["problems"]:
-            answer, error = _record(row, form.version.data, tally["move"])
+            answer, error = _record(row, form.version.data, tally["move"], key)
             if answer is not None:
                 return answer
         refused = True  # nothing stored: the reason is shown in place
