@@ -11,6 +11,7 @@ import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
 from flask import Flask, current_app, jsonify, render_template, request
@@ -105,6 +106,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         # SQLite's synchronous: NORMAL (with WAL, a power cut may lose the last moves, a crash
         # never does) or FULL (every move waits for the disk; see `make bench` for its cost).
         SYNCHRONOUS="NORMAL",
+        TIMEZONE=None,  # the move log's clock, e.g. "Asia/Tokyo"; by default the server's own
         # New and imported games per client address (a club's phones may share one address
         # behind its Wi-Fi's NAT): enough for every table, not for a script filling the disk.
         # Counted per server process (make run starts 2).
@@ -120,6 +122,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     if test_config:
         app.config.update(test_config)
     app.config["SYNCHRONOUS"] = _synchronous(app.config["SYNCHRONOUS"])
+    _check_timezone(app.config["TIMEZONE"])
     if not app.config.get("SECRET_KEY"):  # only now: a configured key writes no file
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path) / "secret_key")
@@ -235,6 +238,19 @@ def _synchronous(value) -> str:
             "FULL makes every move wait for the disk, so none is lost to a power cut"
         )
     return setting
+
+
+def _check_timezone(name) -> None:
+    """``COMPANION_TIMEZONE``, checked at start-up: a zone name such as ``Asia/Tokyo``
+    (unset or empty: the server's own)."""
+    if not name:
+        return
+    try:
+        ZoneInfo(str(name))
+    except (ValueError, ZoneInfoNotFoundError):
+        raise ValueError(
+            f"COMPANION_TIMEZONE must name a time zone such as Asia/Tokyo or Europe/Madrid, not {name!r}"
+        ) from None
 
 
 @lru_cache(maxsize=64)

@@ -277,3 +277,38 @@ def test_m005_upgrades_a_database_keeping_its_moves_readable(tmp_path):
         "Ben played Q♥, took 2♣ 3♦ 8♠ 20:01 · undone",
     ]
     assert store.transcript("old")["moves"] == [LAYOUT]
+
+
+# ---------------------------------------------------------------------------
+# Whose clock
+# ---------------------------------------------------------------------------
+
+
+def test_the_log_reads_the_table_s_clock_not_utc(tmp_path):
+    """Times are stored in UTC; at a table in Tokyo "12:03 UTC" is 21:03 on every watch."""
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "t.db"),
+            "WTF_CSRF_ENABLED": False,
+            "SECRET_KEY": "t",
+            "TIMEZONE": "Asia/Tokyo",
+        },
+        instance_path=str(tmp_path),
+    )
+    phone = app.test_client()
+    game_id = new_game(phone)
+    layout(phone, game_id)
+    stamp = app.extensions["store"].moves(game_id)[0]["time"]
+    with app.app_context():
+        shown = app.jinja_env.filters["clock"](stamp)
+        assert app.jinja_env.filters["clock"]("2026-11-23T12:03:00.000000+00:00") == "21:03"
+    assert shown != stamp[11:16] and log_items(phone, game_id)[0].endswith(f"{shown} · this phone")
+
+
+@pytest.mark.parametrize("zone", ["Mars/Olympus", "../etc/passwd", "Tokyo time"])
+def test_a_time_zone_that_does_not_exist_fails_at_start_up(tmp_path, zone):
+    with pytest.raises(ValueError, match="COMPANION_TIMEZONE"):
+        create_app(
+            {"DATABASE": str(tmp_path / "t.db"), "SECRET_KEY": "t", "TIMEZONE": zone}, instance_path=str(tmp_path)
+        )

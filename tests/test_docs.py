@@ -2,6 +2,7 @@
 README cite is in the project's own docs/RULES.md, and nothing points outside the repo."""
 
 import re
+import tempfile
 
 import pytest
 
@@ -43,3 +44,22 @@ def test_nothing_points_outside_the_repo(path):
     text = path.read_text(encoding="utf-8")
     outside = ["../" + "shared", "shared/" + "vectors", "STACK" + ".md", "STYLE" + ".md"]
     assert not [word for word in outside if word in text]
+
+
+def test_every_setting_is_in_the_readme_table_and_its_env_file():
+    """Issue 14: the club section lists every COMPANION_* variable, once in the table and
+    once in the example companion.env; a setting the app adds must be documented."""
+    from flask import Flask
+
+    from companion import create_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        app = create_app({"SECRET_KEY": "x", "DATABASE": f"{folder}/x.db"}, instance_path=folder)
+    extensions = ("COMPRESS_", "RATELIMIT_", "WTF_")
+    ours = {k for k in set(app.config) - set(Flask.default_config) if not k.startswith(extensions)}
+    ours |= {"INSTANCE_PATH", "SECRET_KEY"}  # read before the config exists; Flask's own key
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = set(re.findall(r"^\| `COMPANION_([A-Z_]+)` \|", readme, flags=re.M))
+    env_file = readme[readme.index("COMPANION_INSTANCE_PATH=") :].split("```")[0]
+    listed = set(re.findall(r"^(?:# )?COMPANION_([A-Z_]+)=", env_file, flags=re.M))
+    assert ours == table == listed, (ours ^ table, ours ^ listed)

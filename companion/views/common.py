@@ -5,6 +5,8 @@ built for other phones."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import segno
 from flask import abort, current_app, session, url_for
@@ -197,6 +199,15 @@ def qr_svg(url: str, label: str) -> Markup:
     return Markup(svg.replace("<svg ", '<svg role="img" ', 1))
 
 
+def clock(stamp: str) -> str:
+    """A stored time (UTC, ISO) as the table's clock reads it, "21:03": in
+    ``COMPANION_TIMEZONE`` (e.g. ``Asia/Tokyo``), else the server's own time zone (the
+    laptop at the table is in the room's)."""
+    when = datetime.fromisoformat(stamp)
+    zone = current_app.config.get("TIMEZONE")
+    return when.astimezone(ZoneInfo(zone) if zone else None).strftime("%H:%M")
+
+
 def register_template_helpers(app) -> None:
     app.jinja_env.globals.update(
         card=with_card_names(card_face),
@@ -212,5 +223,6 @@ def register_template_helpers(app) -> None:
     )
     app.jinja_env.filters["card_text"] = with_card_names(card_text)
     app.jinja_env.filters["status_text"] = status_text
+    app.jinja_env.filters["clock"] = clock
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
