@@ -1,6 +1,7 @@
 """flaskr-style fixtures: an app on a temporary database per test, and its client."""
 
 import re
+import sqlite3
 import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -51,6 +52,13 @@ def csrf_client(tmp_path):
         instance_path=str(tmp_path),
     )
     return app.test_client()
+
+
+def snapshot(app) -> dict[str, list]:
+    """Every row of every table: what a request could have changed."""
+    with sqlite3.connect(app.config["DATABASE"]) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: sorted(map(repr, db.execute(f"SELECT * FROM [{t}]"))) for t in tables}
 
 
 class _Form(HTMLParser):

@@ -8,12 +8,11 @@ record a deal for the referee who follows it."""
 from __future__ import annotations
 
 import re
-import sqlite3
 
 import pytest
 
 from companion import games, web
-from tests.conftest import become_referee
+from tests.conftest import become_referee, snapshot
 
 #: Everything the app's forms post, as a GET would carry it: the tally screens' record
 #: button and their fields' names, the old tally command language, a move, a new game,
@@ -41,13 +40,6 @@ POSTED = {
     "player1": "Ben",
     "player2": "Cat",
 }
-
-
-def snapshot(app) -> dict[str, list]:
-    """Every row of every table: what a request could have changed."""
-    with sqlite3.connect(app.config["DATABASE"]) as db:
-        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        return {t: sorted(map(repr, db.execute(f"SELECT * FROM [{t}]"))) for t in tables}
 
 
 def get_routes(app) -> list[str]:
