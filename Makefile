@@ -7,7 +7,7 @@ HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run dev test lint screens bench chromium clean
+.PHONY: run dev test lint screens bench fuzz chromium clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ bench: $(STAMP)
 	$(PY) bench/server.py
 	$(PY) bench/page_weight.py
 	$(PY) bench/taps.py
+
+# The large form crawl (tests/test_crawl.py): every hostile value in every field of every form, and random
+# values from the seed it prints (COMPANION_FUZZ_SEED=<seed> make fuzz replays a run); `make test` runs a bounded one.
+fuzz: $(STAMP)
+	COMPANION_FUZZ=1 PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/test_crawl.py -s
 
 clean:
 	rm -rf $(VENV) .hypothesis
