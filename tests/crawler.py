@@ -18,8 +18,8 @@ findings are collected (:attr:`Crawl.problems`), not raised, so one run reports 
 What keeps the crawl on its feet while it changes the games it walks: a form whose game
 changed is read again from its page before it is sent (the version it carries moved on);
 "delete" is sent to a throwaway game; the referee's phone opens its own referee links (it
-stays a referee whatever they do); and the forms that start games go last (a phone keeps
-30 games' keys, and new games would push out the crawl's).
+stays a referee whatever they do); and the new-game form is sent from a phone of its own
+(a phone keeps 30 games' keys, and the games it starts would push out the crawl's).
 """
 
 from __future__ import annotations
@@ -585,6 +585,7 @@ class Crawl:
         self.started = time.perf_counter()
         self._turn = 0
         self._throwaway: str | None = None
+        self.starter = Phone("starter", app.test_client())
 
     # -- requests ------------------------------------------------------------------------------
     def ask(self, phone: Phone, method: str, url: str, pairs=(), headers=None, why: str = ""):
@@ -693,16 +694,27 @@ class Crawl:
 
     # -- forms ---------------------------------------------------------------------------------
     def run(self, phone: Phone) -> None:
-        """Open every page within reach, and fill in every form found (those that start
-        games last)."""
+        """Open every page within reach, and fill in every form found."""
         while phone.queue or phone.forms:
             if phone.queue:
                 self.visit(phone, *phone.queue.popleft())
                 continue
-            later = [f for f in phone.forms if f.action == "/games/new" and f.method == "POST"]
-            form = next((f for f in phone.forms if f not in later), None) or later[0]
-            phone.forms.remove(form)
-            self.fuzz(phone, form)
+            form = phone.forms.pop(0)
+            if form.action == "/games/new" and form.method == "POST":
+                self.start_games(form)
+            else:
+                self.fuzz(phone, form)
+
+    def start_games(self, form: Form) -> None:
+        """The new-game form, sent from a phone of its own: every game it starts is kept in
+        its session, and a phone keeps 30 games' keys (the crawl's would be pushed out)."""
+        starter = self.starter
+        answer = self.ask(starter, "GET", form.where, why="the new-game form on another phone")
+        again = [f for f in read_page(answer.get_data(as_text=True), form.where).forms if f.key() == form.key()]
+        assert again, f"{form.element} is not on {form.where} for another phone"
+        again[0].kind, again[0].label = form.kind, form.label
+        starter.seen[("/", False)] = None  # its home lists the games it started, names and all
+        self.fuzz(starter, again[0])
 
     def fresh(self, phone: Phone, form: Form) -> Form | None:
         """The form as the page shows it now (the game may have moved on), or None if the
@@ -788,7 +800,8 @@ class Crawl:
                 self.take(phone, current.action, answer, answered=current.method == "POST")
             if current.htmx and current.plain and button is None:
                 self.send(phone, current, current.default(button), False, "as the page fills it, without htmx")
-        names = form.names + (["X-CSRFToken"] if "X-CSRFToken" in form.headers else [])
+        # The CSRF token htmx sends from <body hx-headers> is a field too, where it is checked.
+        names = form.names + (["X-CSRFToken"] if "X-CSRFToken" in form.headers and form.method == "POST" else [])
         for name in names:
             for what, value in self.values(form, name):
                 current = self.fresh(phone, form)
@@ -797,8 +810,10 @@ class Crawl:
                     return
                 button = name if name in current.buttons else None
                 pairs, headers = current.default(button), list(current.headers.items())
-                if name == "X-CSRFToken":  # the token htmx sends from <body hx-headers>
-                    headers = substitute(headers, name, sized(value, "GET"))
+                if name == "X-CSRFToken":  # no client can put a line break in a header
+                    headers = [
+                        (n, re.sub(r"[\r\n]", " ", v)) for n, v in substitute(headers, name, sized(value, "GET"))
+                    ]
                 else:
                     pairs = substitute(pairs, name, sized(value, current.method))
                 answer = self.send(phone, current, pairs, current.htmx, f"{name}: {what}", headers)
@@ -811,6 +826,7 @@ class Crawl:
         shows the names it was given: they must come back escaped)."""
         target = local(answer.headers.get("Location"))
         if target:
+            phone.seen[(target, False)] = None
             self.ask(phone, "GET", target, why="following an accepted submission")
 
     def throwaway(self, phone: Phone) -> str:
@@ -848,7 +864,7 @@ class Crawl:
 
     def report(self) -> str:
         seconds = time.perf_counter() - self.started
-        kinds = sorted({(r, k) for r, k, label, what in self.found if label == ""})
+        kinds = sorted({(r, k) for r, k, label, _ in self.found if label == ""} | {(r, k) for r, k, _ in self.cost})
         lines = [
             f"{self.requests} requests ({self.submissions} submissions) in {seconds:.1f} s, seed {self.plan.seed}; "
             f"{len(self.vanished)} forms left the page before they were done"

@@ -53,8 +53,9 @@ STAGES = ("fresh", "mid", "finished")
 def crawled(tmp_path_factory):
     """One crawl for the module. A referee's phone starts a game of each kind through the
     new-game form (one left fresh, one played through its page to mid-game) and joins a
-    finished one, then crawls from the home page; a watcher's phone crawls from home and
-    the watch links the share panels show, then sends the referee's forms."""
+    finished one, then crawls from the home page (a third phone sends the new-game form it
+    finds); a watcher's phone crawls from home and the watch links the share panels show.
+    Then each phone opens its pages again, and the watcher sends the referee's forms."""
     tmp = tmp_path_factory.mktemp("crawl")
     app = create_app(
         {"TESTING": True, "DATABASE": str(tmp / "crawl.db"), "SECRET_KEY": "test", "CREATE_LIMIT": "100000 per minute"},
@@ -77,8 +78,9 @@ def crawled(tmp_path_factory):
     visitor = Phone("visitor", app.test_client())
     visitor.queue.extend([("/", False)] + [(url, False) for url, what in crawl.scanned if what == "Watch link"])
     crawl.run(visitor)
-    for phone in (referee, visitor):
+    for phone in (referee, visitor, crawl.starter):
         crawl.revisit(phone)
+    crawl.referee = referee
     crawl.replayed = crawl.replay(visitor, referee)
     print("\n" + crawl.report())
     return crawl
@@ -151,6 +153,16 @@ def test_the_crawl_reaches_every_page_and_form(crawled):
     assert crawled.statuses["referee", "moves", "POST", 422] >= 10
     assert crawled.statuses["referee", "tally", "POST", 422] >= 10
     assert crawled.submissions >= 800
+
+
+def test_the_referee_keeps_its_games_to_the_end(crawled):
+    """The crawl deleted, handed over and revoked, but on its throwaway game or to the same
+    phone: its games are all there and it still referees them, so every form above was sent
+    by a referee (a 403 would have hidden what they do)."""
+    for game_id, label in crawled.labels.items():
+        if label != "throwaway":
+            page = crawled.referee.client.get(f"/games/{game_id}").get_data(as_text=True)
+            assert 'id="undo-box"' in page, f"{label}: no longer the referee's"
 
 
 def test_a_watcher_can_change_nothing(crawled):
