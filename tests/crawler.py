@@ -586,6 +586,8 @@ class Crawl:
         self._turn = 0
         self._throwaway: str | None = None
         self.starter = Phone("starter", app.test_client())
+        self.phones: dict[str, Phone] = {}  # by role, as they crawled
+        self.replayed = 0
 
     # -- requests ------------------------------------------------------------------------------
     def ask(self, phone: Phone, method: str, url: str, pairs=(), headers=None, why: str = ""):
@@ -695,6 +697,7 @@ class Crawl:
     # -- forms ---------------------------------------------------------------------------------
     def run(self, phone: Phone) -> None:
         """Open every page within reach, and fill in every form found."""
+        self.phones[phone.role] = phone
         while phone.queue or phone.forms:
             if phone.queue:
                 self.visit(phone, *phone.queue.popleft())
@@ -843,10 +846,9 @@ class Crawl:
             headers = {"HX-Request": "true"} if htmx else {}
             self.ask(phone, "GET", re.sub(r"([?&]version=)[^&]*", r"\g<1>-1", url), headers=headers, why="again")
 
-    def replay(self, visitor: Phone, referee: Phone) -> int:
+    def replay(self, visitor: Phone) -> None:
         """Every form of a referee's that changes a game, sent by a phone that is not one
         (with its own CSRF token): each must be refused, and change nothing."""
-        sent = 0
         for (role, _), forms in self.forms_by.items():
             for form in forms:
                 if role != "referee" or form.method != "POST" or form.kind == "join":
@@ -856,11 +858,10 @@ class Crawl:
                 pairs = [(n, visitor.csrf if n == "csrf_token" else v) for n, v in form.default()]
                 headers = form.headers | ({"X-CSRFToken": visitor.csrf} if form.htmx else {})
                 answer = self.ask(visitor, "POST", form.action, pairs, headers, "a referee's form from a watcher")
-                sent += 1
+                self.replayed += 1
                 if answer is not None and answer.status_code != 403:
                     refused = f"answered {answer.status_code}, not 403"
                     self.problem(visitor, "POST", form.action, MultiDict(pairs), refused, "", "a referee's form")
-        return sent
 
     def report(self) -> str:
         seconds = time.perf_counter() - self.started

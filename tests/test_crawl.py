@@ -80,8 +80,7 @@ def crawled(tmp_path_factory):
     crawl.run(visitor)
     for phone in (referee, visitor, crawl.starter):
         crawl.revisit(phone)
-    crawl.referee = referee
-    crawl.replayed = crawl.replay(visitor, referee)
+    crawl.replay(visitor)
     print("\n" + crawl.report())
     return crawl
 
@@ -161,7 +160,7 @@ def test_the_referee_keeps_its_games_to_the_end(crawled):
     by a referee (a 403 would have hidden what they do)."""
     for game_id, label in crawled.labels.items():
         if label != "throwaway":
-            page = crawled.referee.client.get(f"/games/{game_id}").get_data(as_text=True)
+            page = crawled.phones["referee"].client.get(f"/games/{game_id}").get_data(as_text=True)
             assert 'id="undo-box"' in page, f"{label}: no longer the referee's"
 
 
