@@ -14,8 +14,12 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from companion import games
 from companion.errors import OptionError
-from companion.schemas import NAME_LENGTH
+from companion.schemas import BIG, NAME_LENGTH
 from companion.web.query import labelled
+
+#: An option's number within what the API's schema takes: the engine checks its own range
+#: and says so beside the field, but a number beyond 64 bits could not even be stored.
+WITHIN = NumberRange(min=-BIG, max=BIG)
 
 
 def _word(value) -> str:
@@ -54,7 +58,7 @@ def option_fields(rules, start: str) -> dict[str, Field]:
         elif name in getattr(rules, "USUAL", {}):
             out[name] = IntegerField(
                 label,
-                validators=[Optional(), NumberRange(min=1)],
+                validators=[Optional(), NumberRange(min=1, max=BIG)],
                 default=default,
                 description=f"{help_} Blank: the usual, {rules.USUAL[name]}.",
                 render_kw={"placeholder": "usual", "inputmode": "numeric"},
@@ -72,13 +76,17 @@ def option_fields(rules, start: str) -> dict[str, Field]:
             )
         elif nullable:
             out[name] = IntegerField(
-                label, validators=[Optional()], default=default, description=help_, render_kw={"inputmode": "numeric"}
+                label,
+                validators=[Optional(), WITHIN],
+                default=default,
+                description=help_,
+                render_kw={"inputmode": "numeric"},
             )
         else:
             # The engine checks the range and its message is shown beside the field.
             out[name] = IntegerField(
                 label,
-                validators=[InputRequired()],
+                validators=[InputRequired(), WITHIN],
                 default=default,
                 description=help_,
                 render_kw={"inputmode": "numeric"},
