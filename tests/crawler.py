@@ -232,6 +232,7 @@ class Form:
     needs_button: bool  # only a named button submits it (a grid of cards)
     offered: dict[str, list[str]]  # the values the page offers, per field name
     texts: set[str] = field(default_factory=set)  # the fields typed as text (a name): shown again later
+    numbers: set[str] = field(default_factory=set)  # the fields typed as numbers
     kind: str = ""
     label: str = ""
     gen: int = 0  # how many times its game had changed when it was read
@@ -318,6 +319,7 @@ def _form_of(node: Node, root: Node, page: str) -> Form:
     buttons: dict[str, list[str]] = {}
     offered: dict[str, list[str]] = {}
     texts: set[str] = set()
+    numbers: set[str] = set()
     typed: set[str] = set()
     unnamed_submit = False
     for c in controls:
@@ -330,6 +332,8 @@ def _form_of(node: Node, root: Node, page: str) -> Form:
         offered[name] += [v for v in offered_values(c) if v not in offered[name]]
         if is_text(c):
             texts.add(name)
+        if c.tag == "input" and (c.get("type") == "number" or c.get("inputmode") == "numeric"):
+            numbers.add(name)
         if is_submit(c):
             buttons.setdefault(name, [])
             if "disabled" not in c.attrs:
@@ -356,6 +360,7 @@ def _form_of(node: Node, root: Node, page: str) -> Form:
         needs_button=bool(buttons) and not unnamed_submit and not re.search(r"\b(change|load|every)\b", trigger),
         offered=offered,
         texts=texts,
+        numbers=numbers,
     )
 
 
@@ -450,7 +455,7 @@ HOSTILE: list[tuple[str, object]] = [
     ("repeated", REPEAT),
     ("huge", Huge("9")),
     ("negative", "-1"),
-    ("20 digits", "12345678901234567890"),
+    ("20 digits", "99999999999999999999"),  # beyond 64 bits, signed or not
     ("superscript two", "²"),
     ("arabic-indic three", "٣"),
     ("bad card", "11H"),
@@ -470,6 +475,10 @@ HOSTILE: list[tuple[str, object]] = [
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "1", "11", "0"]
 #: Random text: any character of the first planes but a surrogate (not encodable) or NUL.
 ALPHABET = "".join(chr(c) for c in range(1, 0x3000) if not 0xD800 <= c < 0xE000)
+
+
+HOSTILE_TEXT = next(v for v in HOSTILE if v[0] == "markup")
+HOSTILE_NUMBER = next(v for v in HOSTILE if v[0] == "20 digits")
 
 
 def random_value(rng: random.Random, offered: list[str]) -> str | tuple[str, ...]:
@@ -560,6 +569,8 @@ class Phone:
 
 
 class Crawl:
+    """One crawl of one app: the phones' requests, what they found, and what went wrong."""
+
     def __init__(self, app, plan: Plan, labels: dict[str, str] | None = None):
         self.app, self.plan = app, plan
         self.rng = random.Random(plan.seed)
@@ -778,8 +789,10 @@ class Crawl:
         else:
             chosen = [HOSTILE[(self._turn + i) % len(HOSTILE)] for i in range(self.plan.hostile_per_field)]
             self._turn += self.plan.hostile_per_field
-            if name in form.texts and ("markup", MARKUP) not in chosen:
-                chosen.append(("markup", MARKUP))  # a typed name is shown on other pages: always markup
+            # Each box also gets the value sharpest for its kind: a name is shown on other pages
+            # (markup), a number is stored (one beyond 64 bits).
+            sharpest = [HOSTILE_TEXT] if name in form.texts else [HOSTILE_NUMBER] if name in form.numbers else []
+            chosen += [v for v in sharpest if v not in chosen]
         offered = form.offered.get(name, []) + form.buttons.get(name, [])
         return chosen + [("random", random_value(self.rng, offered)) for _ in range(self.plan.random_per_field)]
 
