@@ -208,6 +208,16 @@ def test_a_stale_version_gets_a_conflict_and_the_current_board(client):
     assert version_of(client, game_id) == 1
 
 
+@pytest.mark.parametrize("version", ["٠", "１", " 1", "1.0", "", "9" * 20])
+def test_a_version_in_anything_but_plain_digits_is_400_and_changes_nothing(client, version):
+    """The crawler's finding: int() read "٠" as 0, so a move or undo carrying it was taken."""
+    game_id = new_game(client)
+    play(client, game_id, type="layout", cards=["2C", "3D", "4H", "8S"])
+    move = client.post(f"/games/{game_id}/moves", data={"version": version, "type": "play", "card": "QH"}, headers=HX)
+    undo = client.post(f"/games/{game_id}/undo", data={"version": version}, headers=HX)
+    assert move.status_code == undo.status_code == 400 and version_of(client, game_id) == 1
+
+
 def test_watchers_poll_and_get_204_while_nothing_changed(client, app):
     game_id = new_game(client)
     watcher = app.test_client()

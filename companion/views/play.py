@@ -111,10 +111,12 @@ def _mode(view: dict):
 
 
 def _version() -> int:
-    try:
-        return int(request.form.get("version", ""))
-    except ValueError:
+    """The version the phone saw: plain digits, as the page writes it (``int()`` alone
+    would take "٣" and "  3 " too, which no page sends)."""
+    posted = request.form.get("version", "")
+    if not (posted.isascii() and posted.isdigit() and len(posted) <= 10):
         abort(400)
+    return int(posted)
 
 
 @bp.post("/moves")
