@@ -50,10 +50,11 @@ bench: $(STAMP)
 	$(PY) bench/page_weight.py
 	$(PY) bench/taps.py
 
-# The large form crawl (tests/test_crawl.py): every hostile value in every field of every form, and random
-# values from the seed it prints (COMPANION_FUZZ_SEED=<seed> make fuzz replays a run); `make test` runs a bounded one.
+# The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
+# every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a
+# run) and schemathesis against the API's OpenAPI document (tests/test_openapi.py, 1000 cases an operation).
 fuzz: $(STAMP)
-	COMPANION_FUZZ=1 PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/test_crawl.py -s
+	COMPANION_FUZZ=1 PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/test_crawl.py tests/test_openapi.py -s
 
 clean:
 	rm -rf $(VENV) .hypothesis

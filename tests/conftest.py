@@ -19,19 +19,25 @@ settings.register_profile("companion", database=None)
 settings.load_profile("companion")
 
 
-@pytest.fixture
-def app(tmp_path):
-    """The app on a temporary instance folder: nothing is written into the checkout."""
+def make_app(folder, **config):
+    """The app on the temporary instance folder ``folder`` (nothing is written into the
+    checkout), as the ``app`` fixture makes it, with ``config`` on top."""
     return create_app(
         {
             "TESTING": True,
-            "DATABASE": str(tmp_path / "test.db"),
+            "DATABASE": str(folder / "test.db"),
             "WTF_CSRF_ENABLED": False,
             "SECRET_KEY": "test",
             "CREATE_LIMIT": "10000 per minute",  # tests start many games; test_limits.py keeps the real one
+            **config,
         },
-        instance_path=str(tmp_path),
+        instance_path=str(folder),
     )
+
+
+@pytest.fixture
+def app(tmp_path):
+    return make_app(tmp_path)
 
 
 @pytest.fixture

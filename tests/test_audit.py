@@ -15,7 +15,7 @@ import sqlite_utils
 
 from companion import create_app, games
 from companion.store import NotReferee, migrations
-from tests.conftest import become_referee, new_game, post_move, version_of
+from tests.conftest import become_referee, make_app, new_game, post_move, version_of
 
 HX = {"HX-Request": "true"}
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -286,16 +286,7 @@ def test_m005_upgrades_a_database_keeping_its_moves_readable(tmp_path):
 
 def test_the_log_reads_the_table_s_clock_not_utc(tmp_path):
     """Times are stored in UTC; at a table in Tokyo "12:03 UTC" is 21:03 on every watch."""
-    app = create_app(
-        {
-            "TESTING": True,
-            "DATABASE": str(tmp_path / "t.db"),
-            "WTF_CSRF_ENABLED": False,
-            "SECRET_KEY": "t",
-            "TIMEZONE": "Asia/Tokyo",
-        },
-        instance_path=str(tmp_path),
-    )
+    app = make_app(tmp_path, TIMEZONE="Asia/Tokyo")
     phone = app.test_client()
     game_id = new_game(phone)
     layout(phone, game_id)

@@ -7,8 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from companion import create_app
-from tests.conftest import new_game, version_of
+from tests.conftest import make_app, new_game, version_of
 
 HX = {"HX-Request": "true"}
 LAN = "192.168.1.20:5000"
@@ -59,16 +58,7 @@ def test_links_use_the_address_the_phone_used(client):
 
 
 def test_public_url_wins_behind_a_proxy(tmp_path):
-    app = create_app(
-        {
-            "TESTING": True,
-            "DATABASE": str(tmp_path / "p.db"),
-            "WTF_CSRF_ENABLED": False,
-            "SECRET_KEY": "t",
-            "PUBLIC_URL": "https://cards.example.org/",
-        },
-        instance_path=str(tmp_path),
-    )
+    app = make_app(tmp_path, PUBLIC_URL="https://cards.example.org/")
     client = app.test_client()
     game_id = new_game(client)
     panel = client.get(f"/games/{game_id}/share", headers=HX, environ_overrides={"HTTP_HOST": LAN})
