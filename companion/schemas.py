@@ -41,11 +41,11 @@ from companion import games
 from companion.errors import InvalidMove
 from companion.store import LINK_KINDS, TRANSCRIPT_FORMAT
 
-#: A player's name, as the new-game form bounds it.
+#: A player's name, bounded alike by the new-game form and the API.
 NAME_LENGTH = 24
 #: The most cards any list holds (two packs, 100/99/98's 98 with many players).
 MAX_CARDS = 104
-#: The most moves a transcript may hold (a long Tablanette game is about 300).
+#: The most moves a transcript may hold (a long game is a few hundred).
 MAX_MOVES = 10_000
 #: Whole numbers sent anywhere (a target, a count, a version) stay within this.
 BIG = 10**9
@@ -89,10 +89,6 @@ class Move(Strict):
 
 class SchemaError(InvalidMove):
     """A body or move that does not fit its schema: ``params["field"]`` names the field."""
-
-    @property
-    def field(self) -> str:
-        return str(self.params["field"])
 
 
 def _fail(field: str, problem: str) -> SchemaError:
