@@ -377,6 +377,7 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
         "schema": {"type": "string", "maxLength": 64},
     }
     malformed = answer("Malformed, or failing the schema: `params.field` names the field")
+    too_large = answer("The body is over the server's limit (1 MB)")
     limited = {
         "description": "Too many new games from this address: wait `Retry-After` seconds",
         "headers": {"Retry-After": {"schema": {"type": "string"}}},
@@ -390,6 +391,7 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
             "403": answer("Missing or wrong X-Edit-Key"),
             "404": answer("No such game"),
             "409": answer("Stale version: `version` is the game's current one"),
+            "413": too_large,
             "422": answer("Refused by the rules: `code`, `params`, `rule`; `options` when ambiguous"),
         },
     }
@@ -404,6 +406,7 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
                     "responses": {
                         "201": answer("Created: keep `edit_key`, it is shown once", "Created"),
                         "400": malformed,
+                        "413": too_large,
                         "422": answer("Options or players the game refuses (`params.option` names it)"),
                         "429": limited,
                     },
@@ -431,6 +434,7 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
                     "responses": {
                         "201": answer("The link", "LinkOut"),
                         "400": malformed,
+                        "413": too_large,
                         "403": answer("Missing or wrong X-Edit-Key"),
                         "404": answer("No such game"),
                     },
@@ -450,6 +454,7 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
                     "responses": {
                         "201": answer("Created", "Imported"),
                         "400": malformed,
+                        "413": too_large,
                         "422": answer("A move or the set-up refused: `move` is the first bad move (1-based)"),
                         "429": limited,
                     },
