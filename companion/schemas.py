@@ -91,7 +91,8 @@ class SchemaError(InvalidMove):
     """A body or move that does not fit its schema: ``params["field"]`` names the field."""
 
 
-def _fail(field: str, problem: str) -> SchemaError:
+def schema_error(field: str, problem: str) -> SchemaError:
+    """The refusal of ``field`` ("move.card", "body") for ``problem``."""
     return SchemaError("bad_field", "%(field)s: %(problem)s", field=field, problem=problem)
 
 
@@ -118,19 +119,19 @@ def validated(model: type[M], data: Any, where: str = "") -> M:
         errors = e.errors(include_url=False, include_input=False)
         first = _located(data, errors[0]["loc"], where)
         problems = dict.fromkeys(x["msg"] for x in errors if _located(data, x["loc"], where) == first)
-        raise _fail(first, " or ".join(problems)) from None
+        raise schema_error(first, " or ".join(problems)) from None
 
 
 def _pick(data: Any, tag: str, models: Mapping[str, Any], where: str) -> Any:
     """The model ``data[tag]`` names ("type": "play"), or a SchemaError naming the tag."""
     field = f"{where}.{tag}" if where else tag
     if not isinstance(data, dict):
-        raise _fail(where or "body", "Input should be an object")
+        raise schema_error(where or "body", "Input should be an object")
     if tag not in data:
-        raise _fail(field, "Field required")
+        raise schema_error(field, "Field required")
     named = data[tag]
     if not isinstance(named, str) or named not in models:
-        raise _fail(field, "Input should be one of: " + ", ".join(map(repr, models)))
+        raise schema_error(field, "Input should be one of: " + ", ".join(map(repr, models)))
     return models[named]
 
 

@@ -394,7 +394,7 @@ class Store:
 
     def check_key(self, game_id: str, key) -> bool:
         """Whether ``key`` is one of the game's referee keys still in force (False for an unknown game)."""
-        return self._referee(self._conn(), game_id, key) is not None
+        return self.referee_id(game_id, key) is not None
 
     def referee_id(self, game_id: str, key) -> str | None:
         """The id of the referee phone whose key this is, if it is in force: what the move

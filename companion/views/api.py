@@ -1,7 +1,8 @@
 """The JSON API and transcripts (DESIGN.md "JSON API and transcripts").
 
-Status codes: 201 created, 200 done, 400 malformed, 403 missing or wrong edit key,
-404 unknown game, 409 stale version, 422 illegal or ambiguous (with ``options``).
+Status codes: 201 created, 200 done, 400 malformed or failing the schema (naming the
+field), 403 missing or wrong edit key, 404 unknown game, 409 stale version, 413 a body
+over 1 MB, 422 refused by the game (an illegal or ambiguous move, with ``options``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from werkzeug.routing import BaseConverter
 
 from companion import creating_games, games, schemas
 from companion.errors import MoveError, OptionError, Refusal
-from companion.schemas import SchemaError
 from companion.store import BadTranscript, Conflict
 from companion.views.common import external_url, store
 
@@ -49,7 +49,7 @@ def _body() -> object:
         return {}
     data = request.get_json(silent=True)
     if data is None:
-        raise SchemaError("bad_field", "%(field)s: %(problem)s", field="body", problem="Send JSON")
+        raise schemas.schema_error("body", "Send JSON")
     return data
 
 
@@ -71,7 +71,7 @@ def create():
     try:
         body = schemas.check_new_game(_body())
         row, key = store().create(body["game"], body["players"], body.get("options"))
-    except SchemaError as e:
+    except schemas.SchemaError as e:
         return _refused(400, e)
     except OptionError as e:  # fits the schema, refused by the game (a dealer not playing)
         return _refused(422, e)
@@ -108,7 +108,7 @@ def _change(game_id: str, model: type[schemas.Strict], action):
         return refused
     try:
         version, state = action(row, schemas.check_body(model, _body()), request.headers["X-Edit-Key"])
-    except SchemaError as e:
+    except schemas.SchemaError as e:
         return _refused(400, e)
     except Conflict as e:
         return _error(409, "Stale version: the game has changed", version=e.version)
@@ -141,7 +141,7 @@ def make_link(game_id: str):
         return refused
     try:
         kind = schemas.check_body(schemas.LinkBody, _body()).kind
-    except SchemaError as e:
+    except schemas.SchemaError as e:
         return _refused(400, e)
     minutes = current_app.config["HANDOVER_MINUTES"]
     token = store().make_link(game_id, kind, minutes)
@@ -162,7 +162,7 @@ def transcript(game_id: str):
 def import_transcript():
     try:
         row, key = store().import_transcript(schemas.check_transcript(_body()))
-    except SchemaError as e:
+    except schemas.SchemaError as e:
         return _refused(400, e)
     except BadTranscript as e:
         return _error(422, str(e), **({"move": e.index} if e.index is not None else {}))

@@ -135,19 +135,8 @@ def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:
             after = None
         if text is None:
             text = json.dumps(m["move"], ensure_ascii=False)
-        out.append(
-            {
-                "seq": m["seq"],
-                "text": text,
-                "undone": m["undone"],
-                "time": m["time"],
-                # the audit trail (store.moves): which phone entered it, and who undid it when
-                "referee": m.get("referee"),
-                "imported": m.get("imported", False),
-                "undone_by": m.get("undone_by"),
-                "undone_time": m.get("undone_time"),
-            }
-        )
+        # the stored move's row (seq, time, undone and the audit trail) with its words
+        out.append({k: v for k, v in m.items() if k != "move"} | {"text": text})
         if not m["undone"] and after is not None:
             state = after
     return out

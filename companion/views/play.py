@@ -7,7 +7,6 @@ from flask import Blueprint, abort, redirect, render_template, request, session,
 
 from companion import games, htmx, schemas
 from companion.errors import AmbiguousMove, MoveError
-from companion.schemas import SchemaError
 from companion.store import Conflict
 from companion.views.common import card_text, game_context, is_referee, load_game, require_referee, spanish_names, store
 
@@ -128,7 +127,7 @@ def move(game_id: str):
     the_move = move_from_form(request.form)
     try:
         the_move = schemas.check_move(row["game"], the_move)
-    except SchemaError as e:  # not a move any picker sends: said in place, nothing else asked
+    except schemas.SchemaError as e:  # not a move any picker sends: said in place, nothing else asked
         return _answer(row, before, 422, error=e.reason)
     # A move that ends the hand for its player is confirmed first (the game says which).
     ask = getattr(rules, "confirm_needed", None)
