@@ -7,13 +7,31 @@ HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run dev test lint screens bench fuzz chromium clean
+.PHONY: run dev test lint screens bench fuzz chromium clean messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+
+# The catalogs: compiled from the .po files kept in the repo (make run and make test do it).
+CATALOGS := companion/translations
+MO       := $(patsubst %.po,%.mo,$(wildcard $(CATALOGS)/*/LC_MESSAGES/messages.po))
+# Besides gettext's own names, what the engines word their refusals and explanations with
+# (a code, then the English text that is the message id) and N_ for labels kept as data.
+KEYWORDS := -k N_ -k Reason:2 -k Refusal:2 -k MoveError:2 -k IllegalMove:2 -k InvalidMove:2 \
+            -k AmbiguousMove:2 -k OptionError:2 -k SchemaError:2
+
+%.mo: %.po $(STAMP)
+	$(VENV)/bin/pybabel -q compile -i $< -o $@
+
+# After changing words in the code or templates: extract them and update each catalog
+# (then translate what is new; tests/test_i18n.py fails on anything untranslated or fuzzy).
+messages: $(STAMP)
+	$(VENV)/bin/pybabel -q extract -F babel.cfg --no-location --sort-output $(KEYWORDS) \
+	  -o $(CATALOGS)/messages.pot .
+	$(VENV)/bin/pybabel -q update -i $(CATALOGS)/messages.pot -d $(CATALOGS) --no-fuzzy-matching --ignore-obsolete
 
 # Browser tests drive Debian's Chromium; never `playwright install` (it downloads a browser).
 chromium:
@@ -23,15 +41,15 @@ chromium:
 
 # Serve the table: every interface by default (HOST=127.0.0.1 keeps it private), gunicorn
 # with threads; the first lines printed are the address to open on the phones and its QR code.
-run: $(STAMP)
+run: $(STAMP) $(MO)
 	@$(PY) -m companion.serve --host $(HOST) --port $(PORT)
 
 # Flask's debug server with the reloader, for working on the code (this machine only).
-dev: $(STAMP)
+dev: $(STAMP) $(MO)
 	$(VENV)/bin/flask --app companion run --debug --host 127.0.0.1 --port $(PORT)
 
 # Tests write only to temporary folders: no bytecode caches in the checkout either.
-test: $(STAMP) chromium
+test: $(STAMP) chromium $(MO)
 	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest
 
 # Lint, format and types (ruff, mypy: strict on the engines), leaving no cache in the checkout.
@@ -41,10 +59,10 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy --cache-dir=/dev/null
 
 # The browser tests again, keeping their screenshots in tests/e2e/screens/ (git-ignored) to look at.
-screens: $(STAMP) chromium
+screens: $(STAMP) chromium $(MO)
 	COMPANION_SCREENS=tests/e2e/screens PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/e2e
 
-bench: $(STAMP)
+bench: $(STAMP) $(MO)
 	$(PY) bench/capture_options.py
 	$(PY) bench/server.py
 	$(PY) bench/page_weight.py
@@ -53,7 +71,7 @@ bench: $(STAMP)
 # The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
 # every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a
 # run) and schemathesis against the API's OpenAPI document (tests/test_openapi.py, 1000 cases an operation).
-fuzz: $(STAMP)
+fuzz: $(STAMP) $(MO)
 	COMPANION_FUZZ=1 PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/test_crawl.py tests/test_openapi.py -s
 
 clean:

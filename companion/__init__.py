@@ -135,6 +135,9 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     app.session_interface = SecureWhenHttps()
     if app.config["TRUST_PROXY"]:  # COMPANION_TRUST_PROXY=1 (the env value is read as JSON)
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)  # type: ignore[method-assign]
+    from companion import i18n
+
+    i18n.init_app(app)
     csrf.init_app(app)
     htmx.init_app(app)
     limiter.init_app(app)

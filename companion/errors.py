@@ -82,8 +82,19 @@ class Reason:
         return Reason(self.code, self.text, rule=self.rule, **(self.params | params))
 
     def as_json(self) -> dict[str, Any]:
-        """What the API sends with a refusal (DESIGN.md, JSON API: 422)."""
+        """What the API sends with a refusal (DESIGN.md, JSON API: 422), in English; the
+        web words ``error`` in the request's language (``i18n.say``)."""
         return {"error": str(self), "code": self.code, "params": self.params, "rule": self.rule}
+
+    def as_data(self) -> dict[str, Any]:
+        """The reason as plain JSON, for a game's state (an outcome's explanation): the web
+        words it in the reader's language; :meth:`from_json` reads it back."""
+        return {"code": self.code, "text": self.text, "params": self.params, "rule": self.rule}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Reason:
+        """A reason from :meth:`as_data` (or :meth:`as_json` with its ``text``)."""
+        return cls(data["code"], data["text"], rule=data.get("rule"), **data.get("params", {}))
 
 
 class Refusal(ValueError):

@@ -896,7 +896,8 @@ class Crawl:
 def start_game(crawl: Crawl, phone: Phone, game: str, players: list[str]) -> str:
     """Start ``game`` through the new-game page's form, as the referee's phone does."""
     answer = crawl.ask(phone, "GET", f"/games/new?game={game}", why="starting a game")
-    form = next(f for f in read_page(answer.get_data(as_text=True), "/games/new").forms if f.action == "/games/new")
+    forms = read_page(answer.get_data(as_text=True), "/games/new").forms
+    form = next(f for f in forms if f.action == "/games/new" and f.method == "POST")
     pairs = [(n, v) for n, v in form.default() if not n.startswith("player")]
     pairs += [(f"player{i}", name) for i, name in enumerate(players)]
     answer = crawl.ask(phone, "POST", form.action, pairs, why="starting a game")

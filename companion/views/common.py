@@ -14,8 +14,9 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from companion import games
-from companion.cards import PACK_52, RANKS, SUIT_NAMES, SUIT_SYMBOLS, SUITS, Card
+from companion.cards import PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
 from companion.games.tricks import DUTY_TEXT
+from companion.i18n import card_name, suit_name
 
 
 def store():
@@ -99,10 +100,9 @@ def external_url(endpoint: str, **values) -> str:
     return url_for(endpoint, _external=True, **values)
 
 
-#: Spanish-pack display (RULES.md §0.2): oros = D, copas = H, espadas = S, bastos = C;
-#: rey = K, caballo = Q, sota = J. Only the names change; the codes stay French.
-SPANISH_SUITS = {"D": "oros", "H": "copas", "S": "espadas", "C": "bastos"}
-SPANISH_RANKS = {"K": ("R", "rey"), "Q": ("C", "caballo"), "J": ("S", "sota"), "A": ("1", "as")}
+#: Spanish-pack display (RULES.md §0.2): rey = K (R), caballo = Q (C), sota = J (S), as = A
+#: (1) on a chip; only the letters and names change, the codes stay French.
+SPANISH_LETTERS = {"K": "R", "Q": "C", "J": "S", "A": "1"}
 
 
 def spanish_names(row: dict) -> bool:
@@ -132,14 +132,11 @@ def game_context(row: dict, view: dict | None = None) -> dict:
 
 
 def card_face(code: str, spanish: bool = False) -> dict:
-    """How a card is shown: rank, suit symbol, colour, spoken name; ``spanish``: "R" and
-    "rey de oros" for KD."""
+    """How a card is shown: rank, suit symbol, colour, spoken name in the page's language
+    ("queen of spades", "スペードのクイーン"); ``spanish``: "R" and "rey de oros" for KD."""
     c = Card.parse(code)
-    face = {"code": str(c), "rank": c.rank, "suit": SUIT_SYMBOLS[c.suit], "red": c.red, "name": c.name}
-    if spanish:
-        short, word = SPANISH_RANKS.get(c.rank, (c.rank, c.rank))
-        face |= {"rank": short, "name": f"{word} de {SPANISH_SUITS[c.suit]}"}
-    return face
+    rank = SPANISH_LETTERS.get(c.rank, c.rank) if spanish else c.rank
+    return {"code": str(c), "rank": rank, "suit": SUIT_SYMBOLS[c.suit], "red": c.red, "name": card_name(c, spanish)}
 
 
 #: A card code inside a sentence ("QC", "10D"): engine messages name cards by code.
@@ -168,13 +165,6 @@ def status_text(status: dict) -> str:
     elif status.get("losses"):
         parts.append("loss marks " + ", ".join(f"{p} {n}" for p, n in status["losses"].items()))
     return " · ".join(parts) or "In progress"
-
-
-def suit_name(letter: str, spanish: bool = False) -> str:
-    """A suit in words, in the names the game's pages use."""
-    if spanish:
-        return SPANISH_SUITS[letter]
-    return SUIT_NAMES[letter]
 
 
 def pack_rows(codes=None) -> tuple[int, list[list[str | None]]]:

@@ -9,12 +9,13 @@ import re
 import typing
 from dataclasses import fields
 
-from flask import Blueprint, abort, render_template, request, url_for
+from flask import Blueprint, abort, g, render_template, request, url_for
 from flask_htmx import make_response as htmx_response
 from markupsafe import Markup, escape
 
 from companion import games, htmx, web
 from companion.errors import Reason, Spaced
+from companion.i18n import say_html
 from companion.views.common import card_text, with_card_names
 from companion.web.query import Query, option_rows, read_options
 
@@ -41,15 +42,17 @@ def rule_link(rule: str) -> Markup:
     return Markup('<a href="{}">{}</a>').format(rule_url(rule), rule)
 
 
-def reason_html(reason: Reason | str, spanish: bool = False) -> Markup:
+def reason_html(reason: Reason | dict | str, spanish: bool = False) -> Markup:
     """A refusal in words: its params escaped, card codes as players read them (Q♣),
     the rule it cites linked to its section. A plain message (a form field's) is escaped."""
     if isinstance(reason, str):
         return escape(card_text(reason, spanish))
+    if isinstance(reason, dict):  # kept in a game's state (an outcome's explanation)
+        reason = Reason.from_json(reason)
     words = {k: card_text(v, spanish) if isinstance(v, (str, Spaced)) else v for k, v in reason.words().items()}
     if reason.rule:
         words["rule"] = rule_link(reason.rule)
-    return Markup(escape(reason.text)) % words
+    return say_html(reason, words)
 
 
 def rule_links(text: str) -> Markup:
@@ -95,6 +98,7 @@ def page(game: str):
     q, opts, raw, lab = _read(game, rules)
     if q.bad:  # read once more, so that no link on the page carries a wrong value
         q, opts, raw, lab = _read(game, rules, leave_out=q.bad)
+        g.refused_args = q.bad
     context = {
         "game": game,
         "title": rules.TITLE,
