@@ -4,11 +4,13 @@ fragment with the refusal shown in place, 422), and the poll watchers refresh by
 from __future__ import annotations
 
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
 
 from companion import games, htmx, schemas
 from companion.errors import AmbiguousMove, MoveError
 from companion.store import Conflict
-from companion.views.common import card_text, game_context, is_referee, load_game, require_referee, spanish_names, store
+from companion.views.common import game_context, is_referee, load_game, require_referee, spanish_names, store
+from companion.views.rules import reason_html
 
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
 
@@ -67,9 +69,9 @@ def _undo_label(rules, row: dict) -> str | None:
     if last is None:
         return None
     try:
-        return card_text(rules.narrate(row["state"], last), spanish_names(row))
+        return reason_html(rules.narrate(row["state"], last), spanish_names(row))
     except (ValueError, KeyError, TypeError):  # a stored move the narration can't word
-        return "the last move"
+        return _("the last move")
 
 
 def move_from_form(form) -> dict:
