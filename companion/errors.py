@@ -24,6 +24,12 @@ def _plain(value: object) -> Any:
     return str(value)  # a Card, a suit
 
 
+def N_(text: str) -> str:
+    """Marks ``text`` as words players read (a label kept as data): it stays English here,
+    ``make messages`` extracts it, and the web translates it at render (``_(label)``)."""
+    return text
+
+
 class Spaced(list[Any]):
     """A list param as a text places it: ``%(cards)s`` is "QH KH"; ``%(value)r`` the list."""
 

@@ -63,8 +63,10 @@ class Rules(Protocol):
 
     def load(self, data: dict[str, Any]) -> Any: ...
 
-    def narrate(self, state: Any, move: dict[str, Any]) -> str:
-        """One move in words, from the state it led to (the move log, Undo's label)."""
+    def narrate(self, state: Any, move: dict[str, Any]) -> Any:
+        """One move in words, from the state it led to (the move log, Undo's label): a
+        ``Reason`` (code, English %-format text, params) the web words in the reader's
+        language; a plain ``str`` is shown as it is."""
 
     def expects(self, state: Any) -> list[str]:
         """The move types the state accepts next (empty once the game is over)."""
