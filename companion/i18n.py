@@ -15,12 +15,13 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from flask import Flask, g, request
+from babel.lists import format_list
 from flask_babel import Babel, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from companion.cards import RANK_NAMES, SUIT_NAMES, Card
-from companion.errors import Reason, Spaced
+from companion.errors import Reason
 
 #: The languages there are catalogs for, and how each is named on its own switch.
 LANGUAGES = {"ja": "日本語", "en": "English"}
@@ -63,6 +64,7 @@ def init_app(app: Flask) -> None:
     babel.init_app(app, locale_selector=select_locale)
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.jinja_env.globals.update(LANGUAGES=LANGUAGES, language=language, switch_url=switch_url)
+    app.jinja_env.filters["names"] = names
 
     @app.after_request
     def remember_language(response):
@@ -112,6 +114,15 @@ def card_name(code: str | Card, spanish: bool = False) -> str:
     return f"{RANK_NAMES[c.rank]} of {SUIT_NAMES[c.suit]}"
 
 
+def names(values, joined: bool = False) -> str:
+    """Names (or any words) as a list in the request's language: "Ann, Ben" and "太郎、花子";
+    ``joined``: as a sentence joins them, "Ann and Ben" and "太郎、花子"."""
+    values = [str(v) for v in values]
+    if joined:
+        return format_list(values, style="standard", locale=get_locale())
+    return ("、" if language() == "ja" else ", ").join(values)
+
+
 def text_of(reason: Reason) -> str:
     """The reason's %-format text in the request's language (its English text is the id)."""
     return _(reason.text) if reason.text else ""
@@ -133,4 +144,4 @@ def say_html(reason: Reason | dict, words: dict) -> Markup:
     return Markup(escape(text_of(reason))) % words
 
 
-__all__ = ["LANGUAGES", "Spaced", "card_name", "init_app", "language", "say", "say_html", "suit_name", "switch_url"]
+__all__ = ["LANGUAGES", "card_name", "init_app", "language", "names", "say", "say_html", "suit_name", "switch_url"]

@@ -189,13 +189,13 @@ def qr_svg(url: str, label: str) -> Markup:
     return Markup(svg.replace("<svg ", '<svg role="img" ', 1))
 
 
-def clock(stamp: str) -> str:
+def clock(stamp: str, date: bool = False) -> str:
     """A stored time (UTC, ISO) as the table's clock reads it, "21:03": in
     ``COMPANION_TIMEZONE`` (e.g. ``Asia/Tokyo``), else the server's own time zone (the
     laptop at the table is in the room's)."""
     when = datetime.fromisoformat(stamp)
     zone = current_app.config.get("TIMEZONE")
-    return when.astimezone(ZoneInfo(zone) if zone else None).strftime("%H:%M")
+    return when.astimezone(ZoneInfo(zone) if zone else None).strftime("%Y-%m-%d %H:%M" if date else "%H:%M")
 
 
 def register_template_helpers(app) -> None:
