@@ -188,20 +188,24 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
 
 
 def _register_errors(app: Flask) -> None:
+    from flask_babel import lazy_gettext as _l
+
     pages = {
-        400: ("Bad request", "That request can't be read. Nothing was changed."),
-        403: ("Not the referee", "Only a referee's phone can do this. Ask the referee for a link."),
-        404: ("Not found", "There is no such page or game here."),
-        405: ("Not allowed", "That address can't be used like this."),
-        410: ("Link used up", "This link has expired or was already used. Ask the referee for a new one."),
-        413: ("Too large", "That upload is too large."),
-        429: ("Too many new games", "This address started too many games just now. Wait a little and try again."),
+        400: (_l("Bad request"), _l("That request can't be read. Nothing was changed.")),
+        403: (_l("Not the referee"), _l("Only a referee's phone can do this. Ask the referee for a link.")),
+        404: (_l("Not found"), _l("There is no such page or game here.")),
+        405: (_l("Not allowed"), _l("That address can't be used like this.")),
+        410: (_l("Link used up"), _l("This link has expired or was already used. Ask the referee for a new one.")),
+        413: (_l("Too large"), _l("That upload is too large.")),
+        429: (
+            _l("Too many new games"),
+            _l("This address started too many games just now. Wait a little and try again."),
+        ),
     }
 
     def handler(code):
-        title, message = pages[code]
-
         def page(e):
+            title, message = (str(words) for words in pages[code])
             # The error's own headers stay (a 405's Allow, RFC 9110); the body is ours.
             own = e.get_headers() if isinstance(e, HTTPException) else []
             kept = [(k, v) for k, v in own if k.lower() != "content-type"]
@@ -222,11 +226,14 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def csrf_error(e):
+        from flask_babel import gettext as _
+
         return render_template(
             "error.html",
-            title="Please reload",
-            message="This page is out of date or did not come from this app. "
-            "Reload it and try again; nothing was changed.",
+            title=_("Please reload"),
+            message=_(
+                "This page is out of date or did not come from this app. Reload it and try again; nothing was changed."
+            ),
         ), 400
 
 

@@ -8,12 +8,14 @@ import dataclasses
 import types
 import typing
 
+from flask_babel import gettext as _
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, Field, HiddenField, IntegerField, RadioField, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from companion import games
 from companion.errors import OptionError
+from companion.i18n import names
 from companion.schemas import BIG, NAME_LENGTH
 from companion.web.query import labelled
 
@@ -23,6 +25,7 @@ WITHIN = NumberRange(min=-BIG, max=BIG)
 
 
 def _word(value) -> str:
+    """A choice's value as the form posts it."""
     return "none" if value is None else str(value)
 
 
@@ -36,13 +39,14 @@ def start_values(rules, start: str) -> dict:
 
 
 def option_fields(rules, start: str) -> dict[str, Field]:
-    """One field per option of ``rules.Options``, its default taken from ``start``."""
+    """One field per option of ``rules.Options``, its default taken from ``start``; labels,
+    hints and choices in the request's language (the engine's words are the message ids)."""
     chosen = start_values(rules, start)
     labels = getattr(rules, "CHOICE_LABELS", {})
     hints = typing.get_type_hints(rules.Options)
     out: dict[str, Field] = {}
     for f in dataclasses.fields(rules.Options):
-        name, label, help_ = f.name, rules.OPTION_LABELS[f.name], rules.OPTION_HELP[f.name]
+        name, label, help_ = f.name, _(rules.OPTION_LABELS[f.name]), _(rules.OPTION_HELP[f.name])
         default = chosen[name]
         kind = hints[name]
         nullable = isinstance(kind, types.UnionType) and type(None) in kind.__args__
@@ -51,7 +55,7 @@ def option_fields(rules, start: str) -> dict[str, Field]:
         elif nullable and bool in kind.__args__:  # on, off, or the usual for the table
             out[name] = SelectField(
                 label,
-                choices=[SelectChoice("", "As usual"), SelectChoice("on", "Yes"), SelectChoice("off", "No")],
+                choices=[SelectChoice("", _("As usual")), SelectChoice("on", _("Yes")), SelectChoice("off", _("No"))],
                 default={None: "", True: "on", False: "off"}[default],
                 description=help_,
             )
@@ -60,8 +64,8 @@ def option_fields(rules, start: str) -> dict[str, Field]:
                 label,
                 validators=[Optional(), NumberRange(min=1, max=BIG)],
                 default=default,
-                description=f"{help_} Blank: the usual, {rules.USUAL[name]}.",
-                render_kw={"placeholder": "usual", "inputmode": "numeric"},
+                description=help_ + " " + _("Blank: the usual, %(n)s.", n=rules.USUAL[name]),
+                render_kw={"placeholder": _("usual"), "inputmode": "numeric"},
             )
         elif kind is bool:
             out[name] = BooleanField(label, default=default, description=help_)
@@ -70,7 +74,7 @@ def option_fields(rules, start: str) -> dict[str, Field]:
             shown = labels.get(name, {})
             out[name] = SelectField(
                 label,
-                choices=[SelectChoice(_word(v), shown.get(v, _word(v))) for v in values],
+                choices=[SelectChoice(_word(v), _(shown[v]) if v in shown else _word(v)) for v in values],
                 default=_word(default),
                 description=help_,
             )
@@ -104,23 +108,25 @@ def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskFo
     rules = games.get(game)
     chosen = start if start is not None and start in rules.STARTS else next(iter(rules.STARTS))
     attrs = {
-        "game": RadioField("Game", choices=[SelectChoice(n, games.get(n).TITLE) for n in games.GAMES], default=game),
+        "game": RadioField(
+            _("Game"), choices=[SelectChoice(n, _(games.get(n).TITLE)) for n in games.GAMES], default=game
+        ),
         "start": RadioField(
-            "How you play", choices=[SelectChoice(k, s.label) for k, s in rules.STARTS.items()], default=chosen
+            _("How you play"), choices=[SelectChoice(k, _(s.label)) for k, s in rules.STARTS.items()], default=chosen
         ),
         "dealer": SelectField(
-            "First dealer",
-            choices=[SelectChoice(str(i), f"Player {i + 1}") for i in range(rules.MAX_PLAYERS)],
+            _("First dealer"),
+            choices=[SelectChoice(str(i), _("Player %(n)s", n=i + 1)) for i in range(rules.MAX_PLAYERS)],
             default="0",
-            description="Who deals the first deal; the next player plays first.",
+            description=_("Who deals the first deal; the next player plays first."),
         ),
     }
     for i in range(rules.MAX_PLAYERS):
         attrs[f"player{i}"] = StringField(
-            f"Player {i + 1}",
+            _("Player %(n)s", n=i + 1),
             validators=[
-                Optional() if i >= rules.MIN_PLAYERS else InputRequired("Enter a name"),
-                Length(max=NAME_LENGTH),
+                Optional() if i >= rules.MIN_PLAYERS else InputRequired(_("Enter a name")),
+                Length(max=NAME_LENGTH, message=_("At most %(n)s characters", n=NAME_LENGTH)),
             ],
             render_kw={"autocomplete": "off", "autocapitalize": "words"},
         )
@@ -145,15 +151,17 @@ def rules_summary(form) -> str:
         for name in form.option_names
         if (field := getattr(form, name)).data != getattr(usual, name).data
     ]
-    label = form.rules.STARTS[usual.start.data].label
-    return f"{label}, changed: {', '.join(changed)}" if changed else f"As usual for {label}"
+    label = _(form.rules.STARTS[usual.start.data].label)
+    if changed:
+        return _("%(start)s, changed: %(options)s", start=label, options=names(changed))
+    return _("As usual for %(start)s", start=label)
 
 
 def name_dealers(form) -> None:
     """The dealer list shows the names typed ("Player 3" only for a seat still blank);
     static/app.js renames them as the names are typed."""
     form.dealer.choices = [
-        SelectChoice(str(i), (seat.data or "").strip()[:NAME_LENGTH] or f"Player {i + 1}")
+        SelectChoice(str(i), (seat.data or "").strip()[:NAME_LENGTH] or _("Player %(n)s", n=i + 1))
         for i, seat in enumerate(form.seats)
     ]
 

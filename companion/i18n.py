@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import Flask, g, request
 from babel.lists import format_list
+from flask import Flask, g, request
 from flask_babel import Babel, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape

@@ -23,23 +23,23 @@
     if (!b) { return; }
     var cfg = detail && detail.requestConfig;
     var verb = (cfg && cfg.verb || "get").toLowerCase();
-    var text;
+    // The words are the page's (data-* of #net-error), in its language.
+    var say = b.dataset, text;
     if (verb === "get") {
-      text = "No connection: this board may be out of date. It updates again when the connection is back.";
+      text = say.stale;
     } else {
       var card = tapped(detail);
-      text = "Not recorded: " + (card ? "the " + card + " tap" : "your last tap") + " did not reach the server ("
-        + why + "). Tap it again when the connection is back.";
+      text = (card ? say.card.replace("{card}", card) : say.tap).replace("{why}", say[why] || why);
     }
     b.querySelector(".text").textContent = text;
     b.hidden = false;
   }
 
-  document.addEventListener("htmx:sendError", function (e) { show(e.detail, "no connection"); });
-  document.addEventListener("htmx:timeout", function (e) { show(e.detail, "no answer in time"); });
+  document.addEventListener("htmx:sendError", function (e) { show(e.detail, "offline"); });
+  document.addEventListener("htmx:timeout", function (e) { show(e.detail, "late"); });
   document.addEventListener("htmx:responseError", function (e) {
     var status = e.detail.xhr ? e.detail.xhr.status : 0;
-    show(e.detail, status >= 500 ? "the server failed" : "refused with " + status);
+    show(e.detail, status >= 500 ? "failed" : banner().dataset.refused.replace("{status}", status));
   });
   document.addEventListener("htmx:afterRequest", function (e) {
     var b = banner();
@@ -56,7 +56,8 @@
   document.addEventListener("input", function (e) {
     var m = e.target && e.target.name && /^player(\d+)$/.exec(e.target.name);
     var option = m && document.querySelector('#dealer option[value="' + m[1] + '"]');
-    if (option) { option.textContent = e.target.value.trim() || "Player " + (Number(m[1]) + 1); }
+    var seat = document.querySelector('label[for="player' + m[1] + '"]');
+    if (option) { option.textContent = e.target.value.trim() || (seat ? seat.textContent.trim() : m[1]); }
   });
 }());
 

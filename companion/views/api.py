@@ -11,10 +11,12 @@ from functools import cache
 from importlib.metadata import version as package_version
 
 from flask import Blueprint, current_app, jsonify, request
+from flask_babel import gettext as _
 from werkzeug.routing import BaseConverter
 
 from companion import creating_games, games, schemas
 from companion.errors import MoveError, OptionError, Refusal
+from companion.i18n import say
 from companion.store import BadTranscript, Conflict
 from companion.views.common import external_url, store
 
@@ -38,8 +40,9 @@ def _error(status: int, message: str, **more):
 
 
 def _refused(status: int, e: Refusal, **more):
-    """A refusal as data (DESIGN.md, JSON API): its words, ``code``, ``params`` and ``rule``."""
-    return jsonify(e.reason.as_json() | more), status
+    """A refusal as data (DESIGN.md, JSON API): ``code``, ``params`` and ``rule`` (always
+    English), and its words in the request's language (``Accept-Language``, ``?lang=``)."""
+    return jsonify(e.reason.as_json() | {"error": say(e.reason)} | more), status
 
 
 def _body() -> object:
@@ -84,7 +87,7 @@ def create():
 def show(game_id: str):
     row = store().get(game_id)
     if row is None:
-        return _error(404, "No such game")
+        return _error(404, _("No such game"))
     return jsonify(_game_json(row))
 
 
@@ -93,10 +96,10 @@ def _referee(game_id: str):
     ``(None, error answer)``: 404 for an unknown game, 403 for a missing or wrong key."""
     row = store().get(game_id)
     if row is None:
-        return None, _error(404, "No such game")
+        return None, _error(404, _("No such game"))
     key = request.headers.get("X-Edit-Key", "")
     if not key or not store().check_key(game_id, key):
-        return None, _error(403, "Missing or wrong X-Edit-Key")
+        return None, _error(403, _("Missing or wrong X-Edit-Key"))
     return row, None
 
 
@@ -111,7 +114,7 @@ def _change(game_id: str, model: type[schemas.Strict], action):
     except schemas.SchemaError as e:
         return _refused(400, e)
     except Conflict as e:
-        return _error(409, "Stale version: the game has changed", version=e.version)
+        return _error(409, _("Stale version: the game has changed"), version=e.version)
     except MoveError as e:
         extra = {"options": e.options} if e.options else {}
         return _refused(422, e, **extra)
@@ -153,7 +156,7 @@ def make_link(game_id: str):
 @bp.get("/games/<game_id:game_id>/transcript")
 def transcript(game_id: str):
     if store().get(game_id) is None:
-        return _error(404, "No such game")
+        return _error(404, _("No such game"))
     return jsonify(store().transcript(game_id))
 
 

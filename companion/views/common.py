@@ -10,13 +10,14 @@ from zoneinfo import ZoneInfo
 
 import segno
 from flask import abort, current_app, session, url_for
+from flask_babel import gettext as _
 from jinja2 import pass_context
 from markupsafe import Markup
 
 from companion import games
 from companion.cards import PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
 from companion.games.tricks import DUTY_TEXT
-from companion.i18n import card_name, suit_name
+from companion.i18n import card_name, names, suit_name
 
 
 def store():
@@ -157,14 +158,14 @@ def status_text(status: dict) -> str:
     """A game's status in the list, in words (the store keeps it as data):
     "Won by Ann", "Draw: Ann and Ben", "Deal 2 · Ann 40, Ben 12"."""
     if "winners" in status:
-        winners = " and ".join(status["winners"])
-        return f"Draw: {winners}" if status.get("draw") else f"Won by {winners}"
-    parts = [f"Deal {status['deal']}"] if status.get("deal") else []
+        winners = names(status["winners"], joined=True)
+        return _("Draw: %(names)s", names=winners) if status.get("draw") else _("Won by %(names)s", names=winners)
+    parts = [_("Deal %(n)s", n=status["deal"])] if status.get("deal") else []
     if status.get("scores"):
-        parts.append(", ".join(f"{side} {points}" for side, points in status["scores"].items()))
+        parts.append(names(f"{side} {points}" for side, points in status["scores"].items()))
     elif status.get("losses"):
-        parts.append("loss marks " + ", ".join(f"{p} {n}" for p, n in status["losses"].items()))
-    return " · ".join(parts) or "In progress"
+        parts.append(_("loss marks %(list)s", list=names(f"{p} {n}" for p, n in status["losses"].items())))
+    return " · ".join(parts) or _("In progress")
 
 
 def pack_rows(codes=None) -> tuple[int, list[list[str | None]]]:

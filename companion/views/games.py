@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Response, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
 
 from companion import creating_games, games
 from companion.errors import OptionError
@@ -56,7 +57,7 @@ def new():
         options = options_of(form)
         seat = int(form.dealer.data)
         if seat >= len(players):
-            form.dealer.errors = [f"Player {seat + 1} has no name: choose a dealer among the players."]
+            form.dealer.errors = [_("Player %(n)s has no name: choose a dealer among the players.", n=seat + 1)]
         else:
             options["dealer"] = players[seat]
             try:
@@ -119,7 +120,7 @@ def _phone(referee: str | None, phones: dict[str, int], me: str | None) -> str |
     the one reading the log; None when no phone was recorded. Never its id."""
     if referee is None or referee not in phones:
         return None
-    return "this phone" if referee == me else f"phone {phones[referee]}"
+    return _("this phone") if referee == me else _("phone %(n)s", n=phones[referee])
 
 
 def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:

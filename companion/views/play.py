@@ -143,7 +143,7 @@ def move(game_id: str):
             load_game(game_id),
             None,
             409,
-            notice="Another phone entered a move first. This is the board now: check it and enter yours again.",
+            notice=_("Another phone entered a move first. This is the board now: check it and enter yours again."),
         )
     except AmbiguousMove as e:
         return _answer(row, before, 200, choice={"move": the_move, "options": e.options, "message": e.reason})
@@ -186,13 +186,13 @@ def undo(game_id: str):
         store().undo(game_id, _version(), key=key)
     except Conflict:
         return _answer(
-            load_game(game_id), None, 409, notice="Another phone changed the game first. This is the board now."
+            load_game(game_id), None, 409, notice=_("Another phone changed the game first. This is the board now.")
         )
     except MoveError as e:
         return _answer(row, before, 422, error=e.reason)
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    return _answer(load_game(game_id), before, notice="Undone.")
+    return _answer(load_game(game_id), before, notice=_("Undone."))
 
 
 @bp.get("/live")

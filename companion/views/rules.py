@@ -45,8 +45,8 @@ def rule_link(rule: str) -> Markup:
 def reason_html(reason: Reason | dict | str, spanish: bool = False) -> Markup:
     """A refusal in words: its params escaped, card codes as players read them (Q♣),
     the rule it cites linked to its section. A plain message (a form field's) is escaped."""
-    if isinstance(reason, str):
-        return escape(card_text(reason, spanish))
+    if not isinstance(reason, (Reason, dict)):  # a form field's message (a string, or a lazy one)
+        return escape(card_text(str(reason), spanish))
     if isinstance(reason, dict):  # kept in a game's state (an outcome's explanation)
         reason = Reason.from_json(reason)
     words = {k: card_text(v, spanish) if isinstance(v, (str, Spaced)) else v for k, v in reason.words().items()}

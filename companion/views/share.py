@@ -9,6 +9,7 @@ uses the token, so a link preview or a QR scanner that fetches the page uses not
 from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from companion import games, htmx
 from companion.store import LINK_KINDS, LinkUsedUp, NotFound
@@ -50,7 +51,7 @@ def revoke(game_id: str):
     row = load_game(game_id)
     key = require_referee(game_id)
     remember_key(game_id, store().rotate_key(game_id, key))
-    return _panel(row, share_notice="Done: this phone is now the only referee. Other phones can still watch.")
+    return _panel(row, share_notice=_("Done: this phone is now the only referee. Other phones can still watch."))
 
 
 def _join_url(game_id: str, token: str) -> str:

@@ -8,6 +8,7 @@ engine's; the form only turns taps into the move."""
 from __future__ import annotations
 
 from flask import Blueprint, abort, redirect, render_template, url_for
+from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
 from companion import games, htmx, schemas
@@ -39,7 +40,7 @@ def _record(row: dict, version: int, move: dict, key: str):
     try:
         store().play(game_id, version, schemas.check_move(row["game"], move), key=key)
     except Conflict:
-        return None, "Another phone changed the game first: go back to the game and check it."
+        return None, _("Another phone changed the game first: go back to the game and check it.")
     except MoveError as e:
         return None, e.reason
     target = url_for("games.show", game_id=game_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from flask_babel import lazy_gettext as _l
 from wtforms import Field, SelectChoice
 
 from companion.schemas import CardCode, CardList, Count, Move, Name, Word
@@ -113,9 +114,9 @@ class Tally(TallyForm):
         live = ctx["players"]
         return {
             "loser": Pick(
-                "Lost the hand",
+                _l("Lost the hand"),
                 choices=[SelectChoice(p) for p in live],
-                invalid_choice_message=f"Choose one of the players still in: {', '.join(live)}.",
+                invalid_choice_message=_l("Choose one of the players still in: %(names)s.", names=", ".join(live)),
             )
         }
 

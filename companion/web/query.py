@@ -9,9 +9,10 @@ import typing
 from dataclasses import fields
 
 from flask import url_for
+from flask_babel import gettext as _
 
 from companion.cards import Card
-from companion.errors import MoveError, OptionError, Reason
+from companion.errors import N_, MoveError, OptionError, Reason
 
 #: The largest number any lab field takes (a score, a total, a numeric option): a
 #: 20-digit number is a wrong value, never a slow answer or an overflow.
@@ -21,56 +22,57 @@ WHOLE = re.compile(r"-?[0-9]{1,7}")
 TRUE, FALSE = ("true", "on", "1", "yes"), ("false", "off", "0", "no")
 #: The query parameters the lab reads, as its forms name them (the messages cite both).
 FIELD_LABELS = {
-    "table": "Table cards",
-    "card": "Card played",
-    "claim": "The claimed capture",
-    "layout": "The 4 face-up cards",
-    "a_cards": "Cards A took",
-    "a_counters": "A's counting cards",
-    "a_sweeps": "A's sweeps",
-    "b_sweeps": "B's sweeps",
-    "score_a": "A's score",
-    "score_b": "B's score",
-    "target": "Target",
-    "sweeper": "Reached",
-    "last": "Last trick taken by",
-    "into": "Tap into",
-    "trick": "Trick",
-    "hand": "Hand",
-    "trump": "Trumps",
-    "players": "Players",
-    "sung": "Cantes already sung",
-    "sang_now": "Already sang after this trick",
-    "lost": "Lost the deal",
-    "to": "Given to",
-    "ns": "N & S",
-    "ew": "E & W",
-    "after": "After deal",
-    "total": "Total now",
-    "seat": "Seat playing",
-    "direction": "Direction",
+    "table": N_("Table cards"),
+    "card": N_("Card played"),
+    "claim": N_("The claimed capture"),
+    "layout": N_("The 4 face-up cards"),
+    "a_cards": N_("Cards A took"),
+    "a_counters": N_("A's counting cards"),
+    "a_sweeps": N_("A's sweeps"),
+    "b_sweeps": N_("B's sweeps"),
+    "score_a": N_("A's score"),
+    "score_b": N_("B's score"),
+    "target": N_("Target"),
+    "sweeper": N_("Reached"),
+    "last": N_("Last trick taken by"),
+    "into": N_("Tap into"),
+    "trick": N_("Trick"),
+    "hand": N_("Hand"),
+    "trump": N_("Trumps"),
+    "players": N_("Players"),
+    "sung": N_("Cantes already sung"),
+    "sang_now": N_("Already sang after this trick"),
+    "lost": N_("Lost the deal"),
+    "to": N_("Given to"),
+    "ns": N_("N & S"),
+    "ew": N_("E & W"),
+    "after": N_("After deal"),
+    "total": N_("Total now"),
+    "seat": N_("Seat playing"),
+    "direction": N_("Direction"),
 }
 
 
 #: Where one name means another field in another lab.
-GAME_LABELS = {("tablanette", "last"): "The deal's last card"}
+GAME_LABELS = {("tablanette", "last"): N_("The deal's last card")}
 
 
 def _label(name: str, game: str = "") -> str:
+    """A lab field's label in the request's language."""
     if (game, name) in GAME_LABELS:
-        return GAME_LABELS[game, name]
+        return _(GAME_LABELS[game, name])
     if name.startswith("held_"):
-        return f"Tricks {name[5:]} holds"
+        return _("Tricks %(name)s holds", name=name[5:])
     if name.startswith("m_"):
-        return f"{name[2:]}'s loss marks"
+        return _("%(name)s's loss marks", name=name[2:])
     if re.fullmatch(r"P[0-9]", name):
-        return f"{name}'s total"
-    return FIELD_LABELS.get(name, name)
+        return _("%(name)s's total", name=name)
+    return _(FIELD_LABELS[name]) if name in FIELD_LABELS else name
 
 
 def quoted(raw: str) -> str:
     if raw == "":
-        return "empty"
+        return _("empty")
     return repr(raw if len(raw) <= 24 else raw[:24] + "…")
 
 
@@ -90,6 +92,10 @@ class Query:
     def label(self, name: str) -> str:
         return _label(name, self.game)
 
+    def _named(self, name: str) -> dict[str, str]:
+        """A field as a message names it: its label, and its name as the query spells it."""
+        return {"label": self.label(name), "name": name}
+
     def wrong(self, name: str, message: str) -> None:
         if name not in self.bad:
             self.bad.add(name)
@@ -108,7 +114,9 @@ class Query:
         """The one value of ``name``, stripped, or None (absent, or wrongly repeated)."""
         values = self.args.getlist(name)
         if len(values) > 1:
-            self.wrong(name, f"{self.label(name)} ({name}) is given {len(values)} times: give it once.")
+            self.wrong(
+                name, _("%(label)s (%(name)s) is given %(n)s times: give it once.", **self._named(name), n=len(values))
+            )
             return None
         return values[0].strip() if values else None
 
@@ -126,7 +134,16 @@ class Query:
             return default
         if WHOLE.fullmatch(raw) and low <= int(raw) <= high:
             return int(raw)
-        self.wrong(name, f"{self.label(name)} ({name}) must be a whole number from {low} to {high}, not {quoted(raw)}.")
+        self.wrong(
+            name,
+            _(
+                "%(label)s (%(name)s) must be a whole number from %(low)s to %(high)s, not %(raw)s.",
+                **self._named(name),
+                low=low,
+                high=high,
+                raw=quoted(raw),
+            ),
+        )
         return default
 
     def numbers(self, name: str, low: int, high: int, most: int = 52) -> list[int]:
@@ -136,8 +153,15 @@ class Query:
             return [int(w) for w in words]
         self.wrong(
             name,
-            f"{self.label(name)} ({name}) must be at most {most} whole numbers from {low} to {high}, "
-            f"like 26, 42, not {quoted(self.text(name))}.",
+            _(
+                "%(label)s (%(name)s) must be at most %(most)s whole numbers from %(low)s to %(high)s, "
+                "like 26, 42, not %(raw)s.",
+                **self._named(name),
+                most=most,
+                low=low,
+                high=high,
+                raw=quoted(self.text(name)),
+            ),
         )
         return []
 
@@ -154,7 +178,15 @@ class Query:
             return default
         if raw in allowed:
             return raw
-        self.wrong(name, f"{self.label(name)} ({name}) must be one of {', '.join(allowed)}, not {quoted(raw)}.")
+        self.wrong(
+            name,
+            _(
+                "%(label)s (%(name)s) must be one of %(allowed)s, not %(raw)s.",
+                **self._named(name),
+                allowed=", ".join(allowed),
+                raw=quoted(raw),
+            ),
+        )
         return default
 
     def flag(self, name: str) -> bool:
@@ -165,7 +197,15 @@ class Query:
         """The distinct cards of a list ("2S,3H 10D", "Q♥"); each word that is not a card is a problem."""
         words = [w for w in re.split(r"[\s,]+", self.text(name)) if w]
         if len(words) > most:
-            self.wrong(name, f"{self.label(name)} ({name}) lists {len(words)} cards: at most {most}.")
+            self.wrong(
+                name,
+                _(
+                    "%(label)s (%(name)s) lists %(n)s cards: at most %(most)s.",
+                    **self._named(name),
+                    n=len(words),
+                    most=most,
+                ),
+            )
             return []
         out = []
         for word in words:
@@ -218,16 +258,16 @@ def _option_value(rules, name: str, raw: str):
         return None  # the engine says whether this option may be none
     if kind is bool:
         if raw not in TRUE + FALSE:
-            raise ValueError("true or false")
+            raise ValueError(_("true or false"))
         return raw in TRUE
     if choices:
         words = {"none" if c is None else str(c): c for c in choices}
         if raw not in words:
-            raise ValueError("one of " + ", ".join(words))
+            raise ValueError(_("one of %(words)s", words=", ".join(words)))
         return words[raw]
     if int in getattr(kind, "__args__", (kind,)):
         if not (WHOLE.fullmatch(raw) and 0 <= int(raw) <= BIG):
-            raise ValueError(f"a whole number up to {BIG}")
+            raise ValueError(_("a whole number up to %(n)s", n=BIG))
         return int(raw)
     return raw
 
@@ -242,7 +282,16 @@ def _options(q: Query, rules, names) -> tuple[dict, dict]:
         try:
             chosen[name] = _option_value(rules, name, value)
         except ValueError as e:
-            q.wrong(name, f"{rules.OPTION_LABELS[name]} ({name}) must be {e}, not {quoted(value)}.")
+            q.wrong(
+                name,
+                _(
+                    "%(label)s (%(name)s) must be %(what)s, not %(raw)s.",
+                    label=_(rules.OPTION_LABELS[name]),
+                    name=name,
+                    what=str(e),
+                    raw=quoted(value),
+                ),
+            )
             continue
         raw[name] = value
     return chosen, raw
@@ -268,9 +317,9 @@ def labelled(e: OptionError, rules, named: bool = False) -> Reason:
     """An option's refusal with the option's label in place of its name ("“Largest
     group” must be ..."); ``named``: and its name, as the lab's query string spells it."""
     name = e.option
-    label = rules.OPTION_LABELS.get(name)
-    if label is None:
+    if name not in rules.OPTION_LABELS:
         return e.reason
+    label = _(rules.OPTION_LABELS[name])
     return e.reason.replace(option=f"“{label}” ({name})" if named else f"“{label}”")
 
 
@@ -298,7 +347,13 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
             [
                 (
                     "none" if c is None else "true" if c is True else "false" if c is False else str(c),
-                    "yes" if c is True else "no" if c is False else labels.get(c, str(c).replace("_", " ")),
+                    _("yes")
+                    if c is True
+                    else _("no")
+                    if c is False
+                    else _(labels[c])
+                    if c in labels
+                    else str(c).replace("_", " "),
                 )
                 for c in choices
             ]
@@ -313,8 +368,8 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
         rows.append(
             {
                 "name": name,
-                "label": rules.OPTION_LABELS[name],
-                "help": rules.OPTION_HELP.get(name, ""),
+                "label": _(rules.OPTION_LABELS[name]),
+                "help": _(rules.OPTION_HELP[name]) if name in rules.OPTION_HELP else "",
                 "choices": words,
                 "value": current,
                 "shown": shown,

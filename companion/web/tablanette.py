@@ -9,6 +9,8 @@ import typing
 from functools import partial
 from typing import Annotated, Literal
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from pydantic import Field as Declared
 from wtforms import Field, SelectChoice, SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
@@ -116,7 +118,7 @@ def lab(rules, opts, q: Query) -> dict:
         "grid": q.one_grid(
             {
                 "table": (
-                    "Table cards",
+                    _l("Table cards"),
                     {
                         c: q.url(
                             table=toggled(table, c),
@@ -128,7 +130,7 @@ def lab(rules, opts, q: Query) -> dict:
                     table,
                 ),
                 "card": (
-                    "Card played",
+                    _l("Card played"),
                     {c: q.url(card=None if c == played else c, table=[x for x in table if x != c]) for c in pack},
                     [played] if played else [],
                 ),
@@ -221,7 +223,7 @@ class Tally(TallyForm):
     which side took each counting card, and each side's sweeps, typed as bonuses or built
     from the card played and the cards it swept."""
 
-    record = SubmitField("Record this deal")
+    record = SubmitField(_l("Record this deal"))
     sb_clear = SubmitField("Clear")
 
     @staticmethod
@@ -242,30 +244,30 @@ class Tally(TallyForm):
         sides, pack, counters = ctx["sides"], ctx["pack"], ctx["counters"]
         bonus = each(partial(ctx["rules"].sweep_bonus_refusal, options=ctx["options"]))
         taken = NumberRange(
-            0, len(pack), message=f"Cards taken must be whole numbers of 0 or more, {len(pack)} at most."
+            0, len(pack), message=_l("Cards taken must be whole numbers of 0 or more, %(n)s at most.", n=len(pack))
         )
         out: dict[str, Field] = {
-            "cycle": card_choice("Counting card", counters, "Tap one of the counting cards."),
-            "sb": card_choice("Sweep card", pack, "Tap a card of the pack."),
-            "sb_card": card_choice("Card played", pack, "The card played is a card of the pack."),
-            "sb_taken": Cards("Cards swept", [Length(max=len(pack) - 1)], choices=[SelectChoice(c) for c in pack]),
-            "sb_add": seat_choice("Add this sweep to", sides),
-            "add_sweep": seat_choice("Add the bonus to", sides),
+            "cycle": card_choice(_l("Counting card"), counters, _l("Tap one of the counting cards.")),
+            "sb": card_choice(_l("Sweep card"), pack, _l("Tap a card of the pack.")),
+            "sb_card": card_choice(_l("Card played"), pack, _l("The card played is a card of the pack.")),
+            "sb_taken": Cards(_l("Cards swept"), [Length(max=len(pack) - 1)], choices=[SelectChoice(c) for c in pack]),
+            "sb_add": seat_choice(_l("Add this sweep to"), sides),
+            "add_sweep": seat_choice(_l("Add the bonus to"), sides),
             **all_but_last("cards", sides, taken),
         }
         for i, side in enumerate(sides):
             out[f"sweeps_{i}"] = Numbers(
-                f"Sweeps of {side}",
+                _l("Sweeps of %(name)s", name=side),
                 [Length(max=cls.most_sweeps(ctx)), bonus],
-                message="Sweep bonuses are whole numbers above 0.",
+                message=_l("Sweep bonuses are whole numbers above 0."),
             )
-            out[f"bonus_{i}"] = WholeNumber(f"Sweep bonus for {side}", [Optional(), bonus])
+            out[f"bonus_{i}"] = WholeNumber(_l("Sweep bonus for %(name)s", name=side), [Optional(), bonus])
             out[f"remove_sweep_{i}"] = Pick(
-                f"Remove a sweep of {side}",
+                _l("Remove a sweep of %(name)s", name=side),
                 coerce=whole,
                 choices=[],
-                invalid_choice_message=f"{side} has no such sweep.",
-                invalid_value_message=f"{side} has no such sweep.",
+                invalid_choice_message=_l("%(name)s has no such sweep.", name=side),
+                invalid_value_message=_l("%(name)s has no such sweep.", name=side),
             )
         for card in counters:
             out[f"owner_{card}"] = seat_choice(card, sides, default=0)
@@ -283,7 +285,7 @@ class Tally(TallyForm):
 
     def validate_sb_taken(self, field):
         if self.sb_card.data in (field.data or []):
-            raise ValidationError("The card played can't be among the cards it swept.")
+            raise ValidationError(_l("The card played can't be among the cards it swept."))
 
     def taps(self) -> list:
         out = [
@@ -320,13 +322,17 @@ class Tally(TallyForm):
     def _add(self, side: int, bonus: int) -> str | None:
         sweeps = self[f"sweeps_{side}"]
         if len(sweeps.data) >= self.most_sweeps(self.ctx):
-            return f"{self.ctx['sides'][side]} can't have more than {self.most_sweeps(self.ctx)} sweeps in a deal."
+            return _(
+                "%(name)s can't have more than %(n)s sweeps in a deal.",
+                name=self.ctx["sides"][side],
+                n=self.most_sweeps(self.ctx),
+            )
         sweeps.data = sweeps.data + [bonus]
         return None
 
     def _add_built(self, side: int) -> str | Reason | None:
         if self.sb_card.data is None or not self.sb_taken.data:
-            return "Tap the card played, then the cards it swept."
+            return _("Tap the card played, then the cards it swept.")
         try:
             bonus = self.ctx["rules"].sweep_of(self.sb_card.data, self.sb_taken.data, self.ctx["options"]).bonus
         except MoveError as e:
@@ -339,7 +345,7 @@ class Tally(TallyForm):
     def _add_typed(self, side: int) -> str | None:
         typed = self[f"bonus_{side}"]
         if typed.data is None:
-            return f"Type the bonus of {self.ctx['sides'][side]}'s sweep first."
+            return _("Type the bonus of %(name)s's sweep first.", name=self.ctx["sides"][side])
         refusal = self._add(side, typed.data)
         if refusal is None:
             typed.data, typed.raw_data = None, []  # used: the box is empty again
@@ -357,7 +363,7 @@ class Tally(TallyForm):
         last = len(self.ctx["pack"]) - sum(taken) if None not in taken else None
         move, problems = None, []
         if last is None:
-            problems.append("Enter the cards each side took.")
+            problems.append(_("Enter the cards each side took."))
         else:
             move = {
                 "type": "tally",

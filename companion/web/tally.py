@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import re
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import Field, IntegerField, SelectChoice, SelectField, SelectMultipleField
 from wtforms.validators import InputRequired, NumberRange, Optional, StopValidation, ValidationError
@@ -23,8 +24,8 @@ from wtforms.widgets import HiddenInput, TextInput
 
 #: A number as typed on a phone: ASCII digits only (int() would also take '٣' or '1_0').
 NUMBER = re.compile(r"[+-]?[0-9]{1,40}")
-ONE_VALUE = "Only one value can be sent here, not a list."
-ONE_TAP = "One tap at a time: only one button can be sent."
+ONE_VALUE = _l("Only one value can be sent here, not a list.")
+ONE_TAP = _l("One tap at a time: only one button can be sent.")
 
 
 def whole(value) -> int:
@@ -49,7 +50,7 @@ class WholeNumber(IntegerField):
         if not text:
             return
         if NUMBER.fullmatch(text) is None:
-            raise ValueError(self.invalid_value_message or "Enter a whole number, in digits.")
+            raise ValueError(self.invalid_value_message or _l("Enter a whole number, in digits."))
         self.data = int(text)
 
     def pre_validate(self, form):
@@ -62,7 +63,7 @@ class Numbers(Field):
 
     widget = HiddenInput()
 
-    def __init__(self, label=None, validators=None, message="These are whole numbers.", **kwargs):
+    def __init__(self, label=None, validators=None, message=_l("These are whole numbers."), **kwargs):
         super().__init__(label, validators, default=list, **kwargs)
         self.message = message
 
@@ -95,12 +96,16 @@ class Cards(SelectMultipleField):
 
     def __init__(self, label=None, validators=None, **kwargs):
         super().__init__(
-            label, validators, default=list, invalid_choice_message="%(value)s is not a card of this pack.", **kwargs
+            label,
+            validators,
+            default=list,
+            invalid_choice_message=_l("%(value)s is not a card of this pack."),
+            **kwargs,
         )
 
     def post_validate(self, form, validation_stopped):
         if self.data and len(set(self.data)) != len(self.data):
-            raise ValidationError("Each card can be tapped in only once.")
+            raise ValidationError(_l("Each card can be tapped in only once."))
 
 
 def each(check):
@@ -125,7 +130,7 @@ def all_but_last(prefix: str, seats: list[str], check) -> dict[str, Field]:
 
 def seat_choice(label: str, seats: list[str], **kwargs) -> Pick:
     """One of the game's seats (a side or a player), sent as its index in seat order."""
-    message = f"Choose one of {', '.join(seats)}."
+    message = _l("Choose one of %(names)s.", names=", ".join(seats))
     return Pick(
         label,
         coerce=whole,
@@ -145,11 +150,11 @@ class TallyForm(FlaskForm):
     changed the game first) and taps, at most one a post."""
 
     version = WholeNumber(
-        "Version",
+        _l("Version"),
         widget=HiddenInput(),
         validators=[
-            InputRequired("The form lost the game's version: reload the page."),
-            NumberRange(min=0, message="The game's version is a whole number of 0 or more."),
+            InputRequired(_l("The form lost the game's version: reload the page.")),
+            NumberRange(min=0, message=_l("The game's version is a whole number of 0 or more.")),
         ],
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import typing
 from typing import Literal
 
+from flask_babel import lazy_gettext as _l
 from wtforms import Field, SubmitField
 
 from companion.errors import Reason
@@ -148,7 +149,7 @@ class Tally(TallyForm):
     """RULES.md 3.6: each player's scoring cards (the runts). A tap gives a card to the
     first player, the next tap to the next player, and after the last to nobody."""
 
-    record = SubmitField("Record this deal")
+    record = SubmitField(_l("Record this deal"))
 
     @staticmethod
     def context(rules, state, view) -> dict:
@@ -157,7 +158,7 @@ class Tally(TallyForm):
 
     @classmethod
     def fields(cls, ctx: dict) -> dict[str, Field]:
-        out: dict[str, Field] = {"cycle": card_choice("Scoring card", ctx["pack"], "Tap a card of this pack.")}
+        out: dict[str, Field] = {"cycle": card_choice(_l("Scoring card"), ctx["pack"], _l("Tap a card of this pack."))}
         for card in ctx["pack"]:
             out[f"runt_{card}"] = seat_choice(card, ctx["names"])
         return out

@@ -10,6 +10,8 @@ import typing
 from functools import partial
 from typing import Annotated, Literal
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from pydantic import Field as Declared
 from wtforms import Field, SelectChoice, SelectMultipleField, SubmitField
 from wtforms.validators import Length, NumberRange
@@ -139,12 +141,12 @@ def _tute_position(q: Query, players: int, pack: list[str]) -> dict:
         "grid": q.one_grid(
             {
                 "trick": (
-                    "Trick so far",
+                    _l("Trick so far"),
                     {c: q.url(trick=toggled(trick, c), hand=[x for x in hand if x != c]) for c in pack},
                     trick,
                 ),
                 "hand": (
-                    "Player's hand",
+                    _l("Player's hand"),
                     {c: q.url(hand=toggled(hand, c), trick=[x for x in trick if x != c]) for c in pack},
                     hand,
                 ),
@@ -167,7 +169,16 @@ def _tute_game_end(rules, opts, q: Query, players: int) -> dict:
     lost = [p for p in q.args.getlist("lost") if p in seats]
     for p in q.args.getlist("lost"):
         if p not in TUTE_SEATS:
-            q.wrong("lost", f"{q.label('lost')} (lost) must be among {', '.join(TUTE_SEATS)}, not {quoted(p)}.")
+            q.wrong(
+                "lost",
+                _(
+                    "%(label)s (%(name)s) must be among %(allowed)s, not %(raw)s.",
+                    label=q.label("lost"),
+                    name="lost",
+                    allowed=", ".join(TUTE_SEATS),
+                    raw=quoted(p),
+                ),
+            )
     out: dict[str, typing.Any] = {"marks": {p: q.shown(f"m_{p}") for p in seats}, "lost": lost, "game_end": None}
     if all(m is not None for m in marks.values()):
         after = {p: m + (p in lost) for p, m in marks.items() if m is not None}  # all are
@@ -180,7 +191,15 @@ def _tute_cantes(rules, q: Query, hand: list[str], trick: list[str], trump: str 
     """Which cantes the player may sing between tricks (RULES.md 2.5)."""
     words = [w for w in re.split(r"[\s,]+", q.text("sung").upper()) if w]
     if not all(re.fullmatch(r"[SHDC](20|40)", w) for w in words):
-        q.wrong("sung", f"{q.label('sung')} (sung) must be like S20 or D40, not {quoted(q.text('sung'))}.")
+        q.wrong(
+            "sung",
+            _(
+                "%(label)s (%(name)s) must be like S20 or D40, not %(raw)s.",
+                label=q.label("sung"),
+                name="sung",
+                raw=quoted(q.text("sung")),
+            ),
+        )
         words = []
     sung = [(w[0], int(w[1:])) for w in words]
     out = {"sung": q.shown("sung"), "sang_now": q.flag("sang_now")}
@@ -219,7 +238,7 @@ class Tally(TallyForm):
     """RULES.md 2.6: each player's card points (the last player's are the rest of the
     pack's), who took the last trick, and each player's cantes."""
 
-    record = SubmitField("Record this deal")
+    record = SubmitField(_l("Record this deal"))
 
     @staticmethod
     def context(rules, state, view) -> dict:
@@ -229,28 +248,28 @@ class Tally(TallyForm):
     @classmethod
     def fields(cls, ctx: dict) -> dict[str, Field]:
         names, most = ctx["names"], ctx["pack_points"]  # 120 (Tute 2.2)
-        points = NumberRange(0, most, message=f"Card points are whole numbers from 0 to {most}.")
+        points = NumberRange(0, most, message=_l("Card points are whole numbers from 0 to %(n)s.", n=most))
         player = {
             "choices": [SelectChoice(p) for p in names],
-            "invalid_choice_message": f"Choose one of {', '.join(names)}.",
+            "invalid_choice_message": _l("Choose one of %(names)s.", names=", ".join(names)),
         }
         out: dict[str, Field] = {
-            "last_trick": Pick("Last trick", **player),
-            "set_last_trick": Pick("Took the last trick", **player),
-            "cante_20": seat_choice("Cante of 20 for", names),
-            "cante_40": seat_choice("Cante of 40 for", names),
-            "remove_cante": seat_choice("Remove the last cante of", names),
+            "last_trick": Pick(_l("Last trick"), **player),
+            "set_last_trick": Pick(_l("Took the last trick"), **player),
+            "cante_20": seat_choice(_l("Cante of 20 for"), names),
+            "cante_40": seat_choice(_l("Cante of 40 for"), names),
+            "remove_cante": seat_choice(_l("Remove the last cante of"), names),
             **all_but_last("points", names, points),
         }
         for i, name in enumerate(names):
             out[f"cantes_{i}"] = SelectMultipleField(
-                f"Cantes of {name}",
-                [Length(max=MOST_CANTES, message=f"At most {MOST_CANTES} cantes a player.")],
+                _l("Cantes of %(name)s", name=name),
+                [Length(max=MOST_CANTES, message=_l("At most %(n)s cantes a player.", n=MOST_CANTES))],
                 coerce=whole,
                 choices=[SelectChoice(v, str(v)) for v in CANTES],
                 default=list,
-                invalid_choice_message="A cante is 20 or 40.",
-                invalid_value_message="A cante is 20 or 40.",
+                invalid_choice_message=_l("A cante is 20 or 40."),
+                invalid_value_message=_l("A cante is 20 or 40."),
             )
         return out
 
@@ -287,9 +306,11 @@ class Tally(TallyForm):
         rest = pack_points - sum(points) if None not in points else None
         move, problems = None, []
         if rest is None:
-            problems.append(f"Enter each player's card points (the last player's are the rest of {pack_points}).")
+            problems.append(
+                _("Enter each player's card points (the last player's are the rest of %(n)s).", n=pack_points)
+            )
         elif last is None:
-            problems.append("Who took the last trick?")
+            problems.append(_("Who took the last trick?"))
         else:
             move = {
                 "type": "tally",
