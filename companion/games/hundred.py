@@ -41,54 +41,56 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from companion.cards import PACK_52, Card
-from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
+from companion.errors import N_, AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
 from companion.games import common
 from companion.games.common import Move, Record, Start
 from companion.games.common import is_int as _is_int
 
 NAME = "hundred"
-TITLE = "100 / 99 / 98"
+TITLE = N_("100 / 99 / 98")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-SEATING = "Clockwise from the dealer's left."
+SEATING = N_("Clockwise from the dealer's left.")
 
 TARGET = {"100": 100, "99": 99, "99itoya": 99, "98": 98}
-VARIANT_TITLES = {"100": "100", "99": "99", "99itoya": "99 (Itoya)", "98": "98"}
+VARIANT_TITLES = {"100": N_("100"), "99": N_("99"), "99itoya": N_("99 (Itoya)"), "98": N_("98")}
 
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
-    "100": Start("100", "3 cards each; a black ace sets any total, a 10 sets 100"),
-    "99": Start("99 (pagat)", "Ace 1 or 10, a 10 is +10 or -10, a king sets 99", {"variant": "99"}),
-    "99itoya": Start("99 (Itoya)", "A jack reverses, a 9 sets 99, a black ace counts 0-99", {"variant": "99itoya"}),
-    "98": Start("98", "4 cards each, face values, no reverse", {"variant": "98"}),
+    "100": Start(N_("100"), N_("3 cards each; a black ace sets any total, a 10 sets 100")),
+    "99": Start(N_("99 (pagat)"), N_("Ace 1 or 10, a 10 is +10 or -10, a king sets 99"), {"variant": "99"}),
+    "99itoya": Start(
+        N_("99 (Itoya)"), N_("A jack reverses, a 9 sets 99, a black ace counts 0-99"), {"variant": "99itoya"}
+    ),
+    "98": Start(N_("98"), N_("4 cards each, face values, no reverse"), {"variant": "98"}),
 }
 
 #: Each option's name on screen.
 OPTION_LABELS = {
-    "variant": "Game",
-    "decks": "Packs",
-    "floor_at_zero": "The total never goes below 0",
-    "ace_high_99": "The ace in 99",
-    "itoya_black_ace": "A black ace in 99 (Itoya)",
-    "late_draw": "A forgotten draw",
-    "reverse_with_two_players": "A reverse with 2 players",
-    "match_format": "Keeping score",
-    "tokens": "Tokens each",
-    "hands": "Hands to play (loss tally)",
-    "next_dealer": "Who deals next",
+    "variant": N_("Game"),
+    "decks": N_("Packs"),
+    "floor_at_zero": N_("The total never goes below 0"),
+    "ace_high_99": N_("The ace in 99"),
+    "itoya_black_ace": N_("A black ace in 99 (Itoya)"),
+    "late_draw": N_("A forgotten draw"),
+    "reverse_with_two_players": N_("A reverse with 2 players"),
+    "match_format": N_("Keeping score"),
+    "tokens": N_("Tokens each"),
+    "hands": N_("Hands to play (loss tally)"),
+    "next_dealer": N_("Who deals next"),
 }
 
 OPTION_HELP = {
-    "variant": "Which game: 100, 99, 99 as printed by Itoya, or 98.",
-    "decks": "Packs shuffled together (usual: 2 with 7 or more players).",
-    "floor_at_zero": "A total never goes below 0.",
-    "ace_high_99": "99: the ace counts 1 or this (the seed says 10; most tables say 11).",
-    "itoya_black_ace": "99 Itoya: a black ace raises the total to any value up to 99, or sets any value 0-99.",
-    "late_draw": "A forgotten draw: draw 2 at the next turn, draw when noticed, or stay short.",
-    "reverse_with_two_players": "Two players: a reverse changes nothing, or the same player plays again.",
-    "match_format": "Tokens (lose one per hand lost; the last with tokens wins) or a tally of losses.",
-    "tokens": "Tokens each at the start.",
-    "hands": "Loss tally: how many hands to play.",
-    "next_dealer": "Who deals the next hand: the next player clockwise, or the loser.",
+    "variant": N_("Which game: 100, 99, 99 as printed by Itoya, or 98."),
+    "decks": N_("Packs shuffled together (usual: 2 with 7 or more players)."),
+    "floor_at_zero": N_("A total never goes below 0."),
+    "ace_high_99": N_("99: the ace counts 1 or this (the seed says 10; most tables say 11)."),
+    "itoya_black_ace": N_("99 Itoya: a black ace raises the total to any value up to 99, or sets any value 0-99."),
+    "late_draw": N_("A forgotten draw: draw 2 at the next turn, draw when noticed, or stay short."),
+    "reverse_with_two_players": N_("Two players: a reverse changes nothing, or the same player plays again."),
+    "match_format": N_("Tokens (lose one per hand lost; the last with tokens wins) or a tally of losses."),
+    "tokens": N_("Tokens each at the start."),
+    "hands": N_("Loss tally: how many hands to play."),
+    "next_dealer": N_("Who deals the next hand: the next player clockwise, or the loser."),
 }
 CHOICES = {
     "variant": ("100", "99", "99itoya", "98"),
@@ -101,15 +103,19 @@ CHOICES = {
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "variant": {"100": "100", "99": "99 (pagat)", "99itoya": "99 (Itoya's printed rules)", "98": "98"},
-    "ace_high_99": {10: "1 or 10", 11: "1 or 11"},
-    "itoya_black_ace": {"raise_only": "Raise to any total up to 99", "set_any": "Set any total 0-99"},
-    "late_draw": {"next_turn": "Draw 2 at the next turn", "any_time": "Draw when noticed", "stays_short": "Stay short"},
-    "reverse_with_two_players": {"no_effect": "Changes nothing", "same_player_again": "The same player again"},
-    "match_format": {"tokens": "Tokens", "loss_tally": "A tally of hands lost"},
-    "next_dealer": {"next": "The next player", "loser": "The loser"},
+    "variant": {"100": N_("100"), "99": N_("99 (pagat)"), "99itoya": N_("99 (Itoya's printed rules)"), "98": N_("98")},
+    "ace_high_99": {10: N_("1 or 10"), 11: N_("1 or 11")},
+    "itoya_black_ace": {"raise_only": N_("Raise to any total up to 99"), "set_any": N_("Set any total 0-99")},
+    "late_draw": {
+        "next_turn": N_("Draw 2 at the next turn"),
+        "any_time": N_("Draw when noticed"),
+        "stays_short": N_("Stay short"),
+    },
+    "reverse_with_two_players": {"no_effect": N_("Changes nothing"), "same_player_again": N_("The same player again")},
+    "match_format": {"tokens": N_("Tokens"), "loss_tally": N_("A tally of hands lost")},
+    "next_dealer": {"next": N_("The next player"), "loser": N_("The loser")},
 }
-USUAL = {"decks": "1, or 2 with 7 or more players"}
+USUAL = {"decks": N_("1, or 2 with 7 or more players")}
 
 
 @dataclass(frozen=True)

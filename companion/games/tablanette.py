@@ -48,21 +48,21 @@ from itertools import combinations, product
 from typing import Any
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
-from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
+from companion.errors import N_, AmbiguousMove, IllegalMove, InvalidMove, OptionError, Reason
 from companion.games import common
 from companion.games.common import Move, Record, Start
 from companion.games.common import is_int as _is_int
 
 NAME = "tablanette"
-TITLE = "Tablanette"
+TITLE = N_("Tablanette")
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 #: How the players sit, for the new-game form.
-SEATING = (
+SEATING = N_(
     "Clockwise from the dealer's left. With four players in teams, partners sit opposite: "
     "players 1 and 3 against 2 and 4."
 )
 #: Options whose usual value depends on the number of players (left blank: this).
-USUAL = {"hand_size": "6 for 2 players, 4 for 3-4", "target": "251 for 2 players or teams, 151 for 3-4"}
+USUAL = {"hand_size": N_("6 for 2 players, 4 for 3-4"), "target": N_("251 for 2 players or teams, 151 for 3-4")}
 PACK = PACK_52
 LAYOUT_SIZE = 4
 
@@ -107,50 +107,54 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
-    "tablanette": Start("Tablanette", "2 players or teams to 251, 3-4 players to 151"),
-    "partners": Start("4 players, two teams", "Partners sit opposite; to 251", {"partnership": True}),
+    "tablanette": Start(N_("Tablanette"), N_("2 players or teams to 251, 3-4 players to 151")),
+    "partners": Start(N_("4 players, two teams"), N_("Partners sit opposite; to 251"), {"partnership": True}),
     "tablic": Start(
-        "Tablić", "Jack 12, captures optional, 1 point a tabla, to 101", {"preset": "tablic", **PRESETS["tablic"]}
+        N_("Tablić"),
+        N_("Jack 12, captures optional, 1 point a tabla, to 101"),
+        {"preset": "tablic", **PRESETS["tablic"]},
     ),
 }
 
 #: Each option's name on screen.
 OPTION_LABELS = {
-    "preset": "Rule set",
-    "partnership": "Two teams (4 players)",
-    "hand_size": "Cards in a hand",
-    "max_group_size": "Most cards in an adding group",
-    "jack_is_12": "The jack counts 12",
-    "forced_capture": "Captures are compulsory",
-    "point_scale": "Card points",
-    "most_cards_bonus": "Bonus for the most cards",
-    "target": "Points to win",
-    "fixed_deals": "A fixed number of deals",
-    "jack_sweep_is_tablanette": "A jack taking the whole table is a sweep",
-    "sweep_scoring": "A sweep scores",
-    "direction": "Direction of play",
-    "on_tie": "Level at the target",
+    "preset": N_("Rule set"),
+    "partnership": N_("Two teams (4 players)"),
+    "hand_size": N_("Cards in a hand"),
+    "max_group_size": N_("Most cards in an adding group"),
+    "jack_is_12": N_("The jack counts 12"),
+    "forced_capture": N_("Captures are compulsory"),
+    "point_scale": N_("Card points"),
+    "most_cards_bonus": N_("Bonus for the most cards"),
+    "target": N_("Points to win"),
+    "fixed_deals": N_("A fixed number of deals"),
+    "jack_sweep_is_tablanette": N_("A jack taking the whole table is a sweep"),
+    "sweep_scoring": N_("A sweep scores"),
+    "direction": N_("Direction of play"),
+    "on_tie": N_("Level at the target"),
 }
 
 #: One line per option, for the new-game form and the rules page.
 OPTION_HELP = {
     "preset": (
-        "Tablanette as the Japanese rule pages play it, or the Balkan Tablić (jack 12, optional captures, "
-        "1 per tabla, 101)."
+        N_(
+            "Tablanette as the Japanese rule pages play it, or the Balkan Tablić (jack 12, optional captures, "
+            "1 per tabla, 101)."
+        )
     ),
-    "partnership": "Four players as two teams, partners opposite (seats 1+3 and 2+4).",
-    "hand_size": "Cards dealt to each player per round: 6 or 8 with 2 players, 4 with 3-4.",
-    "max_group_size": "Most cards in one adding group (empty: no limit).",
-    "jack_is_12": "The jack is an ordinary card worth 12 (no layout swap, no special take).",
-    "forced_capture": "A card that can capture must take every group it can.",
-    "point_scale": "Standard: A K Q J 10 one each, 10♦ two, 2♣ one. Ace 11, ten 10: A 11, 10 10, K 4, Q 3, J 2.",
-    "most_cards_bonus": "Points for taking the most cards (a tie scores nothing).",
-    "target": "Points that win the game: 251 for two players or teams, 151 for 3-4 individuals.",
-    "fixed_deals": "Play exactly this many deals instead of playing to a target.",
-    "jack_sweep_is_tablanette": "A jack that takes the whole table scores it as a sweep.",
-    "sweep_scoring": "A sweep scores the values taken, or 1 point a sweep (Tablić).",
-    "direction": "Which way play goes round the table (players are listed in play order).",
-    "on_tie": "Sides level on top at the target: a draw, or play another deal.",
+    "partnership": N_("Four players as two teams, partners opposite (seats 1+3 and 2+4)."),
+    "hand_size": N_("Cards dealt to each player per round: 6 or 8 with 2 players, 4 with 3-4."),
+    "max_group_size": N_("Most cards in one adding group (empty: no limit)."),
+    "jack_is_12": N_("The jack is an ordinary card worth 12 (no layout swap, no special take)."),
+    "forced_capture": N_("A card that can capture must take every group it can."),
+    "point_scale": N_("Standard: A K Q J 10 one each, 10♦ two, 2♣ one. Ace 11, ten 10: A 11, 10 10, K 4, Q 3, J 2."),
+    "most_cards_bonus": N_("Points for taking the most cards (a tie scores nothing)."),
+    "target": N_("Points that win the game: 251 for two players or teams, 151 for 3-4 individuals."),
+    "fixed_deals": N_("Play exactly this many deals instead of playing to a target."),
+    "jack_sweep_is_tablanette": N_("A jack that takes the whole table scores it as a sweep."),
+    "sweep_scoring": N_("A sweep scores the values taken, or 1 point a sweep (Tablić)."),
+    "direction": N_("Which way play goes round the table (players are listed in play order)."),
+    "on_tie": N_("Sides level on top at the target: a draw, or play another deal."),
 }
 
 # Options whose value is one of a few words.
@@ -163,12 +167,12 @@ CHOICES = {
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "preset": {"tablanette": "Tablanette (the Japanese rule pages)", "tablic": "Tablić (Balkan)"},
-    "point_scale": {"standard": "Standard: 22 points a deal", "ace_ten": "Ace 11, ten 10: 120 points a deal"},
-    "sweep_scoring": {"values": "The values taken", "flat1": "1 point a sweep (tabla)"},
-    "direction": {"clockwise": "Clockwise", "anticlockwise": "Anticlockwise"},
-    "on_tie": {"draw": "A draw", "play_on": "Play another deal"},
-    "fixed_deals": {None: "No: play to the target", 2: "2 deals", 4: "4 deals"},
+    "preset": {"tablanette": N_("Tablanette (the Japanese rule pages)"), "tablic": N_("Tablić (Balkan)")},
+    "point_scale": {"standard": N_("Standard: 22 points a deal"), "ace_ten": N_("Ace 11, ten 10: 120 points a deal")},
+    "sweep_scoring": {"values": N_("The values taken"), "flat1": N_("1 point a sweep (tabla)")},
+    "direction": {"clockwise": N_("Clockwise"), "anticlockwise": N_("Anticlockwise")},
+    "on_tie": {"draw": N_("A draw"), "play_on": N_("Play another deal")},
+    "fixed_deals": {None: N_("No: play to the target"), 2: N_("2 deals"), 4: N_("4 deals")},
 }
 
 

@@ -41,15 +41,15 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from companion.cards import PACK_36_NO_7, PACK_52, Card
-from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
+from companion.errors import N_, IllegalMove, InvalidMove, OptionError, Reason
 from companion.games import common, tricks
 from companion.games.common import Move, Record, Start
 from companion.games.common import is_int as _is_int
 
 NAME = "tantony"
-TITLE = "Tantony"
+TITLE = N_("Tantony")
 MIN_PLAYERS, MAX_PLAYERS = 3, 4
-SEATING = (
+SEATING = N_(
     "Clockwise from the dealer's left. With four, partners sit opposite: "
     "players 1 and 3 (North, South) against 2 and 4 (East, West)."
 )
@@ -67,37 +67,41 @@ THRESHOLD = 60  # RULES.md §3.8: 60 x deal number
 
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
-    "web2023": Start("Web rules 2023", "J 15, Q 20, K 25, A 30; a 13th trick swaps the runt"),
+    "web2023": Start(N_("Web rules 2023"), N_("J 15, Q 20, K 25, A 30; a 13th trick swaps the runt")),
     "penguin2008": Start(
-        "Penguin book 2008",
-        "Courts 15, A 20; 12 tricks, the lowest last card scores",
+        N_("Penguin book 2008"),
+        N_("Courts 15, A 20; 12 tricks, the lowest last card scores"),
         {"value_scale": "penguin2008", "last_card_rule": "penguin2008"},
     ),
     "split": Start(
-        "Split partners", "Each scores their own and their left neighbour's points", {"partnership_mode": "split"}
+        N_("Split partners"),
+        N_("Each scores their own and their left neighbour's points"),
+        {"partnership_mode": "split"},
     ),
 }
 
 #: Each option's name on screen.
 OPTION_LABELS = {
-    "partnership_mode": "Partners",
-    "value_scale": "Trick values",
-    "last_card_rule": "The last card",
-    "deals": "Deals in a game",
-    "sudden_death": "Sudden death at 60 a deal",
-    "three_player_values": "Court values with 3 players",
+    "partnership_mode": N_("Partners"),
+    "value_scale": N_("Trick values"),
+    "last_card_rule": N_("The last card"),
+    "deals": N_("Deals in a game"),
+    "sudden_death": N_("Sudden death at 60 a deal"),
+    "three_player_values": N_("Court values with 3 players"),
 }
 
 OPTION_HELP = {
-    "partnership_mode": "Fixed partners opposite, or split: each scores own + left-hand neighbour's points.",
-    "value_scale": "Trick values: web 2023 (J 15, Q 20, K 25, A 30) or Penguin 2008 (courts 15, A 20).",
-    "last_card_rule": "Web 2023: a 13th trick whose winner swaps for the runt. Penguin 2008: 12 tricks, "
-    "then the lowest last card scores.",
-    "deals": "Deals in a game (usual: 4, or 3 with 3 players).",
-    "sudden_death": (
-        "A side reaching 60 x the deal number wins at once, as two games (usual: on with fixed partners)."
+    "partnership_mode": N_("Fixed partners opposite, or split: each scores own + left-hand neighbour's points."),
+    "value_scale": N_("Trick values: web 2023 (J 15, Q 20, K 25, A 30) or Penguin 2008 (courts 15, A 20)."),
+    "last_card_rule": N_(
+        "Web 2023: a 13th trick whose winner swaps for the runt. Penguin 2008: 12 tricks, "
+        "then the lowest last card scores."
     ),
-    "three_player_values": "3 players: court values as usual, or shifted down (J 10, Q 15, K 20, A 25).",
+    "deals": N_("Deals in a game (usual: 4, or 3 with 3 players)."),
+    "sudden_death": (
+        N_("A side reaching 60 x the deal number wins at once, as two games (usual: on with fixed partners).")
+    ),
+    "three_player_values": N_("3 players: court values as usual, or shifted down (J 10, Q 15, K 20, A 25)."),
 }
 CHOICES = {
     "partnership_mode": ("fixed", "split"),
@@ -107,18 +111,18 @@ CHOICES = {
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "partnership_mode": {"fixed": "Fixed partners", "split": "Split: own + left neighbour's"},
+    "partnership_mode": {"fixed": N_("Fixed partners"), "split": N_("Split: own + left neighbour's")},
     "value_scale": {
-        "web2023": "Web rules 2023 (J 15, Q 20, K 25, A 30)",
-        "penguin2008": "Penguin book 2008 (courts 15, A 20)",
+        "web2023": N_("Web rules 2023 (J 15, Q 20, K 25, A 30)"),
+        "penguin2008": N_("Penguin book 2008 (courts 15, A 20)"),
     },
     "last_card_rule": {
-        "web2023": "Web rules 2023: the 13th trick",
-        "penguin2008": "Penguin book 2008: lowest last card",
+        "web2023": N_("Web rules 2023: the 13th trick"),
+        "penguin2008": N_("Penguin book 2008: lowest last card"),
     },
-    "three_player_values": {"same": "As usual", "shifted": "Shifted down (J 10 … A 25)"},
+    "three_player_values": {"same": N_("As usual"), "shifted": N_("Shifted down (J 10 … A 25)")},
 }
-USUAL = {"deals": "4, or 3 with 3 players"}
+USUAL = {"deals": N_("4, or 3 with 3 players")}
 
 
 @dataclass(frozen=True)

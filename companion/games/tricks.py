@@ -22,14 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-from companion.errors import IllegalMove
+from companion.errors import N_, IllegalMove
 
 #: The duty a player faced, in words a player reads ("Ben had to ...").
 DUTY_TEXT = {
-    "follow": "follow suit",
-    "head": "beat the best card of the suit led",
-    "trump": "play a trump when out of the suit led",
-    "overtrump": "beat the trump already in the trick",
+    "follow": N_("follow suit"),
+    "head": N_("beat the best card of the suit led"),
+    "trump": N_("play a trump when out of the suit led"),
+    "overtrump": N_("beat the trump already in the trick"),
 }
 
 #: A game's duty check, as :func:`audit` calls it: ``check(hand, before, trump, card)``

@@ -44,16 +44,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.cards import PACK_36_NO_2, PACK_40, Card
-from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
+from companion.errors import N_, IllegalMove, InvalidMove, OptionError, Reason
 from companion.games import common, tricks
 from companion.games.common import Move, Record, Start
 from companion.games.common import is_int as _is_int
 
 NAME = "tute"
-TITLE = "Tute Cabrón"
+TITLE = N_("Tute Cabrón")
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 #: How the players sit, for the new-game form (RULES.md §2.3: play goes anticlockwise).
-SEATING = "In the order of play: anticlockwise, so each player's right-hand neighbour plays next."
+SEATING = N_("In the order of play: anticlockwise, so each player's right-hand neighbour plays next.")
 
 #: RULES.md §2.2: rank order high to low A 3 K Q J 7 6 5 4 2, as strengths.
 STRENGTH = {r: i for i, r in enumerate(("2", "4", "5", "6", "7", "J", "Q", "K", "3", "A"))}
@@ -67,38 +67,42 @@ SPANISH_RANKS = {"K": "rey", "Q": "caballo", "J": "sota"}
 
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
-    "tute": Start("Tute Cabrón", "Six loss marks end the game; with 4-5 players 101 wins a deal"),
+    "tute": Start(N_("Tute Cabrón"), N_("Six loss marks end the game; with 4-5 players 101 wins a deal")),
     "relaxed": Start(
-        "No undertrumping", "A player who cannot beat the trump played may discard", {"undertrump_required": False}
+        N_("No undertrumping"),
+        N_("A player who cannot beat the trump played may discard"),
+        {"undertrump_required": False},
     ),
-    "ludoteka": Start("Ludoteka's rules", "A player who takes no trick also loses", {"no_trick_loses": True}),
+    "ludoteka": Start(N_("Ludoteka's rules"), N_("A player who takes no trick also loses"), {"no_trick_loses": True}),
 }
 
 #: Each option's name on screen.
 OPTION_LABELS = {
-    "loss_limit": "Loss marks that end the game",
-    "undertrump_required": "Trump even when it cannot win",
-    "must_head": "Beat the best card when able",
-    "win_threshold": "Points that win a deal (4-5 players)",
-    "triple_tie": "Three players level",
-    "no_trick_loses": "No trick taken loses",
-    "over_100_loses": "Over 100 loses (3 players)",
-    "allow_declarations": "Cantes (4-5 players)",
-    "revoke_penalty": "A proven revoke costs",
-    "spanish_names": "Spanish card names",
+    "loss_limit": N_("Loss marks that end the game"),
+    "undertrump_required": N_("Trump even when it cannot win"),
+    "must_head": N_("Beat the best card when able"),
+    "win_threshold": N_("Points that win a deal (4-5 players)"),
+    "triple_tie": N_("Three players level"),
+    "no_trick_loses": N_("No trick taken loses"),
+    "over_100_loses": N_("Over 100 loses (3 players)"),
+    "allow_declarations": N_("Cantes (4-5 players)"),
+    "revoke_penalty": N_("A proven revoke costs"),
+    "spanish_names": N_("Spanish card names"),
 }
 
 OPTION_HELP = {
-    "loss_limit": "The game ends when a player has this many loss marks.",
-    "undertrump_required": "Out of the suit led and unable to beat the trump already played: must still play a trump.",
-    "must_head": "Must beat the best card of the suit led when able (off: just follow suit).",
-    "win_threshold": "4-5 players: anyone reaching this total wins the deal and all the others lose.",
-    "triple_tie": "3 players all level: who loses.",
-    "no_trick_loses": "A player who takes no trick also loses the deal.",
-    "over_100_loses": "3 players: anyone over 100 loses instead.",
-    "allow_declarations": "4-5 players: a trick's winner may show a king and queen (cante) before leading.",
-    "revoke_penalty": "What a proven revoke costs: one loss mark for the offender, nothing, or a replayed deal.",
-    "spanish_names": "Name the cards as a Spanish pack: oros, copas, espadas, bastos; rey, caballo, sota.",
+    "loss_limit": N_("The game ends when a player has this many loss marks."),
+    "undertrump_required": N_(
+        "Out of the suit led and unable to beat the trump already played: must still play a trump."
+    ),
+    "must_head": N_("Must beat the best card of the suit led when able (off: just follow suit)."),
+    "win_threshold": N_("4-5 players: anyone reaching this total wins the deal and all the others lose."),
+    "triple_tie": N_("3 players all level: who loses."),
+    "no_trick_loses": N_("A player who takes no trick also loses the deal."),
+    "over_100_loses": N_("3 players: anyone over 100 loses instead."),
+    "allow_declarations": N_("4-5 players: a trick's winner may show a king and queen (cante) before leading."),
+    "revoke_penalty": N_("What a proven revoke costs: one loss mark for the offender, nothing, or a replayed deal."),
+    "spanish_names": N_("Name the cards as a Spanish pack: oros, copas, espadas, bastos; rey, caballo, sota."),
 }
 CHOICES = {
     "triple_tie": ("all_lose", "last_trick_rule", "no_loser"),
@@ -107,14 +111,14 @@ CHOICES = {
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
     "triple_tie": {
-        "all_lose": "All three lose",
-        "last_trick_rule": "The last trick decides",
-        "no_loser": "Nobody loses",
+        "all_lose": N_("All three lose"),
+        "last_trick_rule": N_("The last trick decides"),
+        "no_loser": N_("Nobody loses"),
     },
     "revoke_penalty": {
-        "loss_mark": "One loss mark for the offender",
-        "none": "Nothing",
-        "replay_deal": "The deal is played again",
+        "loss_mark": N_("One loss mark for the offender"),
+        "none": N_("Nothing"),
+        "replay_deal": N_("The deal is played again"),
     },
 }
 
