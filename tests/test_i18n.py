@@ -19,10 +19,10 @@ from html.parser import HTMLParser
 from urllib.parse import urlencode
 
 import pytest
-from werkzeug.datastructures import MultiDict
 from babel.messages.checkers import python_format
 from babel.messages.frontend import CommandLineInterface
 from babel.messages.pofile import read_po
+from werkzeug.datastructures import MultiDict
 
 from companion import games, web
 from companion.errors import AmbiguousMove, IllegalMove, MoveError
@@ -201,7 +201,9 @@ class Table:
         for k, v in _japanese_names(move).items():
             fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
         answer = self.referee.post(
-            f"/games/{self.id}/moves", data=MultiDict(fields), headers=JAPANESE | {"HX-Request": "true", "HX-Target": "live"}
+            f"/games/{self.id}/moves",
+            data=MultiDict(fields),
+            headers=JAPANESE | {"HX-Request": "true", "HX-Target": "live"},
         )
         assert answer.status_code == (status or answer.status_code) < 500, (move, answer.status_code)
         self.version = self.referee.get(f"/api/games/{self.id}").get_json()["version"]
