@@ -37,6 +37,38 @@ class Spaced(list[Any]):
         return " ".join(map(str, self))
 
 
+class Joined(list[Any]):
+    """Names as a sentence joins them: ``%(players)s`` is "Ann, Ben and Cat"."""
+
+    def __str__(self) -> str:
+        return self[0] if len(self) == 1 else ", ".join(self[:-1]) + " and " + self[-1]
+
+
+class Either(list[Any]):
+    """Alternatives as a sentence offers them: ``%(totals)s`` is "82 or 102"."""
+
+    def __str__(self) -> str:
+        return " or ".join(map(str, self))
+
+
+#: Params that are lists of player names (placed as :class:`Joined`; the web joins them
+#: in the reader's language).
+NAME_LISTS = frozenset({"players"})
+#: Params that are lists of alternatives (placed as :class:`Either`).
+OR_LISTS = frozenset({"totals"})
+#: Params whose values are English words the engine marks with :func:`N_` (an option's
+#: label, how a card is known, a duty): the web translates them before placing them.
+WORD_PARAMS = frozenset({"option", "known", "duty"})
+
+
+def _placed(key: str, value: Any) -> Any:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    if not isinstance(value, list):
+        return value
+    return (Joined if key in NAME_LISTS else Either if key in OR_LISTS else Spaced)(value)
+
+
 class Reason:
     """Why something is refused: ``code``, English ``text`` with ``%(name)s`` places for
     ``params``, and the ``rule`` (written where the text says ``%(rule)s``).
@@ -60,9 +92,11 @@ class Reason:
         self.params: dict[str, Any] = {k: _plain(v) for k, v in params.items()}
 
     def words(self) -> dict[str, Any]:
-        """The params as the text places them: a list of cards or names as one word each,
-        space-separated (:class:`Spaced`); ``rule`` as cited."""
-        placed = {k: Spaced(v) if isinstance(v, list) else v for k, v in self.params.items()}
+        """The params as the text places them: a list of cards as one word each,
+        space-separated (:class:`Spaced`), of names (:data:`NAME_LISTS`) as a sentence
+        joins them (:class:`Joined`), of alternatives (:data:`OR_LISTS`) as :class:`Either`;
+        a mapping (a score each) as "Ann 40, Ben 12"; ``rule`` as cited."""
+        placed = {k: _placed(k, v) for k, v in self.params.items()}
         return placed | {"rule": self.rule or ""}
 
     def __str__(self) -> str:

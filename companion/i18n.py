@@ -21,7 +21,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from companion.cards import RANK_NAMES, SUIT_NAMES, Card
-from companion.errors import Reason
+from companion.errors import N_, NAME_LISTS, OR_LISTS, WORD_PARAMS, Reason
 
 #: The languages there are catalogs for, and how each is named on its own switch.
 LANGUAGES = {"ja": "日本語", "en": "English"}
@@ -123,25 +123,84 @@ def names(values, joined: bool = False) -> str:
     return ("、" if language() == "ja" else ", ").join(values)
 
 
+#: The games as a rule's citation names them ("Tute 2.6"), for extraction: the adapters' CITED.
+_CITED = (N_("Tablanette"), N_("Tute"), N_("Tantony"))
+
+
+def cite(rule: str) -> str:
+    """A rule as cited, in the request's language: "Tute 2.6", "トゥテ 2.6"."""
+    cited, _space, section = rule.rpartition(" ")
+    return f"{_(cited)} {section}" if cited else rule
+
+
 def text_of(reason: Reason) -> str:
     """The reason's %-format text in the request's language (its English text is the id)."""
     return _(reason.text) if reason.text else ""
 
 
-def say(reason: Reason | dict, words: dict | None = None) -> str:
-    """A reason in words, in the request's language: its text translated, then its params
-    (``words``, when the caller has placed them already, e.g. as chips or links) put in."""
-    if isinstance(reason, dict):
-        reason = Reason.from_json(reason)
-    return text_of(reason) % (reason.words() if words is None else words)
+def words_of(reason: Reason, spanish: bool = False) -> dict:
+    """The reason's params as the request's language places them: names joined as its
+    sentences join them, the engine's marked words translated, the rule cited."""
+    out = reason.words()
+    for key, value in reason.params.items():
+        if isinstance(value, dict):  # a score each: "Ann 40, Ben 12", "太郎 40、花子 12"
+            out[key] = names(f"{k} {v}" for k, v in value.items())
+        elif key in NAME_LISTS and isinstance(value, list):
+            out[key] = names(value, joined=True)
+        elif key in OR_LISTS and isinstance(value, list):
+            out[key] = format_list([str(v) for v in value], style="or", locale=get_locale())
+        elif key in WORD_PARAMS and isinstance(value, str):
+            out[key] = _(value)
+        elif key == "suit" and value in _SUITS_JA:
+            out[key] = suit_name(value, spanish)
+    out["rule"] = cite(reason.rule) if reason.rule else ""
+    return out
 
 
-def say_html(reason: Reason | dict, words: dict) -> Markup:
-    """:func:`say` as HTML: the translated text escaped, the placed ``words`` as given
+Said = Reason | dict | list
+
+
+def sentences(said: Said) -> list[Reason]:
+    """What an engine said: one reason, or several sentences in order; each a Reason or
+    kept in a game's state as data (:meth:`Reason.as_data`)."""
+    items = said if isinstance(said, list) else [said]
+    return [r if isinstance(r, Reason) else Reason.from_json(r) for r in items]
+
+
+def _gap() -> str:
+    """Between two sentences: a space in English, nothing after Japanese's 。."""
+    return "" if language() == "ja" else " "
+
+
+def say(said: Said, words: dict | None = None) -> str:
+    """What an engine said, in words in the request's language: each reason's text
+    translated, then its params (``words``, when the caller has placed them already) put in."""
+    return _gap().join(text_of(r) % (words_of(r) if words is None else words) for r in sentences(said))
+
+
+def say_html(reason: Reason, words: dict) -> Markup:
+    """One reason as HTML: the translated text escaped, the placed ``words`` as given
     (Markup stays Markup, anything else is escaped)."""
-    if isinstance(reason, dict):
-        reason = Reason.from_json(reason)
     return Markup(escape(text_of(reason))) % words
 
 
-__all__ = ["LANGUAGES", "card_name", "init_app", "language", "names", "say", "say_html", "suit_name", "switch_url"]
+def join_html(parts: list[Markup]) -> Markup:
+    """Sentences as one paragraph's HTML."""
+    return Markup(_gap()).join(parts)
+
+
+__all__ = [
+    "LANGUAGES",
+    "card_name",
+    "cite",
+    "join_html",
+    "sentences",
+    "words_of",
+    "init_app",
+    "language",
+    "names",
+    "say",
+    "say_html",
+    "suit_name",
+    "switch_url",
+]

@@ -241,6 +241,29 @@ def m005_who_entered_each_move(db: sqlite_utils.Database) -> None:
     moves.add_column("undone_time", str)
 
 
+@migrations()
+def m006_explanations_as_data(db: sqlite_utils.Database) -> None:
+    """The engines' explanations kept in a game's state (why a deal was lost, how a sweep
+    scored, a revoke, a warning) were English sentences; they become data (a code and its
+    params) the pages word in the reader's language. Each game's state is rebuilt by
+    replaying its moves in effect, as undo does."""
+    for game_id, game, players, options in db.execute("SELECT id, game, players, options FROM games").fetchall():
+        rules = games.get(game)
+        state = rules.start(json.loads(players), json.loads(options))
+        try:
+            for (move,) in db.execute(
+                "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,)
+            ).fetchall():
+                state = rules.apply(state, json.loads(move))
+        except ValueError:  # a log the engine no longer accepts: its state stays (the pages show old words as they are)
+            continue
+        finished, status = _summary(rules.view(state))
+        db.execute(
+            "UPDATE games SET state = ?, finished = ?, status = ? WHERE id = ?",
+            (_dump_state(rules.dump(state)), finished, status, game_id),
+        )
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------

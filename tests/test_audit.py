@@ -122,19 +122,19 @@ def test_two_referee_phones_get_different_numbers_and_an_undo_says_who(app, clie
     undone_at = moves[1]["undone_time"][11:16]
     laid, queen = (m["time"][11:16] for m in moves)
     assert log_items(client, game_id) == [
-        f"Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠ {laid} · this phone",
-        f"Ben played Q♥, took 2♣ 3♦ 8♠ {queen} · phone 2 · undone by this phone at {undone_at}",
+        f"Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠. {laid} · this phone",
+        f"Ben played Q♥ and took 2♣ 3♦ 8♠. {queen} · phone 2 · undone by this phone at {undone_at}",
     ]
     assert log_items(second, game_id) == [
-        f"Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠ {laid} · phone 1",
-        f"Ben played Q♥, took 2♣ 3♦ 8♠ {queen} · this phone · undone by phone 1 at {undone_at}",
+        f"Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠. {laid} · phone 1",
+        f"Ben played Q♥ and took 2♣ 3♦ 8♠. {queen} · this phone · undone by phone 1 at {undone_at}",
     ]
     assert log_items(watcher, game_id) == [
-        f"Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠ {laid} · phone 1",
-        f"Ben played Q♥, took 2♣ 3♦ 8♠ {queen} · phone 2 · undone by phone 1 at {undone_at}",
+        f"Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠. {laid} · phone 1",
+        f"Ben played Q♥ and took 2♣ 3♦ 8♠. {queen} · phone 2 · undone by phone 1 at {undone_at}",
     ]
     page = second.get(f"/games/{game_id}/log").get_data(as_text=True)
-    assert "this is phone 2" in page and "<del>Ben played Q♥, took 2♣ 3♦ 8♠</del>" in page
+    assert "this is phone 2" in page and "<del>Ben played Q♥ and took 2♣ 3♦ 8♠.</del>" in page
     assert "this is phone" not in watcher.get(f"/games/{game_id}/log").get_data(as_text=True)
 
 
@@ -273,8 +273,8 @@ def test_m005_upgrades_a_database_keeping_its_moves_readable(tmp_path):
         (2, None, False, True, None, None),
     ]
     assert log_items(app.test_client(), "old") == [
-        "Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠ 20:00",
-        "Ben played Q♥, took 2♣ 3♦ 8♠ 20:01 · undone",
+        "Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠. 20:00",
+        "Ben played Q♥ and took 2♣ 3♦ 8♠. 20:01 · undone",
     ]
     assert store.transcript("old")["moves"] == [LAYOUT]
 

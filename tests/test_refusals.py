@@ -35,7 +35,10 @@ def _name(func: ast.expr) -> str | None:
 
 
 def _strings(node: ast.expr | None) -> list[str] | None:
-    """The literal strings ``node`` can be (a constant, or a choice of constants)."""
+    """The literal strings ``node`` can be (a constant, one marked ``N_("...")`` for
+    extraction, or a choice of them: an English text chosen by a count, "loses"/"lose")."""
+    if isinstance(node, ast.Call) and _name(node.func) == "N_" and len(node.args) == 1:
+        node = node.args[0]
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
     if isinstance(node, ast.IfExp):
@@ -92,23 +95,25 @@ def refusals(path: str) -> list[dict]:
 
 @pytest.mark.parametrize("path", MODULES)
 def test_every_refusal_is_a_code_a_text_and_its_params(path):
-    texts: dict[str, str] = {}
+    texts: dict[str, list[str]] = {}
     for r in refusals(path):
         where = f"{path}:{r['line']}"
         if len(r["args"]) == 1 and isinstance(r["args"][0], (ast.Name, ast.Attribute, ast.Call)):  # a Reason passed on
             assert not r["params"] and not r["rules"], where
             continue
         assert r["code"] and len(r["code"]) == 1, f"{where}: the code is a literal string"
-        assert r["text"] and len(r["text"]) == 1, f"{where}: the text is a literal string, not an f-string"
-        code, text = r["code"][0], r["text"][0]
+        assert r["text"], f"{where}: the text is a literal string, not an f-string"
+        code = r["code"][0]
         assert re.fullmatch(r"[a-z][a-z0-9_]*", code), f"{where}: {code!r}"
-        assert texts.setdefault(code, text) == text, f"{where}: {code!r} has two texts"
-        if r["params"] is not None:
-            # every place has its param (a param need not be placed: it is data for the API and the web)
-            places = set(PLACE.findall(text)) - {"rule"}
-            assert places <= r["params"], f"{where}: {sorted(places - r['params'])} placed but not given"
+        # one text a code, or at one place a choice of English texts by a count ("loses"/"lose")
+        assert texts.setdefault(code, r["text"]) == r["text"], f"{where}: {code!r} has two texts"
         assert r["rules"] is not None, f"{where}: the rule is a literal"
-        assert ("%(rule)s" in text) == bool(r["rules"]), f"{where}: the text places the rule it cites"
+        for text in r["text"]:
+            if r["params"] is not None:
+                # every place has its param (a param need not be placed: it is data for the API and the web)
+                places = set(PLACE.findall(text)) - {"rule"}
+                assert places <= r["params"], f"{where}: {sorted(places - r['params'])} placed but not given"
+            assert ("%(rule)s" in text) == bool(r["rules"]), f"{where}: the text places the rule it cites"
 
 
 def cited_rules() -> set[str]:

@@ -38,6 +38,7 @@ MIGRATIONS = [
     "m003_referees_links_archive",
     "m004_status_as_data",
     "m005_who_entered_each_move",
+    "m006_explanations_as_data",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -884,3 +885,28 @@ def test_a_forked_worker_opens_its_own_connection(store, game):
     assert os.waitstatus_to_exitcode(status) == 0
     assert store._conn() is inherited
     assert store.get(game)["version"] == 1
+
+
+def test_m006_rebuilds_old_english_explanations_as_data(tmp_path):
+    """A game stored before m006 kept why a hand was lost as an English sentence; opening
+    the database replays its moves, so the explanation becomes data (code and params) the
+    pages word in the reader's language, and the moves and version stay as they were."""
+    path = tmp_path / "old.db"
+    store = Store(path)
+    row, key = store.create("hundred", ["Ann", "Ben"])
+    version = 0
+    for card in ("10D", "9S"):  # Ben makes 100, then Ann 109: Ann loses the hand
+        version, _state = store.play(row["id"], version, {"type": "play", "card": card}, key)
+    store.close()
+    with sqlite_utils.Database(path) as db:
+        data = json.loads(db.execute("SELECT state FROM games WHERE id = ?", (row["id"],)).fetchone()[0])
+        data["history"][-1]["reason"] = "Ann played 9S: 100 → 109, over 100"  # as stored before m006
+        db.execute("UPDATE games SET state = ? WHERE id = ?", (json.dumps(data), row["id"]))
+        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm006_explanations_as_data'")
+        db.conn.commit()
+    reopened = Store(path)
+    assert reopened.migrate() == []  # m006 ran on opening
+    game = reopened.get(row["id"])
+    why = game["state"].history[-1]["reason"]
+    assert [(r["code"], r["params"]["player"], r["params"]["total"]) for r in why] == [("bust", "Ann", 109)]
+    assert game["version"] == version and [m["move"]["card"] for m in reopened.moves(row["id"])] == ["10D", "9S"]

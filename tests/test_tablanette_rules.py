@@ -13,6 +13,7 @@ import pytest
 
 from companion import games
 from companion.cards import PACK_52
+from companion.errors import Reason
 from companion.games import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
 from companion.games import tablanette as T
 
@@ -293,7 +294,8 @@ def test_TB_L1_buried_jack_played_early_records_a_warning():
     after = play(s, "JH")  # round 1 of 4: accepted (the stock may have been re-cut), with a warning
     assert after.last["taken"] == ["5C", "7H", "9D", "KS"]
     warnings = T.view(after)["warnings"]
-    assert len(warnings) == 1 and "JH" in warnings[0]
+    assert len(warnings) == 1 and warnings[0]["params"]["card"] == "JH"
+    assert str(Reason.from_json(warnings[0])).startswith("JH went under the stock")
     assert T.view(s)["warnings"] == []
 
 
@@ -391,7 +393,7 @@ def test_1_4_P7_P8_sweep_scores_at_once():
     v = T.view(s)
     assert v["table"] == [] and v["sweeps"]["Ben"] == [42] and v["scores"]["Ben"] == 42
     assert v["last"]["sweep"] is True and v["last"]["bonus"] == 42
-    assert "42" in v["last"]["how"]
+    assert str(Reason.from_json(v["last"]["how"])) == "KC counts 14; KS, 4D+10H each make 14: 14 × 3 = 42."
 
 
 def test_1_11_card_already_seen_is_refused():

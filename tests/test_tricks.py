@@ -6,7 +6,7 @@ the case with no trump and no duty to head.
 
 import pytest
 
-from companion.errors import IllegalMove
+from companion.errors import IllegalMove, Reason
 from companion.games import tricks
 from companion.games.tricks import Play
 
@@ -241,10 +241,11 @@ def test_audit_reports_in_play_order():
 def test_revokes_name_the_player_and_word_the_reason():
     """tricks.revokes: audit's revokes, each with its player's name and its reason from the game's template."""
     plays = plays_of([(0, ["7S", "5D", "AC"]), (0, ["2S", "6S", "4S"])])
-    found = tricks.revokes(plays, {}, check, ["Ann", "Ben", "Cat"], "{player} had to {duty_text} with {proof}")
-    assert [(r["player"], r["reason"]) for r in found] == [
-        ("Ben", "Ben had to follow suit with 6S"),
-        ("Cat", "Cat had to follow suit with 4S"),
+    word = lambda r: Reason("revoke", "%(player)s had to %(duty)s with %(proof)s", **r)  # noqa: E731
+    found = tricks.revokes(plays, {}, check, ["Ann", "Ben", "Cat"], word)
+    assert [(r["player"], str(Reason.from_json(r["reason"]))) for r in found] == [
+        ("Ben", "Ben had to follow with 6S"),
+        ("Cat", "Cat had to follow with 4S"),
     ]
     assert [{k: r[k] for k in ("trick", "seat", "card", "duty", "proof")} for r in found] == tricks.audit(
         plays, {}, check

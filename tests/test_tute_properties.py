@@ -229,7 +229,7 @@ def test_injected_revoke_is_caught(n, data):
     r = h["revokes"][0]
     assert r["card"] == card
     assert r["proof"] in d.dealt[player] and r["proof"] != card  # a card the offender held then
-    assert player in r["reason"]
+    assert r["reason"]["params"]["player"] == player and r["reason"]["code"].startswith("revoke_")
     assert h["losers"] == [player]  # revoke_penalty loss_mark (default)
     assert [h["losses"][p] for p in d.names] == [1 if p == player else 0 for p in d.names]
     check_next_deal(d, h, dealer)

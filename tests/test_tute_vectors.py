@@ -13,6 +13,7 @@ import re
 import pytest
 
 from companion.cards import Card
+from companion.errors import Reason
 from companion.games import IllegalMove
 from companion.games import tute as T
 from tests import DOCS, VECTORS_FILE
@@ -324,7 +325,11 @@ def test_deal_outcome(vector):
     totals = {p: vector["totals"][p] for p in vector["players"]}
     out = T.deal_outcome(totals, vector["last_trick"])
     assert out["losers"] == vector["losers"]
-    assert isinstance(out["reason"], str) and out["reason"]
+    # why, as data the web words: a sentence citing the rule, naming a loser (or the winners)
+    reasons = [Reason.from_json(r) for r in out["reason"]]
+    assert reasons[0].rule == "Tute 2.6" and "(Tute 2.6" in str(reasons[0])
+    named = set(reasons[0].params.get("players", [])) | {reasons[0].params.get("player")}
+    assert named - {None} <= set(totals) and (named - {None} or reasons[0].code.startswith("triple_tie"))
 
 
 @pytest.mark.parametrize(

@@ -195,7 +195,7 @@ def test_undo_is_one_tap_and_the_log_strikes_it_through(client):
     view = client.get(f"/api/games/{game_id}").get_json()
     assert view["version"] == 3 and view["view"]["table"] == ["2C", "3D", "4H", "8S"]
     log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
-    assert "<del>Ben played Q♥, took 2♣ 3♦ 8♠</del>" in log
+    assert "<del>Ben played Q♥ and took 2♣ 3♦ 8♠.</del>" in log
     assert "Ann laid out 2♣ 3♦ 4♥ 8♠" in log
 
 
@@ -309,7 +309,7 @@ def test_undo_says_what_it_takes_back_and_is_absent_with_nothing_to_undo(client)
     assert 'id="undo-box" hx-swap-oob="true"' in answer
     assert "↶ Undo: Deal 1: Ann laid out 2♣ 3♦ 4♥ 8♠" in answer
     answer = play(client, game_id, type="play", card="QH").get_data(as_text=True)
-    assert "↶ Undo: Ben played Q♥, took 2♣ 3♦ 8♠" in answer
+    assert "↶ Undo: Ben played Q♥ and took 2♣ 3♦ 8♠." in answer
     answer = client.post(f"/games/{game_id}/undo", data={"version": version_of(client, game_id)}, headers=HX)
     assert "↶ Undo: Deal 1: Ann laid out" in answer.get_data(as_text=True)
     client.post(f"/games/{game_id}/undo", data={"version": version_of(client, game_id)}, headers=HX)

@@ -5,6 +5,7 @@ import random
 import re
 
 from companion.games import tute as T
+from companion.views.rules import reason_html
 from tests.conftest import post_move as post
 
 PLAYERS = ("Ann", "Ben", "Cat", "Dan")
@@ -42,7 +43,7 @@ def test_new_game_form_offers_tute_with_five_seats(client):
     assert "loss_limit" in page and "revoke_penalty" in page and "spanish_names" in page
 
 
-def test_a_whole_deal_through_the_page(client):
+def test_a_whole_deal_through_the_page(client, app):
     """RULES.md §2.3-2.7: the turned trump, one tap per card, the end-of-deal breakdown."""
     game_id = new_tute(client)
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
@@ -61,7 +62,9 @@ def test_a_whole_deal_through_the_page(client):
         assert response.status_code == 200, response.get_data(as_text=True)
     body = response.get_data(as_text=True)
     h = state.history[-1]
-    assert "Deal 1" in body and "Loss marks" in body and h["reason"] in body.replace("&#39;", "'")
+    with app.test_request_context(headers={"Accept-Language": "en"}):
+        why = str(reason_html(h["reason"]))
+    assert "Deal 1" in body and "Loss marks" in body and why in body
     view = client.get(f"/api/games/{game_id}").get_json()["view"]
     assert view["losses"] == T.view(state)["losses"]
 

@@ -430,7 +430,16 @@ def _play(s: State, move: Move) -> None:
         "bust": said > m,
     }
     if said > m:  # RULES.md §4.2: over the target loses the hand
-        _lose(s, s.turn, f"{name} played {card}: {before} → {said}, over {m}", verified=True, bust=card)
+        bust = Reason(
+            "bust",
+            "%(player)s played %(card)s: %(before)s → %(total)s, over %(target)s.",
+            player=name,
+            card=card,
+            before=before,
+            total=said,
+            target=m,
+        )
+        _lose(s, s.turn, bust, verified=True, bust=card)
         return
     _draw(s)
     s.turn, s.direction = turn_after(card, s.turn, len(s.players), s.direction, s.options, active(s))
@@ -441,14 +450,14 @@ class _Totals(NamedTuple):
     run of more than 3: "any total from 0 to 100") or "choice" ("82 or 102")."""
 
     shape: str
-    words: str
+    words: list[int]
     low: int
     high: int
 
     @classmethod
     def of(cls, values: list[int]) -> _Totals:
         shape = "one" if len(values) == 1 else "range" if _span(values) else "choice"
-        return cls(shape, _range_words(values), min(values), max(values))
+        return cls(shape, values, min(values), max(values))
 
 
 #: A card's total as announced (RULES.md 4.3), by the shape of what it can make: the
@@ -456,33 +465,41 @@ class _Totals(NamedTuple):
 _CHOOSE_TOTAL = {
     "range": (
         "choose_total_range",
-        "%(card)s gives a choice: which total did %(player)s announce? any total from %(low)s to %(high)s.",
+        N_("%(card)s gives a choice: which total did %(player)s announce? any total from %(low)s to %(high)s."),
     ),
-    "choice": ("choose_total", "%(card)s gives a choice: which total did %(player)s announce? %(totals)s."),
+    "choice": ("choose_total", N_("%(card)s gives a choice: which total did %(player)s announce? %(totals)s.")),
 }
 _WRONG_TOTAL = {
-    "one": ("wrong_total", "%(card)s on %(total)s makes %(totals)s, not %(said)s."),
-    "range": ("wrong_total_range", "%(card)s on %(total)s can make any total from %(low)s to %(high)s, not %(said)s."),
-    "choice": ("wrong_total_choice", "%(card)s on %(total)s can make %(totals)s, not %(said)s."),
+    "one": ("wrong_total", N_("%(card)s on %(total)s makes %(totals)s, not %(said)s.")),
+    "range": (
+        "wrong_total_range",
+        N_("%(card)s on %(total)s can make any total from %(low)s to %(high)s, not %(said)s."),
+    ),
+    "choice": ("wrong_total_choice", N_("%(card)s on %(total)s can make %(totals)s, not %(said)s.")),
 }
 #: A hand that can go (RULES.md 4.2): its safe card, said of the hand or of the player
 #: who said they can't go; by whether it makes a run of totals (True) or one or a few.
 _NOT_A_LOSS = {
-    False: ("not_a_loss", "%(card)s on %(total)s makes %(totals)s (not over %(target)s). Not a loss (%(rule)s)."),
+    False: ("not_a_loss", N_("%(card)s on %(total)s makes %(totals)s (not over %(target)s). Not a loss (%(rule)s).")),
     True: (
         "not_a_loss_range",
-        "%(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). Not a loss (%(rule)s).",
+        N_(
+            "%(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). "
+            "Not a loss (%(rule)s)."
+        ),
     ),
 }
 _CAN_GO = {
     False: (
         "can_go",
-        "%(player)s can go: %(card)s on %(total)s makes %(totals)s (not over %(target)s). Not a loss (%(rule)s).",
+        N_("%(player)s can go: %(card)s on %(total)s makes %(totals)s (not over %(target)s). Not a loss (%(rule)s)."),
     ),
     True: (
         "can_go_range",
-        "%(player)s can go: %(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). "
-        "Not a loss (%(rule)s).",
+        N_(
+            "%(player)s can go: %(card)s on %(total)s makes any total from %(low)s to %(high)s (not over %(target)s). "
+            "Not a loss (%(rule)s)."
+        ),
     ),
 }
 
@@ -540,11 +557,11 @@ def lose_refusal(
     )
 
 
-def confirm_needed(state: State, move: Move) -> str | None:
+def confirm_needed(state: State, move: Move) -> Reason | None:
     """What to ask before a play that goes over the target (the app confirms it), or None.
 
     >>> s = start(["A", "B"], {"variant": "98"})
-    >>> confirm_needed(apply(s, {"type": "play", "card": "KS"}), {"type": "play", "card": "2H"})
+    >>> str(confirm_needed(apply(s, {"type": "play", "card": "KS"}), {"type": "play", "card": "2H"}))
     '2H on 98 makes 100, over 98: A loses the hand.'
     """
     if state.result is not None or move.get("type") != "play":
@@ -559,7 +576,30 @@ def confirm_needed(state: State, move: Move) -> str | None:
     if said is not None and said not in reachable or min(made) <= m:
         return None
     card = str(Card.parse(move["card"]))
-    return f"{card} on {state.total} makes {_range_words(made)}, over {m}: {state.players[state.turn]} loses the hand."
+    span = _span(made)
+    return Reason(
+        *_OVER[span is not None],
+        card=card,
+        total=state.total,
+        totals=made,
+        low=made[0],
+        high=made[-1],
+        target=m,
+        player=state.players[state.turn],
+    )
+
+
+#: A play that goes over the target, asked about first: by whether it makes a run of totals.
+_OVER = {
+    False: ("over_target", N_("%(card)s on %(total)s makes %(totals)s, over %(target)s: %(player)s loses the hand.")),
+    True: (
+        "over_target_range",
+        N_(
+            "%(card)s on %(total)s makes any total from %(low)s to %(high)s, over %(target)s: "
+            "%(player)s loses the hand."
+        ),
+    ),
+}
 
 
 def _span(values: list[int]) -> tuple[int, int] | None:
@@ -567,14 +607,6 @@ def _span(values: list[int]) -> tuple[int, int] | None:
     if len(values) > 3 and values == list(range(values[0], values[-1] + 1)):
         return values[0], values[-1]
     return None
-
-
-def _range_words(values: list[int]) -> str:
-    """The totals in words: "82 or 102", "any total from 0 to 100"."""
-    span = _span(values)
-    if span:
-        return f"any total from {span[0]} to {span[1]}"
-    return " or ".join(map(str, values))
 
 
 def _draw(s: State) -> None:
@@ -598,7 +630,7 @@ def _lose_move(s: State, move: Move) -> None:
         )
     shown = move.get("hand")
     if shown in (None, []):
-        _lose(s, seat, f"{who} could not go (hand not shown)", verified=False)
+        _lose(s, seat, Reason("could_not_go", "%(player)s could not go (hand not shown).", player=who), verified=False)
         return
     if not isinstance(shown, list):
         raise InvalidMove("hand_not_a_list", "'hand' is a list of the cards shown")
@@ -620,15 +652,23 @@ def _lose_move(s: State, move: Move) -> None:
     _lose(
         s,
         seat,
-        f"{who} could not go: every card shown goes over {target(s.options)} ({' '.join(cards)} on {s.total})",
+        Reason(
+            "could_not_go_shown",
+            "%(player)s could not go: every card shown goes over %(target)s (%(cards)s on %(total)s).",
+            player=who,
+            target=target(s.options),
+            cards=cards,
+            total=s.total,
+        ),
         verified=True,
         shown=cards,
     )
 
 
 def _lose(
-    s: State, seat: int, reason: str, verified: bool, bust: str | None = None, shown: list[str] | None = None
+    s: State, seat: int, reason: Reason, verified: bool, bust: str | None = None, shown: list[str] | None = None
 ) -> None:
+    """The player at ``seat`` loses the hand, ``reason`` says why (kept as data)."""
     name = s.players[seat]
     s.losses[seat] += 1
     if s.tokens:
@@ -638,7 +678,7 @@ def _lose(
             "deal": s.hand,
             "hand": s.hand,
             "loser": name,
-            "reason": reason,
+            "reason": [reason.as_data()],
             "verified": verified,
             "total": s.total,
             "bust": bust,
@@ -649,7 +689,7 @@ def _lose(
         }
     )
     if bust is None:
-        s.last = {"player": name, "lost": True, "reason": reason}
+        s.last = {"player": name, "lost": True, "reason": [reason.as_data()]}
     _after_hand(s, seat)
 
 
@@ -681,7 +721,7 @@ def _tally(s: State, move: Move) -> None:
     seat = s.players.index(loser)
     if seat not in active(s):
         raise IllegalMove("out_of_match", "%(player)s is out of the match.", player=loser)
-    _lose(s, seat, f"{loser} lost the hand (tallied)", verified=False)
+    _lose(s, seat, Reason("lost_tallied", "%(player)s lost the hand (tallied).", player=loser), verified=False)
     s.history[-1]["tallied"] = True
 
 
@@ -734,14 +774,25 @@ def _order(s: State) -> list[int]:
 dump, load = common.persistence(State, Options, "100/99/98")
 
 
-def narrate(state: State, move: Move) -> str:
-    """One move in words for the log, from the state it led to."""
+def narrate(state: State, move: Move) -> list[Reason]:
+    """One move in words for the log, from the state it led to: its sentences as data.
+
+    >>> s = start(["Ann", "Ben"])
+    >>> [str(r) for r in narrate(apply(s, {"type": "play", "card": "9S"}), {"type": "play", "card": "9S"})]
+    ['Ben played 9S: 0 → 9.']
+    """
     kind = move.get("type")
     if kind in ("lose", "tally") or (kind == "play" and (state.last or {}).get("bust")):
         h = state.history[-1]
-        return f"Hand {h['hand']}: {h['reason']}; {h['loser']} loses the hand"
+        lost = Reason("lost_hand", "Hand %(hand)s: %(player)s loses the hand.", hand=h["hand"], player=h["loser"])
+        return [lost, *(Reason.from_json(r) for r in h["reason"])]
     last = state.last or {}
-    text = f"{last.get('player')} played {last.get('card')}: {last.get('from')} → {last.get('total')}"
-    if last.get("reverse"):
-        text += ", direction reversed"
-    return text
+    played = Reason(
+        "played",
+        "%(player)s played %(card)s: %(before)s → %(total)s.",
+        player=last.get("player"),
+        card=last.get("card"),
+        before=last.get("from"),
+        total=last.get("total"),
+    )
+    return [played, Reason("reversed", "The direction is reversed.")] if last.get("reverse") else [played]

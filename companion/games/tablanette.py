@@ -287,7 +287,7 @@ class Capture:
 
     ``cards`` are the table cards taken (empty: the card is laid down), ``groups`` how
     they split into groups worth ``value`` each, ``bonus`` what the sweep scores (0 when
-    ``sweep`` is false), and ``how`` says how the bonus was counted.
+    ``sweep`` is false), and ``how`` says how the bonus was counted (a sweep's).
     """
 
     cards: frozenset[str]
@@ -295,7 +295,7 @@ class Capture:
     bonus: int = 0
     groups: tuple[tuple[str, ...], ...] = ()
     value: int | None = None
-    how: str = ""
+    how: Reason | None = None
 
     def sorted_cards(self) -> list[str]:
         return sort_cards(self.cards)
@@ -543,14 +543,34 @@ def _jack_capture(p: Card, table: list[Card], opts: Options) -> Capture:
     if not (opts.jack_sweep_is_tablanette and others):
         return Capture(taken, groups=(tuple(sort_cards(taken)),))
     if opts.sweep_scoring == "flat1":
-        bonus, how = 1, "a tabla scores 1"
+        bonus, how = 1, _FLAT_TABLA
     else:
         bonus = sum(max(VALUES[c.rank]) for c in others)
-        how = (
-            f"{p} takes the whole table: {' + '.join(str(max(VALUES[c.rank])) for c in others)} = {bonus} "
-            f"(the jack counts 0)"
+        how = Reason(
+            "jack_sweep",
+            "%(card)s takes the whole table: %(sum)s = %(bonus)s (the jack counts 0).",
+            card=p,
+            sum=" + ".join(str(max(VALUES[c.rank])) for c in others),
+            bonus=bonus,
         )
     return Capture(taken, True, bonus, (tuple(sort_cards(taken)),), None, how)
+
+
+#: How a sweep scores under ``sweep_scoring = "flat1"``.
+_FLAT_TABLA = Reason("flat_tabla", "A tabla scores 1.")
+#: How a sweep's bonus is counted (P8): by whether it is one group, and whether the card played is an ace.
+_SWEEP_HOW = {
+    (True, False): ("sweep_one_group", N_("%(card)s counts %(value)s; %(groups)s makes %(value)s: %(sum)s.")),
+    (False, False): ("sweep_groups", N_("%(card)s counts %(value)s; %(groups)s each make %(value)s: %(sum)s.")),
+    (True, True): (
+        "sweep_one_group_ace",
+        N_("%(card)s counts %(value)s (an ace counts 1 or 11); %(groups)s makes %(value)s: %(sum)s."),
+    ),
+    (False, True): (
+        "sweep_groups_ace",
+        N_("%(card)s counts %(value)s (an ace counts 1 or 11); %(groups)s each make %(value)s: %(sum)s."),
+    ),
+}
 
 
 def _make_capture(
@@ -569,12 +589,16 @@ def _make_capture(
     if not sweep:
         return Capture(taken, False, 0, tuple(named), v)
     if search.opts.sweep_scoring == "flat1":
-        return Capture(taken, True, 1, tuple(named), v, "a tabla scores 1")
+        return Capture(taken, True, 1, tuple(named), v, _FLAT_TABLA)
     # P8: every group adds up to v and the played card counts v too: v x (groups + 1).
     bonus = v * (len(named) + 1)
-    each = "makes" if len(named) == 1 else "each make"
-    ace = " (an ace counts 1 or 11)" if p.rank == "A" else ""
-    how = f"{p} counts {v}{ace}; {', '.join('+'.join(g) for g in named)} {each} {v}: {v} × {len(named) + 1} = {bonus}"
+    how = Reason(
+        *_SWEEP_HOW[len(named) == 1, p.rank == "A"],
+        card=p,
+        value=v,
+        groups=", ".join("+".join(g) for g in named),
+        sum=f"{v} × {len(named) + 1} = {bonus}",
+    )
     return Capture(taken, True, bonus, tuple(named), v, how)
 
 
@@ -823,7 +847,7 @@ class State(common.BaseState[Options]):
     history: list[Record] = field(default_factory=list)
     result: Record | None = None
     last: Record | None = None  # what the last move did, for announcing it
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Record] = field(default_factory=list)  # reasons as data
 
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
@@ -963,10 +987,16 @@ def _play(s: State, move: Move) -> None:
         outcome = legal[0]
 
     if str(p) in s.buried and s.round < rounds_per_deal(s):
-        s.warnings.append(
-            f"{p} went under the stock at the layout of deal {s.deal}, yet was played "
-            f"in round {s.round} of {rounds_per_deal(s)}: was the stock re-cut?"
+        recut = Reason(
+            "played_a_buried_card",
+            "%(card)s went under the stock at the layout of deal %(deal)s, yet was played in round %(round)s of "
+            "%(rounds)s: was the stock re-cut?",
+            card=p,
+            deal=s.deal,
+            round=s.round,
+            rounds=rounds_per_deal(s),
         )
+        s.warnings.append(recut.as_data())
     side = _side(s, seat)
     s.last = {
         "player": s.players[seat],
@@ -975,7 +1005,7 @@ def _play(s: State, move: Move) -> None:
         "groups": [list(g) for g in outcome.groups],
         "sweep": outcome.sweep,
         "bonus": outcome.bonus,
-        "how": outcome.how,
+        "how": outcome.how.as_data() if outcome.how else None,
     }
     if outcome.cards:
         s.table = [c for c in s.table if c not in outcome.cards]
@@ -1282,32 +1312,57 @@ def view(state: State) -> Record:
 dump, load = common.persistence(State, Options, TITLE)
 
 
-def narrate(state: State, move: Move) -> str:
-    """One move in words for the log, from the state it led to.
+def narrate(state: State, move: Move) -> list[Reason]:
+    """One move in words for the log, from the state it led to: its sentences as data.
 
     >>> s = apply(start(["Ann", "Ben"]), {"type": "layout", "cards": ["3S", "10H", "QD", "5C"]})
-    >>> narrate(apply(s, {"type": "play", "card": "QC", "capture": ["3S", "10H", "QD"]}), {"type": "play"})
-    'Ben played QC, took QD + 3S 10H'
+    >>> said = narrate(apply(s, {"type": "play", "card": "QC", "capture": ["3S", "10H", "QD"]}), {"type": "play"})
+    >>> [str(r) for r in said]
+    ['Ben played QC and took QD + 3S 10H.']
     """
     kind = move.get("type")
     if kind == "layout":
-        deal = state.deal
-        buried = f" ({' '.join(state.buried)} under the stock)" if state.buried else ""
-        return f"Deal {deal}: {state.players[state.dealer]} laid out {' '.join(state.table)}{buried}"
+        laid = Reason(
+            "laid_out",
+            "Deal %(deal)s: %(player)s laid out %(cards)s.",
+            deal=state.deal,
+            player=state.players[state.dealer],
+            cards=state.table,
+        )
+        buried = Reason("buried", "%(cards)s went under the stock.", cards=state.buried)
+        return [laid, buried] if state.buried else [laid]
     if kind == "tally":
         record = state.history[-1]
-        points = ", ".join(f"{k} {v}" for k, v in record["points"].items())
-        return f"Deal {record['deal']} tallied: {points}"
+        return [Reason("tallied", "Deal %(deal)s tallied: %(scores)s.", deal=record["deal"], scores=record["points"])]
     last = state.last or {}
     if not last.get("card"):
-        return kind or "move"
-    text = f"{last['player']} played {last['card']}"
+        return [Reason("move", "%(move)s", move=kind or "move")]
     if last["taken"]:
-        text += ", took " + " + ".join(" ".join(g) for g in last["groups"])
+        groups = " + ".join(" ".join(g) for g in last["groups"])
+        said = [
+            Reason(
+                "took",
+                "%(player)s played %(card)s and took %(groups)s.",
+                player=last["player"],
+                card=last["card"],
+                groups=groups,
+            )
+        ]
     else:
-        text += ", laid it down"
+        said = [
+            Reason(
+                "laid_down", "%(player)s played %(card)s and laid it down.", player=last["player"], card=last["card"]
+            )
+        ]
     if last["sweep"]:
-        text += f": sweep, {last['bonus']}"
+        said.append(Reason("sweep", "Sweep: %(bonus)s.", bonus=last["bonus"]))
     if last.get("leftovers"):
-        text += f"; the last table cards {' '.join(last['leftovers'])} go to {last['leftovers_to']}"
-    return text
+        said.append(
+            Reason(
+                "leftovers",
+                "The last table cards %(cards)s go to %(player)s.",
+                cards=last["leftovers"],
+                player=last["leftovers_to"],
+            )
+        )
+    return said

@@ -545,8 +545,16 @@ def _audit(s: State) -> list[Record]:
         {},
         check,
         s.players,
-        "{player} played {card} in trick {trick} without following suit: {proof}, played later, was in the hand "
-        "then (Tantony 3.3).",
+        lambda r: Reason(
+            "revoke_follow",
+            "%(player)s played %(card)s in trick %(trick)s without following suit: %(proof)s, played later, "
+            "was in the hand then (%(rule)s).",
+            rule="Tantony 3.3",
+            player=r["player"],
+            card=r["card"],
+            trick=r["trick"],
+            proof=r["proof"],
+        ),
     )
 
 
@@ -638,8 +646,18 @@ def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: boo
             "losers": [x for x in names if x not in leaders],
             "draw": False,
             "double": True,
-            "reason": f"{leaders[0]} reached {top}, at least {line} after deal {deal}: "
-            f"sudden death, a double win (Tantony 3.8)",
+            "reason": [
+                Reason(
+                    "sudden_death",
+                    "%(player)s reached %(top)s, at least %(line)s after deal %(deal)s: sudden death, a double win "
+                    "(%(rule)s).",
+                    rule="Tantony 3.8",
+                    player=leaders[0],
+                    top=top,
+                    line=line,
+                    deal=deal,
+                ).as_data()
+            ],
         }
     if deal >= deals:
         draw = len(leaders) > 1
@@ -648,17 +666,32 @@ def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: boo
             "losers": [x for x in names if x not in leaders],
             "draw": draw,
             "double": False,
-            "reason": (
-                f"level on {top} after {_deals(deal)}: a draw (Tantony 3.8)"
-                if draw
-                else f"{leaders[0]}: the most points after {_deals(deal)} (Tantony 3.8)"
-            ),
+            "reason": [_final_reason(leaders, top, deal, draw).as_data()],
         }
     return None
 
 
-def _deals(n: int) -> str:
-    return "1 deal" if n == 1 else f"{n} deals"
+def _final_reason(leaders: list[str], top: int, deals: int, draw: bool) -> Reason:
+    """Why the game ended after its last deal: a draw, or who has the most points."""
+    if draw:
+        return Reason(
+            "final_draw",
+            N_("Level on %(top)s after %(deals)s deal: a draw (%(rule)s).")
+            if deals == 1
+            else N_("Level on %(top)s after %(deals)s deals: a draw (%(rule)s)."),
+            rule="Tantony 3.8",
+            top=top,
+            deals=deals,
+        )
+    return Reason(
+        "final_most_points",
+        N_("%(player)s has the most points after %(deals)s deal (%(rule)s).")
+        if deals == 1
+        else N_("%(player)s has the most points after %(deals)s deals (%(rule)s)."),
+        rule="Tantony 3.8",
+        player=leaders[0],
+        deals=deals,
+    )
 
 
 def _game_end(s: State) -> None:
@@ -778,30 +811,58 @@ def view(state: State) -> Record:
 dump, load = common.persistence(State, Options, TITLE)
 
 
-def narrate(state: State, move: Move) -> str:
-    """One move in words for the log, from the state it led to."""
+def narrate(state: State, move: Move) -> list[Reason]:
+    """One move in words for the log, from the state it led to: its sentences as data.
+
+    >>> s = start(["Ann", "Ben", "Cat"])
+    >>> [str(r) for r in narrate(apply(s, {"type": "play", "card": "2S"}), {"type": "play", "card": "2S"})]
+    ['Ben played 2S.']
+    """
     kind, names = move.get("type"), state.players
     if kind == "give":
         t = state.tricks[-1]
-        return f"{names[t['winner']]} gave trick {t['n']} (runt {t['runt']}, {t['value']}) to {names[t['to']]}"
+        return [
+            Reason(
+                "gave_trick",
+                "%(player)s gave trick %(n)s (runt %(runt)s, %(value)s) to %(to)s.",
+                player=names[t["winner"]],
+                n=t["n"],
+                runt=t["runt"],
+                value=t["value"],
+                to=names[t["to"]],
+            )
+        ]
     if kind == "tally":
         h = state.history[-1]
-        return f"Deal {h['deal']} tallied: " + ", ".join(f"{p} {v}" for p, v in h["points"].items())
+        return [Reason("tallied", "Deal %(deal)s tallied: %(scores)s.", deal=h["deal"], scores=h["points"])]
     if kind != "play":
-        return kind or "move"
+        return [Reason("move", "%(move)s", move=kind or "move")]
     card = _code(move["card"])
     if state.trick:
-        return f"{names[state.trick[-1][0]]} played {card}"
+        return [Reason("played", "%(player)s played %(card)s.", player=names[state.trick[-1][0]], card=card)]
     if not state.tricks:  # the deal ended
         h = state.history[-1]
-        return f"{card} ended deal {h['deal']}: " + ", ".join(f"{p} {v}" for p, v in h["points"].items())
+        return [
+            Reason(
+                "ended_deal", "%(card)s ended deal %(deal)s: %(scores)s.", card=card, deal=h["deal"], scores=h["points"]
+            )
+        ]
     t = state.tricks[-1]
     if t.get("last_cards"):
-        return f"Last cards turned up; {', '.join(f'{names[p]} scores {c}' for p, c, _ in t['scoring'])}"
-    text = (
-        f"{names[t['cards'][-1][0]]} played {card}; {names[t['winner']]} wins trick {t['n']}, "
-        f"runt {t['runt']} ({t['value']})"
-    )
+        scored = {names[p]: c for p, c, _ in t["scoring"]}
+        return [Reason("last_cards", "The last cards are turned up: %(scores)s.", scores=scored)]
+    said = [
+        Reason(
+            "won_trick",
+            "%(player)s played %(card)s; %(winner)s wins trick %(n)s, runt %(runt)s (%(value)s).",
+            player=names[t["cards"][-1][0]],
+            card=card,
+            winner=names[t["winner"]],
+            n=t["n"],
+            runt=t["runt"],
+            value=t["value"],
+        )
+    ]
     if t["forced"]:
-        text += f", which goes to {names[t['to']]}, the only one with room"
-    return text
+        said.append(Reason("forced_gift", "It goes to %(to)s, the only one with room.", to=names[t["to"]]))
+    return said

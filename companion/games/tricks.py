@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-from companion.errors import N_, IllegalMove
+from companion.errors import N_, IllegalMove, Reason
 
 #: The duty a player faced, in words a player reads ("Ben had to ...").
 DUTY_TEXT = {
@@ -195,22 +195,25 @@ def audit(plays: list[Play], known: Mapping[int, Iterable[str]], check: Check) -
 
 
 def revokes(
-    plays: list[Play], known: Mapping[int, Iterable[str]], check: Check, players: list[str], reason: str
+    plays: list[Play],
+    known: Mapping[int, Iterable[str]],
+    check: Check,
+    players: list[str],
+    word: Callable[[dict[str, Any]], Reason],
 ) -> list[dict[str, Any]]:
-    """:func:`audit`'s revokes, each with its ``player``'s name and its ``reason`` in words:
-    ``reason`` is a ``str.format`` template of the revoke's keys, and ``duty_text``, the
-    duty in words (:data:`DUTY_TEXT`).
+    """:func:`audit`'s revokes, each with its ``player``'s name and its ``reason`` as data
+    (:meth:`Reason.as_data`): ``word(revoke)`` says it (the game words each duty).
 
     >>> check = lambda hand, before, trump, card: broken_duty(hand, before, None, card, {"7": 0, "A": 1})
-    >>> r = revokes([Play(1, 0, "7D", ("AS",), None), Play(2, 0, "7S", (), None)], {}, check, ["Ann"],
-    ...             "{player} played {card} but had to {duty_text}")
-    >>> r[0]["reason"]
-    'Ann played 7D but had to follow suit'
+    >>> word = lambda r: Reason("revoke", "%(player)s played %(card)s, holding %(proof)s.", **r)
+    >>> r = revokes([Play(1, 0, "7D", ("AS",), None), Play(2, 0, "7S", (), None)], {}, check, ["Ann"], word)
+    >>> str(Reason.from_json(r[0]["reason"]))
+    'Ann played 7D, holding 7S.'
     """
     found = audit(plays, known, check)
     for r in found:
         r["player"] = players[r["seat"]]
-        r["reason"] = reason.format(**r, duty_text=DUTY_TEXT[r["duty"]])
+        r["reason"] = word(r).as_data()
     return found
 
 

@@ -237,36 +237,42 @@ def why_illegal(
 #: with the one card that meets the duty, or the cards that do; and a card the known cards
 #: prove wrong at the table, to take back.
 _MET_BY_ONE = {
-    "follow": ("must_follow_with", "must follow suit: %(cards)s does (%(rule)s)"),
-    "head": ("must_head_with", "must beat the best card of the suit led: %(cards)s does (%(rule)s)"),
-    "trump": ("must_trump_with", "must play a trump when out of the suit led: %(cards)s does (%(rule)s)"),
-    "overtrump": ("must_overtrump_with", "must beat the trump already in the trick: %(cards)s does (%(rule)s)"),
+    "follow": ("must_follow_with", N_("must follow suit: %(cards)s does (%(rule)s)")),
+    "head": ("must_head_with", N_("must beat the best card of the suit led: %(cards)s does (%(rule)s)")),
+    "trump": ("must_trump_with", N_("must play a trump when out of the suit led: %(cards)s does (%(rule)s)")),
+    "overtrump": ("must_overtrump_with", N_("must beat the trump already in the trick: %(cards)s does (%(rule)s)")),
 }
 _MET_BY_ANY = {
-    "follow": ("must_follow_with_any", "must follow suit: %(cards)s do (%(rule)s)"),
-    "head": ("must_head_with_any", "must beat the best card of the suit led: %(cards)s do (%(rule)s)"),
-    "trump": ("must_trump_with_any", "must play a trump when out of the suit led: %(cards)s do (%(rule)s)"),
-    "overtrump": ("must_overtrump_with_any", "must beat the trump already in the trick: %(cards)s do (%(rule)s)"),
+    "follow": ("must_follow_with_any", N_("must follow suit: %(cards)s do (%(rule)s)")),
+    "head": ("must_head_with_any", N_("must beat the best card of the suit led: %(cards)s do (%(rule)s)")),
+    "trump": ("must_trump_with_any", N_("must play a trump when out of the suit led: %(cards)s do (%(rule)s)")),
+    "overtrump": ("must_overtrump_with_any", N_("must beat the trump already in the trick: %(cards)s do (%(rule)s)")),
 }
 _TAKE_BACK = {
     "follow": (
         "must_follow",
-        "%(player)s must follow suit: %(player)s holds %(proof)s (%(known)s). Take %(card)s back (%(rule)s).",
+        N_("%(player)s must follow suit: %(player)s holds %(proof)s (%(known)s). Take %(card)s back (%(rule)s)."),
     ),
     "head": (
         "must_head",
-        "%(player)s must beat the best card of the suit led: %(player)s holds %(proof)s (%(known)s). "
-        "Take %(card)s back (%(rule)s).",
+        N_(
+            "%(player)s must beat the best card of the suit led: %(player)s holds %(proof)s (%(known)s). "
+            "Take %(card)s back (%(rule)s)."
+        ),
     ),
     "trump": (
         "must_trump",
-        "%(player)s must play a trump when out of the suit led: %(player)s holds %(proof)s (%(known)s). "
-        "Take %(card)s back (%(rule)s).",
+        N_(
+            "%(player)s must play a trump when out of the suit led: %(player)s holds %(proof)s (%(known)s). "
+            "Take %(card)s back (%(rule)s)."
+        ),
     ),
     "overtrump": (
         "must_overtrump",
-        "%(player)s must beat the trump already in the trick: %(player)s holds %(proof)s (%(known)s). "
-        "Take %(card)s back (%(rule)s).",
+        N_(
+            "%(player)s must beat the trump already in the trick: %(player)s holds %(proof)s (%(known)s). "
+            "Take %(card)s back (%(rule)s)."
+        ),
     ),
 }
 
@@ -344,7 +350,8 @@ def deal_outcome(
 ) -> Record:
     """Who loses a deal (RULES.md §2.6), and why, in words.
 
-    ``totals`` are in seat (play) order. Returns ``{"losers": [...], "reason": str}``.
+    ``totals`` are in seat (play) order. Returns ``{"losers": [...], "reason": [...]}``,
+    the reason as data, a sentence each (:meth:`Reason.as_data`), the web words it.
 
     >>> deal_outcome({"P1": 50, "P2": 50, "P3": 20, "P4": 10}, "P4")["losers"]
     ['P1']
@@ -360,58 +367,128 @@ def deal_outcome(
         losers, reason = _three_player_losers(totals, last_trick, o)
     else:
         losers, reason = _losers(totals, last_trick, o.win_threshold)
+    reasons = [reason]
     if o.no_trick_loses and tricks_taken is not None:
         empty = [p for p in names if tricks_taken.get(p, 0) == 0 and p not in losers]
         if empty:
             losers = [p for p in names if p in losers or p in empty]
-            reason += f"; {_and(empty)} took no trick and lose{'s' if len(empty) == 1 else ''} too (no_trick_loses)"
-    return {"losers": losers, "reason": reason}
+            said = Reason(
+                "no_trick_loses",
+                N_("%(players)s took no trick and loses too (%(option)s).")
+                if len(empty) == 1
+                else N_("%(players)s took no trick and lose too (%(option)s)."),
+                players=empty,
+                option=OPTION_LABELS["no_trick_loses"],
+            )
+            reasons.append(said)
+    return {"losers": losers, "reason": [r.as_data() for r in reasons]}
 
 
-def _and(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _losers(totals: dict[str, int], last: str, threshold: int) -> tuple[list[str], str]:
+def _losers(totals: dict[str, int], last: str, threshold: int) -> tuple[list[str], Reason]:
     names = list(totals)
     won = [p for p in names if totals[p] >= threshold]
     if won:
-        return ([p for p in names if p not in won], f"{_and(won)} reached {threshold}: everyone else loses (Tute 2.6)")
+        return [p for p in names if p not in won], Reason(
+            "reached_threshold",
+            "%(players)s reached %(threshold)s: everyone else loses (%(rule)s).",
+            rule="Tute 2.6",
+            players=won,
+            threshold=threshold,
+        )
     top = max(totals.values())
     tied = [p for p in names if totals[p] == top]
     if len(tied) == 1:
-        return tied, f"{tied[0]} has the highest total, {top} (Tute 2.6)"
+        return tied, Reason(
+            "highest_total",
+            "%(player)s has the highest total, %(top)s (%(rule)s).",
+            rule="Tute 2.6",
+            player=tied[0],
+            top=top,
+        )
     if last in tied:
-        return [last], f"{_and(tied)} tie on {top}; {last} took the last trick and loses (Tute 2.6)"
+        return [last], Reason(
+            "tie_last_trick_loses",
+            "%(players)s tie on %(top)s; %(player)s took the last trick and loses (%(rule)s).",
+            rule="Tute 2.6",
+            players=tied,
+            top=top,
+            player=last,
+        )
     start = names.index(last)
     first = next(
         names[(start + k) % len(names)] for k in range(1, len(names)) if names[(start + k) % len(names)] in tied
     )
-    return [first], (
-        f"{_and(tied)} tie on {top}; {first} is the first of them after {last}, who took the last trick (Tute 2.6)"
+    return [first], Reason(
+        "tie_first_after_last_trick",
+        "%(players)s tie on %(top)s; %(player)s is the first of them after %(last)s, who took the last trick "
+        "(%(rule)s).",
+        rule="Tute 2.6",
+        players=tied,
+        top=top,
+        player=first,
+        last=last,
     )
 
 
-def _three_player_losers(totals: dict[str, int], last: str, o: Options) -> tuple[list[str], str]:
+def _three_player_losers(totals: dict[str, int], last: str, o: Options) -> tuple[list[str], Reason]:
     names = list(totals)
     if o.over_100_loses:
         over = [p for p in names if totals[p] > 100]
         if over:
-            return over, f"{_and(over)} passed 100 and lose{'s' if len(over) == 1 else ''} (over_100_loses)"
+            return over, Reason(
+                "over_100_loses",
+                N_("%(players)s passed 100 and loses (%(option)s).")
+                if len(over) == 1
+                else N_("%(players)s passed 100 and lose (%(option)s)."),
+                players=over,
+                option=OPTION_LABELS["over_100_loses"],
+            )
     order = sorted(names, key=lambda p: -totals[p])
     hi, mid, lo = (totals[p] for p in order)
     if hi == mid == lo:
+        option = OPTION_LABELS["triple_tie"]
         if o.triple_tie == "all_lose":
-            return names, f"All three tie on {hi}: all lose (Tute 2.6, triple_tie)"
+            return names, Reason(
+                "triple_tie_all_lose",
+                "All three tie on %(top)s: all lose (%(rule)s; %(option)s).",
+                rule="Tute 2.6",
+                top=hi,
+                option=option,
+            )
         if o.triple_tie == "no_loser":
-            return [], f"All three tie on {hi}: nobody loses (triple_tie)"
-        return [last], f"All three tie on {hi}; {last} took the last trick and loses (triple_tie)"
+            return [], Reason(
+                "triple_tie_no_loser", "All three tie on %(top)s: nobody loses (%(option)s).", top=hi, option=option
+            )
+        return [last], Reason(
+            "triple_tie_last_trick_loses",
+            "All three tie on %(top)s; %(player)s took the last trick and loses (%(option)s).",
+            top=hi,
+            player=last,
+            option=option,
+        )
     if hi == mid:
-        tied = [p for p in names if totals[p] == hi]
-        return tied, f"{_and(tied)} tie above {order[2]}: both lose (Tute 2.6)"
+        return [p for p in names if totals[p] == hi], Reason(
+            "tie_above",
+            "%(players)s tie above %(player)s: both lose (%(rule)s).",
+            rule="Tute 2.6",
+            players=[p for p in names if totals[p] == hi],
+            player=order[2],
+        )
     if mid == lo:
-        return [order[0]], f"{order[1]} and {order[2]} tie below {order[0]}, so {order[0]} loses (Tute 2.6)"
-    return [order[1]], f"{order[1]} has the middle total, {mid} (Tute 2.6, 3 players)"
+        return [order[0]], Reason(
+            "tie_below",
+            "%(players)s tie below %(player)s, so %(player)s loses (%(rule)s).",
+            rule="Tute 2.6",
+            players=[p for p in names if p != order[0]],
+            player=order[0],
+        )
+    return [order[1]], Reason(
+        "middle_total",
+        "%(player)s has the middle total, %(top)s (%(rule)s, three players).",
+        rule="Tute 2.6",
+        player=order[1],
+        top=mid,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -647,6 +724,39 @@ def _play(s: State, move: Move) -> None:
         _end_of_deal(s)
 
 
+#: A revoke the audit found (RULES.md §2.11), by the duty it broke.
+_REVOKED = {
+    "follow": (
+        "revoke_follow",
+        N_(
+            "%(player)s played %(card)s in trick %(trick)s but had to follow suit: %(proof)s, played later, "
+            "was in the hand then (%(rule)s)."
+        ),
+    ),
+    "head": (
+        "revoke_head",
+        N_(
+            "%(player)s played %(card)s in trick %(trick)s but had to beat the best card of the suit led: "
+            "%(proof)s, played later, was in the hand then (%(rule)s)."
+        ),
+    ),
+    "trump": (
+        "revoke_trump",
+        N_(
+            "%(player)s played %(card)s in trick %(trick)s but had to play a trump when out of the suit led: "
+            "%(proof)s, played later, was in the hand then (%(rule)s)."
+        ),
+    ),
+    "overtrump": (
+        "revoke_overtrump",
+        N_(
+            "%(player)s played %(card)s in trick %(trick)s but had to beat the trump already in the trick: "
+            "%(proof)s, played later, was in the hand then (%(rule)s)."
+        ),
+    ),
+}
+
+
 def _take_back(duty: str, player: str, proof: str, known: str, card: str) -> Reason:
     """A card the known cards prove wrong (RULES.md §2.11): ``duty`` (a key of
     ``tricks.DUTY_TEXT``) broken, with ``proof``, known to be in the hand, meeting it."""
@@ -683,8 +793,8 @@ def _elsewhere(s: State, seat: int, card: str, suit: str | None = None) -> Reaso
 def _why_known(s: State, seat: int, card: str) -> str:
     """How a card is known to be in a hand, in words a refusal places in brackets."""
     if card == s.turned and seat == s.dealer:
-        return "the turned trump"
-    return "shown in a cante"
+        return N_("the turned trump")
+    return N_("shown in a cante")
 
 
 def _close_trick(s: State) -> None:
@@ -729,8 +839,14 @@ def _audit(s: State) -> list[Record]:
         dict(enumerate(s.known)),
         check,
         s.players,
-        "{player} played {card} in trick {trick} but had to {duty_text}: {proof}, played later, was in the hand "
-        "then (Tute 2.4).",
+        lambda r: Reason(
+            *_REVOKED[r["duty"]],
+            rule="Tute 2.4",
+            player=r["player"],
+            card=r["card"],
+            trick=r["trick"],
+            proof=r["proof"],
+        ),
     )
 
 
@@ -925,17 +1041,36 @@ def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | 
     )
     losers, reason, replay = outcome["losers"], outcome["reason"], False
     offenders = [names[i] for i in sorted({r["seat"] for r in s.revokes})]
-    penalty = s.options.revoke_penalty
+    penalty, option = s.options.revoke_penalty, OPTION_LABELS["revoke_penalty"]
     if offenders and penalty == "loss_mark":
-        losers, reason = offenders, f"{_and(offenders)} revoked: the revoke costs the deal (revoke_penalty)"
+        losers = offenders
+        reason = [
+            Reason(
+                "revoke_costs_the_deal",
+                "%(players)s revoked: the revoke costs the deal (%(option)s).",
+                players=offenders,
+                option=option,
+            ).as_data()
+        ]
     elif offenders and penalty == "replay_deal":
-        losers, reason, replay = (
-            [],
-            (f"{_and(offenders)} revoked: the deal is void and dealt again (revoke_penalty)"),
-            True,
-        )
+        losers, replay = [], True
+        reason = [
+            Reason(
+                "revoke_replays_the_deal",
+                "%(players)s revoked: the deal is void and dealt again (%(option)s).",
+                players=offenders,
+                option=option,
+            ).as_data()
+        ]
     elif offenders:
-        reason += f"; revokes by {_and(offenders)} are not penalised (revoke_penalty none)"
+        reason.append(
+            Reason(
+                "revoke_not_penalised",
+                "Revokes by %(players)s are not penalised (%(option)s).",
+                players=offenders,
+                option=option,
+            ).as_data()
+        )
     for p in losers:
         s.losses[names.index(p)] += 1
     s.history.append(
@@ -1018,7 +1153,7 @@ def _tally(s: State, move: Move) -> None:
             raise InvalidMove(
                 "tally_tricks",
                 "'tricks' maps each player to the number of tricks they took: %(players)s",
-                players=", ".join(names),
+                players=names,
             )
         if sum(tricks_taken.values()) != hand_size(s):
             raise IllegalMove(
@@ -1032,7 +1167,7 @@ def _tally(s: State, move: Move) -> None:
             raise IllegalMove(
                 "no_trick_no_points",
                 "%(players)s took no trick, so can't have card points, cantes or the last trick.",
-                players=_and(empty),
+                players=empty,
             )
         won = [tricks_taken[p] for p in names]
     _score_deal(
@@ -1103,37 +1238,81 @@ def view(state: State) -> Record:
 dump, load = common.persistence(State, Options, "Tute")
 
 
-def narrate(state: State, move: Move) -> str:
-    """One move in words for the log, from the state it led to."""
+def narrate(state: State, move: Move) -> list[Reason]:
+    """One move in words for the log, from the state it led to: its sentences as data.
+
+    >>> s = start(["Ann", "Ben", "Cat", "Dan"])
+    >>> [str(r) for r in narrate(apply(s, {"type": "trump", "card": "5D"}), {"type": "trump"})]
+    ['Deal 1: Ann turned 5D; trumps are D.']
+    """
     kind = move.get("type")
     names = state.players
     if kind == "trump":
-        return f"Deal {state.deal}: {names[state.dealer]} turned {state.turned}; trumps are {state.trump}"
+        return [
+            Reason(
+                "turned",
+                "Deal %(deal)s: %(player)s turned %(card)s; trumps are %(suit)s.",
+                deal=state.deal,
+                player=names[state.dealer],
+                card=state.turned,
+                suit=state.trump,
+            )
+        ]
     if kind == "declare":
         d = state.declarations[-1]
-        return f"{names[d['seat']]} sang {d['points']} in {d['suit']} (shows K{d['suit']} Q{d['suit']})"
+        return [
+            Reason(
+                "sang",
+                "%(player)s sang %(points)s in %(suit)s (shows %(cards)s).",
+                player=names[d["seat"]],
+                points=d["points"],
+                suit=d["suit"],
+                cards=[f"K{d['suit']}", f"Q{d['suit']}"],
+            )
+        ]
     if kind == "tally":
-        return "Tallied. " + _deal_words(state.history[-1])
+        return [Reason("tallied", "Tallied."), *_deal_words(state.history[-1])]
     if kind != "play":
-        return kind or "move"
+        return [Reason("move", "%(move)s", move=kind or "move")]
     card = _code(move["card"])
     if state.trick:
-        return f"{names[state.trick[-1][0]]} played {card}"
+        return [Reason("played", "%(player)s played %(card)s.", player=names[state.trick[-1][0]], card=card)]
     ended = state.result is not None or not state.tricks
     last = state.tricks[-1] if state.tricks else None
     if last is None:  # the deal's last trick: the state has moved on to the next deal
         h = state.history[-1]
-        return f"{card} closed the deal; {h['last_trick']} took the last trick. " + _deal_words(h)
-    text = (
-        f"{names[last['cards'][-1][0]]} played {card}; {names[last['winner']]} wins trick {last['n']} "
-        f"({last['points']} points"
-    )
+        closed = Reason(
+            "closed_the_deal",
+            "%(card)s closed the deal; %(player)s took the last trick.",
+            card=card,
+            player=h["last_trick"],
+        )
+        return [closed, *_deal_words(h)]
+    said = [
+        Reason(
+            "won_trick",
+            "%(player)s played %(card)s; %(winner)s wins trick %(n)s (%(points)s points).",
+            player=names[last["cards"][-1][0]],
+            card=card,
+            winner=names[last["winner"]],
+            n=last["n"],
+            points=last["points"],
+        )
+    ]
     for m in last["marriages"]:
-        text += f", cante {m['points']} in {m['suit']}" + (": trumps from now" if m.get("sets_trump") else "")
-    text += ")"
-    return text + (". " + _deal_words(state.history[-1]) if ended else "")
+        cante = Reason(
+            "cante",
+            N_("Cante %(points)s in %(suit)s: trumps from now.")
+            if m.get("sets_trump")
+            else N_("Cante %(points)s in %(suit)s."),
+            points=m["points"],
+            suit=m["suit"],
+        )
+        said.append(cante)
+    return said + (_deal_words(state.history[-1]) if ended else [])
 
 
-def _deal_words(h: Record) -> str:
-    points = ", ".join(f"{p} {v}" for p, v in h["points"].items())
-    return f"Deal {h['deal']}: {points}. {h['reason']}."
+def _deal_words(h: Record) -> list[Reason]:
+    """A deal's points and who lost it, and why."""
+    points = Reason("deal_points", "Deal %(deal)s: %(scores)s.", deal=h["deal"], scores=h["points"])
+    return [points, *(Reason.from_json(r) for r in h["reason"])]

@@ -14,8 +14,8 @@ from flask_htmx import make_response as htmx_response
 from markupsafe import Markup, escape
 
 from companion import games, htmx, web
-from companion.errors import Reason, Spaced
-from companion.i18n import say_html
+from companion.errors import NAME_LISTS, Reason, Spaced
+from companion.i18n import cite, join_html, say_html, sentences, words_of
 from companion.views.common import card_text, with_card_names
 from companion.web.query import Query, option_rows, read_options
 
@@ -38,27 +38,34 @@ def rule_url(rule: str) -> str:
 
 
 def rule_link(rule: str) -> Markup:
-    """A rule as cited ("Tute 2.4"), linked to its section of the rules page."""
-    return Markup('<a href="{}">{}</a>').format(rule_url(rule), rule)
+    """A rule as cited ("Tute 2.4", "トゥテ 2.4"), linked to its section of the rules page."""
+    return Markup('<a href="{}">{}</a>').format(rule_url(rule), cite(rule))
 
 
-def reason_html(reason: Reason | dict | str, spanish: bool = False) -> Markup:
-    """A refusal in words: its params escaped, card codes as players read them (Q♣),
-    the rule it cites linked to its section. A plain message (a form field's) is escaped."""
-    if not isinstance(reason, (Reason, dict)):  # a form field's message (a string, or a lazy one)
-        return escape(card_text(str(reason), spanish))
-    if isinstance(reason, dict):  # kept in a game's state (an outcome's explanation)
-        reason = Reason.from_json(reason)
-    words = {k: card_text(v, spanish) if isinstance(v, (str, Spaced)) else v for k, v in reason.words().items()}
-    if reason.rule:
-        words["rule"] = rule_link(reason.rule)
-    return say_html(reason, words)
+def reason_html(said: Reason | dict | list | str, spanish: bool = False) -> Markup:
+    """What an engine said (a refusal, an explanation, one or several sentences) in words:
+    its params escaped, card codes as players read them (Q♣), the rule it cites linked to
+    its section. A plain message (a form field's) is escaped."""
+    if not isinstance(said, (Reason, dict, list)):  # a form field's message (a string, or a lazy one)
+        return escape(card_text(str(said), spanish))
+    parts = []
+    for reason in sentences(said):
+        words = {
+            k: v if k in NAME_LISTS else card_text(v, spanish) if isinstance(v, (str, Spaced)) else v
+            for k, v in words_of(reason, spanish).items()
+        }
+        if reason.rule:
+            words["rule"] = rule_link(reason.rule)
+        parts.append(say_html(reason, words))
+    return join_html(parts)
 
 
-def rule_links(text: str) -> Markup:
+def rule_links(text) -> Markup:
     """Escape ``text``, write its card codes as players read them (Q♣), and link each cited
     rule. Only for the outcome explanations the engines keep in a game's state as English
     sentences (a deal's or a game's "reason"); refusals are data (:func:`reason_html`)."""
+    if not isinstance(text, str):  # an explanation kept as data
+        return reason_html(text)
     return Markup(CITATION.sub(lambda m: str(rule_link(m.group(0))), str(escape(card_text(text)))))
 
 

@@ -22,7 +22,7 @@ LAB_OPTIONS = ("variant", "floor_at_zero", "ace_high_99", "itoya_black_ace", "re
 SAMPLE = {
     "players": ["Ann", "Ben", "Cat"],
     "moves": [{"type": "play", "card": "8H"}, {"type": "play", "card": "9H"}],
-    "said": "Cat played 9♥: 8 → 17",
+    "said": "Cat played 9♥: 8 → 17.",
     #: The shortest way to a finished game: these options, then these moves (tallies).
     "finished": {
         "options": {"tokens": 1},

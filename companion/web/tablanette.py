@@ -39,7 +39,7 @@ LAB_OPTIONS = ("max_group_size", "jack_is_12", "forced_capture")
 SAMPLE = {
     "players": ["Ann", "Ben"],
     "moves": [{"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}, {"type": "play", "card": "7C"}],
-    "said": "Ben played 7♣, took 2♠ 5♦",
+    "said": "Ben played 7♣ and took 2♠ 5♦.",
     #: The shortest way to a finished game: these options, then these moves (tallies).
     "finished": {
         "options": {"target": 1},

@@ -24,7 +24,7 @@ LAB_OPTIONS = ("value_scale", "three_player_values")
 SAMPLE = {
     "players": ["Nan", "Eve", "Sam", "Wes"],
     "moves": [{"type": "play", "card": "9D"}, {"type": "play", "card": "3D"}],
-    "said": "Sam played 3♦",
+    "said": "Sam played 3♦.",
     #: The shortest way to a finished game: these options, then these moves (tallies).
     "finished": {
         "options": {"deals": 1},

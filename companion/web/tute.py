@@ -29,7 +29,7 @@ LAB_OPTIONS = ("undertrump_required", "must_head", "win_threshold", "triple_tie"
 SAMPLE = {
     "players": ["Ann", "Ben", "Cat", "Dan"],
     "moves": [{"type": "trump", "card": "5D"}, {"type": "play", "card": "7S"}],
-    "said": "Ben played 7♠",
+    "said": "Ben played 7♠.",
     #: The shortest way to a finished game: these options, then these moves (tallies).
     "finished": {
         "options": {"loss_limit": 1},
