@@ -445,3 +445,16 @@ def test_an_api_refusal_keeps_its_code_and_params_and_is_worded_in_the_request_l
     e, j = english.get_json(), japanese.get_json()
     assert {k: v for k, v in e.items() if k != "error"} == {k: v for k, v in j.items() if k != "error"}
     assert e["code"] and e["error"] != j["error"] and re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", j["error"]), (e, j)
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_the_japanese_rules_text_has_every_section_and_mark_of_the_english(game):
+    """The plain-words rules are written in Japanese with the original pages' terms
+    (templates/rules/_text_<game>.ja.html): the same sections (a refusal's citation links
+    to them) and the same assumed/decided marks as the English text."""
+    texts = ROOT / "templates" / "rules"
+    english, japanese = (texts / f"_text_{game}.html").read_text(), (texts / f"_text_{game}.ja.html").read_text()
+    ids = re.compile(r'id="([^"]+)"')
+    assert ids.findall(japanese) == ids.findall(english)
+    for mark in ('class="badge decided"', 'class="badge assumed"'):
+        assert japanese.count(mark) == english.count(mark), mark
