@@ -21,7 +21,7 @@ MO       := $(patsubst %.po,%.mo,$(wildcard $(CATALOGS)/*/LC_MESSAGES/messages.p
 # Besides gettext's own names, what the engines word their refusals and explanations with
 # (a code, then the English text that is the message id) and N_ for labels kept as data.
 KEYWORDS := -k N_ -k Reason:2 -k Refusal:2 -k MoveError:2 -k IllegalMove:2 -k InvalidMove:2 \
-            -k AmbiguousMove:2 -k OptionError:2 -k SchemaError:2
+            -k AmbiguousMove:2 -k OptionError:2 -k SchemaError:2 -k NothingToUndo:2 -k _l -k lazy_gettext
 
 %.mo: %.po $(STAMP)
 	$(VENV)/bin/pybabel -q compile -i $< -o $@

@@ -12,6 +12,7 @@ A card is written rank then suit letter; input is forgiving, output canonical:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from companion.errors import InvalidMove
@@ -20,6 +21,16 @@ RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+#: A card code inside a sentence ("QC", "10D"): engine messages name cards by code. Set
+#: off by anything but a Latin letter, digit, "/" or "-" (so "10Hまたは" is a card too).
+CARD_CODE = re.compile(r"(?<![A-Za-z0-9_/-])(10|[2-9AJQK])([SHDC])(?![A-Za-z0-9_-])")
+
+
+def as_symbols(text: str) -> str:
+    """A sentence with its card codes as players read them: "QC 10D" -> "Q♣ 10♦"."""
+    return CARD_CODE.sub(lambda m: m.group(1) + SUIT_SYMBOLS[m.group(2)], text)
+
+
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RED_SUITS = frozenset("HD")
 RANK_NAMES = {

@@ -54,8 +54,9 @@ class Either(list[Any]):
 #: Params that are lists of player names (placed as :class:`Joined`; the web joins them
 #: in the reader's language).
 NAME_LISTS = frozenset({"players"})
-#: Params that are lists of alternatives (placed as :class:`Either`).
-OR_LISTS = frozenset({"totals"})
+#: Params that are lists of alternatives (placed as :class:`Either`); an alternative may
+#: be an engine's marked word ("lay it down"), translated like :data:`WORD_PARAMS`.
+OR_LISTS = frozenset({"totals", "legal", "choices"})
 #: Params whose values are English words the engine marks with :func:`N_` (an option's
 #: label, how a card is known, a duty): the web translates them before placing them.
 WORD_PARAMS = frozenset({"option", "known", "duty"})

@@ -64,7 +64,7 @@ def option_fields(rules, start: str) -> dict[str, Field]:
                 label,
                 validators=[Optional(), NumberRange(min=1, max=BIG)],
                 default=default,
-                description=help_ + " " + _("Blank: the usual, %(n)s.", n=rules.USUAL[name]),
+                description=help_ + " " + _("Blank: the usual, %(n)s.", n=_(rules.USUAL[name])),
                 render_kw={"placeholder": _("usual"), "inputmode": "numeric"},
             )
         elif kind is bool:

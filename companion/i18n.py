@@ -20,7 +20,7 @@ from flask_babel import Babel, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
-from companion.cards import RANK_NAMES, SUIT_NAMES, Card
+from companion.cards import RANK_NAMES, SUIT_NAMES, Card, as_symbols
 from companion.errors import N_, NAME_LISTS, OR_LISTS, WORD_PARAMS, Reason
 
 #: The languages there are catalogs for, and how each is named on its own switch.
@@ -148,7 +148,7 @@ def words_of(reason: Reason, spanish: bool = False) -> dict:
         elif key in NAME_LISTS and isinstance(value, list):
             out[key] = names(value, joined=True)
         elif key in OR_LISTS and isinstance(value, list):
-            out[key] = format_list([str(v) for v in value], style="or", locale=get_locale())
+            out[key] = format_list([_(str(v)) for v in value], style="or", locale=get_locale())
         elif key in WORD_PARAMS and isinstance(value, str):
             out[key] = _(value)
         elif key == "suit" and value in _SUITS_JA:
@@ -174,8 +174,16 @@ def _gap() -> str:
 
 def say(said: Said, words: dict | None = None) -> str:
     """What an engine said, in words in the request's language: each reason's text
-    translated, then its params (``words``, when the caller has placed them already) put in."""
-    return _gap().join(text_of(r) % (words_of(r) if words is None else words) for r in sentences(said))
+    translated, then its params (``words``, when the caller has placed them already; else
+    cards written as players read them, Q♣) put in."""
+    return _gap().join(text_of(r) % (_plain_words(r) if words is None else words) for r in sentences(said))
+
+
+def _plain_words(reason: Reason) -> dict:
+    return {
+        k: as_symbols(str(v)) if k not in NAME_LISTS and isinstance(v, (str, list)) else v
+        for k, v in words_of(reason).items()
+    }
 
 
 def say_html(reason: Reason, words: dict) -> Markup:

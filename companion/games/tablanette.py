@@ -660,7 +660,7 @@ def explain_refusal(
 
     >>> r = explain_refusal("6C", ["6S", "2H", "4D", "9C"], ["6S"])    # TB-10
     >>> r.code, r.rule, r.params["legal"]
-    ('must_take_every_group', 'Tablanette P4', '2H 4D 6S')
+    ('must_take_every_group', 'Tablanette P4', ['2H 4D 6S'])
     >>> str(r)
     'Must also take 2H+4D: every group the 6C can take must be taken (Tablanette P4). Legal: 2H 4D 6S.'
     """
@@ -668,7 +668,7 @@ def explain_refusal(
     p = _played(card)
     t = [Card.parse(c) for c in table]
     took = [Card.parse(c) for c in taken]
-    legal = " or ".join(_describe(c) for c in capture_options(p, t, opts))
+    legal = [_describe(c) for c in capture_options(p, t, opts)]
     missing = [c for c in took if c not in t]
     if len(set(took)) != len(took):
         return Reason("capture_listed_twice", "A card is listed twice in the capture. Legal: %(legal)s.", legal=legal)
@@ -821,7 +821,8 @@ def sweep_of(card: str | Card, taken: Iterable[str | Card], options: dict[str, A
 
 
 def _describe(c: Capture) -> str:
-    return " ".join(c.sorted_cards()) if c.cards else "lay it down"
+    """A capture as a refusal lists it among the legal ones: its cards, or "lay it down"."""
+    return " ".join(c.sorted_cards()) if c.cards else N_("lay it down")
 
 
 # ---------------------------------------------------------------------------
@@ -981,7 +982,7 @@ def _play(s: State, move: Move) -> None:
                 "say_which",
                 "%(card)s can take %(choices)s: say which.",
                 card=p,
-                choices=" or ".join(_describe(c) for c in legal),
+                choices=[_describe(c) for c in legal],
                 options=[c.sorted_cards() for c in legal],
             )
         outcome = legal[0]

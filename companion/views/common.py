@@ -15,7 +15,7 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from companion import games
-from companion.cards import PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
+from companion.cards import CARD_CODE, PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
 from companion.games.tricks import DUTY_TEXT
 from companion.i18n import card_name, names, suit_name
 
@@ -138,10 +138,6 @@ def card_face(code: str, spanish: bool = False) -> dict:
     c = Card.parse(code)
     rank = SPANISH_LETTERS.get(c.rank, c.rank) if spanish else c.rank
     return {"code": str(c), "rank": rank, "suit": SUIT_SYMBOLS[c.suit], "red": c.red, "name": card_name(c, spanish)}
-
-
-#: A card code inside a sentence ("QC", "10D"): engine messages name cards by code.
-CARD_CODE = re.compile(r"(?<![\w/-])(10|[2-9AJQK])([SHDC])(?![\w-])")
 
 
 def card_text(text, spanish: bool = False) -> str:

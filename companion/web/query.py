@@ -250,6 +250,19 @@ class Query:
         }
 
 
+def _shown(rules, name: str, current: str, words: list | None, labels: dict) -> str:
+    """An option's value in words: its choice's label, or for a blank the usual for the
+    table ("4, or 3 with 3 players"), else the value as written."""
+    if words and current in dict(words):
+        return dict(words)[current]
+    if current in labels:
+        return _(labels[current])
+    if current == "none":
+        usual = getattr(rules, "USUAL", {})
+        return _(usual[name]) if name in usual else _("As usual")
+    return current.replace("_", " ")
+
+
 def _option_value(rules, name: str, raw: str):
     """An option's value read from its word; ValueError says what it must be instead."""
     kind = typing.get_type_hints(rules.Options)[name]
@@ -364,7 +377,7 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
         current = raw.get(
             name, "none" if default is None else str(default).lower() if isinstance(default, bool) else str(default)
         )
-        shown = dict(words).get(current, current.replace("_", " ")) if words else current
+        shown = _shown(rules, name, current, words, labels)
         rows.append(
             {
                 "name": name,
