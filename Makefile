@@ -34,10 +34,12 @@ messages: $(STAMP)
 	$(VENV)/bin/pybabel -q update -i $(CATALOGS)/messages.pot -d $(CATALOGS) --no-fuzzy-matching --ignore-obsolete
 
 # Browser tests drive Debian's Chromium; never `playwright install` (it downloads a browser).
+# Chromium, and a Japanese font so the browser tests measure (and screenshots show) Japanese
+# text as a phone draws it rather than as missing-glyph boxes.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@{ command -v chromium && fc-list :lang=ja | grep -q .; } >/dev/null 2>&1 || { \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-ipafont-gothic >/dev/null; }
 
 # Serve the table: every interface by default (HOST=127.0.0.1 keeps it private), gunicorn
 # with threads; the first lines printed are the address to open on the phones and its QR code.

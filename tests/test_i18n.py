@@ -461,3 +461,12 @@ def test_the_japanese_rules_text_has_every_section_and_mark_of_the_english(game)
     assert ids.findall(japanese) == ids.findall(english)
     for mark in ('class="badge decided"', 'class="badge assumed"'):
         assert japanese.count(mark) == english.count(mark), mark
+
+
+def test_the_stylesheet_writes_no_words():
+    """Words a stylesheet draws (``content: "..."``) can't be translated: they come from the
+    page (``attr(data-under)``), or are symbols."""
+    css = (ROOT / "static" / "app.css").read_text()
+    drawn = re.findall(r'content:\s*((?:"[^"]*"|[^;}])*)', css)
+    words = [w for c in drawn for s in re.findall(r'"([^"]*)"', c) for w in WORD.findall(s)]
+    assert drawn and not words, words
