@@ -52,7 +52,7 @@ dev: $(STAMP) $(MO)
 
 # Tests write only to temporary folders: no bytecode caches in the checkout either.
 test: $(STAMP) chromium $(MO)
-	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest
+	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n auto
 
 # Lint, format and types (ruff, mypy: strict on the engines), leaving no cache in the checkout.
 lint: $(STAMP)
