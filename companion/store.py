@@ -247,7 +247,21 @@ def m006_explanations_as_data(db: sqlite_utils.Database) -> None:
     scored, a revoke, a warning) were English sentences; they become data (a code and its
     params) the pages word in the reader's language. Each game's state is rebuilt by
     replaying its moves in effect, as undo does."""
-    for game_id, game, players, options in db.execute("SELECT id, game, players, options FROM games").fetchall():
+    _replay_every_game(db)
+
+
+@migrations()
+def m007_tallied_hands_say_how(db: sqlite_utils.Database) -> None:
+    """A tallied hand of 100/99/98 said who lost it twice ("Ann loses the hand. Ann lost the
+    hand (tallied)."); its explanation now says how it is known. Its games are replayed as in m006."""
+    _replay_every_game(db, "hundred")
+
+
+def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> None:
+    """Rebuild each game's state (of the game ``only``, if given) by replaying its moves in
+    effect, as undo does, so what the engines keep in it is as they now write it."""
+    rows = db.execute("SELECT id, game, players, options FROM games WHERE ? IS NULL OR game = ?", (only, only))
+    for game_id, game, players, options in rows.fetchall():
         rules = games.get(game)
         state = rules.start(json.loads(players), json.loads(options))
         try:

@@ -39,6 +39,9 @@ JAPANESE = {"Accept-Language": "ja,en-US;q=0.7"}
 NOT_ENGLISH = {"companion", "OK", "QR", "URL", "CSV", "JSON", "API", "ID"}
 #: An English word: two letters or more (a card's rank, "A" or "K", is one letter).
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
+#: An English full stop, comma or semicolon after Japanese (a sentence glued from pieces):
+#: Japanese ends with 。 and lists with 、.
+WESTERN_STOP = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff][)）]?\s*[.,;](?!\d)")
 
 
 def _keywords() -> list[str]:
@@ -150,12 +153,15 @@ class _Visible(HTMLParser):
 
 
 def english_words(html: str, names: list[str]) -> list[str]:
+    """The English words a Japanese page shows (player names aside), and any Western stop
+    glued after Japanese text."""
     parser = _Visible()
     parser.feed(html)
     text = " ".join(parser.texts)
     for name in names:
         text = text.replace(name, " ")
-    return sorted({w for w in WORD.findall(text) if w not in NOT_ENGLISH})
+    stops = {m.group(0) for m in WESTERN_STOP.finditer(text)}
+    return sorted({w for w in WORD.findall(text) if w not in NOT_ENGLISH} | stops)
 
 
 #: The players' names, and what the tests type as a bad card ("ZZ"), which a refusal echoes.

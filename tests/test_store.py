@@ -39,6 +39,7 @@ MIGRATIONS = [
     "m004_status_as_data",
     "m005_who_entered_each_move",
     "m006_explanations_as_data",
+    "m007_tallied_hands_say_how",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -910,3 +911,27 @@ def test_m006_rebuilds_old_english_explanations_as_data(tmp_path):
     why = game["state"].history[-1]["reason"]
     assert [(r["code"], r["params"]["player"], r["params"]["total"]) for r in why] == [("bust", "Ann", 109)]
     assert game["version"] == version and [m["move"]["card"] for m in reopened.moves(row["id"])] == ["10D", "9S"]
+
+
+def test_m007_rewords_a_tallied_hand_of_100(tmp_path):
+    """A tallied hand stored before m007 said "Ann lost the hand (tallied)." under "Ann loses
+    the hand."; opening the database replays 100/99/98 games, so it says how the loss is known."""
+    path = tmp_path / "old.db"
+    store = Store(path)
+    row, key = store.create("hundred", ["Ann", "Ben"])
+    store.play(row["id"], 0, {"type": "tally", "loser": "Ann"}, key)
+    store.close()
+    old = {"code": "lost_tallied", "text": "%(player)s lost the hand (tallied).", "params": {"player": "Ann"}}
+    with sqlite_utils.Database(path) as db:
+        data = json.loads(db.execute("SELECT state FROM games WHERE id = ?", (row["id"],)).fetchone()[0])
+        data["history"][-1]["reason"] = data["last"]["reason"] = [old]
+        db.execute("UPDATE games SET state = ? WHERE id = ?", (json.dumps(data), row["id"]))
+        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm007_tallied_hands_say_how'")
+        db.conn.commit()
+    reopened = Store(path)
+    state = reopened.get(row["id"])["state"]
+    for said in (state.history[-1]["reason"], state.last["reason"]):
+        assert [(r["code"], r["text"], r["params"]) for r in said] == [
+            ("lost_tallied", "Tallied: the hand's cards were not entered.", {})
+        ]
+    assert state.losses == [1, 0] and reopened.get(row["id"])["version"] == 1

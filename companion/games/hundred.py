@@ -721,7 +721,7 @@ def _tally(s: State, move: Move) -> None:
     seat = s.players.index(loser)
     if seat not in active(s):
         raise IllegalMove("out_of_match", "%(player)s is out of the match.", player=loser)
-    _lose(s, seat, Reason("lost_tallied", "%(player)s lost the hand (tallied).", player=loser), verified=False)
+    _lose(s, seat, Reason("lost_tallied", "Tallied: the hand's cards were not entered."), verified=False)
     s.history[-1]["tallied"] = True
 
 

@@ -10,6 +10,7 @@ import typing
 from dataclasses import fields
 
 from flask import Blueprint, abort, g, render_template, request, url_for
+from flask_babel import gettext
 from flask_htmx import make_response as htmx_response
 from markupsafe import Markup, escape
 
@@ -40,6 +41,11 @@ def rule_url(rule: str) -> str:
 def rule_link(rule: str) -> Markup:
     """A rule as cited ("Tute 2.4", "トゥテ 2.4"), linked to its section of the rules page."""
     return Markup('<a href="{}">{}</a>').format(rule_url(rule), cite(rule))
+
+
+def cited(rule: str) -> Markup:
+    """A rule linked at the end of a sentence: " (Tute 2.7)." in English, "(トゥテ 2.7)。" in Japanese."""
+    return Markup(gettext("(%(rule)s).", rule=rule_link(rule)))
 
 
 def reason_html(said: Reason | dict | list | str, spanish: bool = False) -> Markup:
@@ -85,6 +91,7 @@ def position_url(view: dict) -> str:
 def register(app) -> None:
     app.jinja_env.filters["rule_links"] = rule_links
     app.jinja_env.filters["rule_link"] = rule_link
+    app.jinja_env.filters["cited"] = cited
     app.jinja_env.filters["reason"] = with_card_names(reason_html)
     app.jinja_env.globals["lab_position_url"] = position_url
 
