@@ -129,6 +129,16 @@ class NotReferee(StoreError, PermissionError):
     """
 
 
+class NameTaken(StoreError):
+    """A rename to a name another player on the roster has (any case). ``.other`` is that
+    player's id: the two may be one person typed twice, whom :meth:`Store.merge_players` joins."""
+
+    def __init__(self, name: str, other: int):
+        super().__init__(f"There is already a player named {name!r}")
+        self.name = name
+        self.other = other
+
+
 class NothingToUndo(IllegalMove):
     """Undo with no move in effect; refused like any other move, and nothing changes."""
 
@@ -255,6 +265,37 @@ def m007_tallied_hands_say_how(db: sqlite_utils.Database) -> None:
     """A tallied hand of 100/99/98 said who lost it twice ("Ann loses the hand. Ann lost the
     hand (tallied)."); its explanation now says how it is known. Its games are replayed as in m006."""
     _replay_every_game(db, "hundred")
+
+
+@migrations()
+def m008_players_and_seats(db: sqlite_utils.Database) -> None:
+    """The roster: each name typed once is a ``players`` row, offered again in the new-game
+    form; ``seats`` links a game's seats to its players (renaming a player keeps their
+    games) and keeps each side's figures for the statistics (``rules.figures``: deals,
+    points, sweeps, cantes, marks, ...; ``won`` once the game is over), so the statistics
+    are a SQL sum over seats, never a replay. Existing games are linked in the order they
+    were created."""
+    db.table("players").create(
+        {"id": int, "name": str, "created": str, "last_played": str},
+        pk="id",
+        not_null={"name", "created", "last_played"},
+    )
+    db.execute("CREATE UNIQUE INDEX players_by_name ON players (name COLLATE NOCASE)")
+    db.table("seats").create(
+        {"game_id": str, "seat": int, "player_id": int, "side": str, "won": int, "draw": int}
+        | dict.fromkeys(games.FIGURES, int),
+        pk=("game_id", "seat"),
+        not_null={"player_id", "side", "draw", *games.FIGURES},
+        defaults={"draw": 0} | dict.fromkeys(games.FIGURES, 0),
+        foreign_keys=[("game_id", "games", "id"), ("player_id", "players", "id")],
+    )
+    db.table("seats").create_index(["player_id"])
+    rows = db.execute("SELECT id, game, state, created FROM games ORDER BY created, rowid").fetchall()
+    for game_id, game, state, created in rows:
+        rules = games.get(game)
+        view = rules.view(rules.load(_load_state(state)))
+        _seat_players(db.conn, game_id, view, created)
+        _keep_figures(db.conn, rules, game_id, view)
 
 
 def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> None:
@@ -542,9 +583,70 @@ class Store:
         """Remove the game with its moves, referees and links, in one transaction."""
         with self._write() as conn:
             self._require(conn, game_id)
-            for table in ("moves", "links", "referees"):
+            for table in ("moves", "links", "referees", "seats"):
                 conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+
+    # -- players ------------------------------------------------------------------
+    def roster(self) -> list[dict]:
+        """The players on this server, who played last first: id, name, last_played, games."""
+        sql = (
+            "SELECT p.id, p.name, p.last_played, count(s.game_id) AS games FROM players p "
+            "LEFT JOIN seats s ON s.player_id = p.id GROUP BY p.id ORDER BY p.last_played DESC, p.id"
+        )
+        return [dict(r) for r in self._conn().execute(sql)]
+
+    def recent_tables(self, limit: int = 3) -> list[list[str]]:
+        """The players of the latest games, each table once, the last one first: names in
+        seat order, as the roster spells them now (one tap fills a new game's seats)."""
+        sql = (
+            "SELECT s.game_id, p.name FROM (SELECT id, created FROM games ORDER BY created DESC, rowid DESC LIMIT ?) g "
+            "JOIN seats s ON s.game_id = g.id JOIN players p ON p.id = s.player_id ORDER BY g.created DESC, s.seat"
+        )
+        tables: dict[str, list[str]] = {}
+        for row in self._conn().execute(sql, (limit * 10,)):
+            tables.setdefault(row["game_id"], []).append(row["name"])
+        out: list[list[str]] = []
+        for names in tables.values():
+            if names not in out:
+                out.append(names)
+        return out[:limit]
+
+    def player(self, player_id) -> dict | None:
+        """A player of the roster (id, name, created, last_played), or None."""
+        row = self._conn().execute("SELECT * FROM players WHERE id = ?", (player_id,)).fetchone()
+        return None if row is None else dict(row)
+
+    def rename_player(self, player_id: int, name: str) -> None:
+        """Rename a player: their games stay theirs (seats link the id, not the name; each
+        game keeps the name it was played under). ``NameTaken`` if someone else has it."""
+        name = name.strip()
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM players WHERE id = ?", (player_id,)).fetchone() is None:
+                raise NotFound(player_id)
+            other = conn.execute(
+                "SELECT id FROM players WHERE name = ? COLLATE NOCASE AND id != ?", (name, player_id)
+            ).fetchone()
+            if other is not None:
+                raise NameTaken(name, other[0])
+            conn.execute("UPDATE players SET name = ? WHERE id = ?", (name, player_id))
+
+    def merge_players(self, player_id: int, into: int) -> None:
+        """One person typed under two names: ``player_id``'s games become ``into``'s, and
+        ``player_id`` leaves the roster."""
+        if player_id == into:
+            return
+        with self._write() as conn:
+            rows = conn.execute("SELECT id, last_played FROM players WHERE id IN (?, ?)", (player_id, into)).fetchall()
+            if len(rows) != 2:
+                raise NotFound(player_id)
+            conn.execute("UPDATE seats SET player_id = ? WHERE player_id = ?", (into, player_id))
+            conn.execute("UPDATE players SET last_played = ? WHERE id = ?", (max(r["last_played"] for r in rows), into))
+            conn.execute("DELETE FROM players WHERE id = ?", (player_id,))
+
+    def query(self, sql: str, params=()) -> list[sqlite3.Row]:
+        """Rows of a read-only query on this thread's connection (the statistics)."""
+        return self._conn().execute(sql, params).fetchall()
 
     # -- changes ------------------------------------------------------------------
     def play(self, game_id: str, version: int, move: dict, key: str | None = None) -> tuple[int, object]:
@@ -768,16 +870,19 @@ class Store:
         return row
 
     def _save(self, conn, rules, game_id: str, version: int, state, now: str) -> int:
-        finished, status = _summary(rules.view(state))
+        view = rules.view(state)
+        finished, status = _summary(view)
         conn.execute(
             "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ? WHERE id = ?",
             (_dump_state(rules.dump(state)), version + 1, now, finished, status, game_id),
         )
+        _keep_figures(conn, rules, game_id, view)
         return version + 1
 
     def _insert_game(self, conn, rules, game, players, options, state, key, version) -> dict:
         now = _now()
-        finished, status = _summary(rules.view(state))
+        view = rules.view(state)
+        finished, status = _summary(view)
         row = {
             "game": game,
             "players": players,
@@ -810,6 +915,8 @@ class Store:
             except sqlite3.IntegrityError:  # pragma: no cover - astronomically rare
                 continue
             self._add_referee(conn, game_id, now, key)
+            _seat_players(conn, game_id, view, now)
+            _keep_figures(conn, rules, game_id, view)
             return {"id": game_id, **row, "archived": False, "state": state}
 
 
@@ -870,6 +977,43 @@ def _game_dict(row: sqlite3.Row) -> dict:
         "archived": bool(row["archived"]),
         "state": rules.load(_load_state(row["state"])),
     }
+
+
+def _player_id(conn, name: str, now: str) -> int:
+    """The roster's player of this name (any case), added if new; marked as playing now."""
+    row = conn.execute("SELECT id FROM players WHERE name = ? COLLATE NOCASE", (name,)).fetchone()
+    if row is None:
+        return conn.execute(
+            "INSERT INTO players (name, created, last_played) VALUES (?, ?, ?)", (name, now, now)
+        ).lastrowid
+    conn.execute("UPDATE players SET last_played = ? WHERE id = ?", (now, row[0]))
+    return row[0]
+
+
+def _seat_players(conn, game_id: str, view: dict, now: str) -> None:
+    """Link each seat of a new game to its player on the roster, with the side it scores for."""
+    side_of = {name: games.side_label(side) for side in view["sides"] for name in side}
+    conn.executemany(
+        "INSERT INTO seats (game_id, seat, player_id, side) VALUES (?, ?, ?, ?)",
+        [(game_id, i, _player_id(conn, name, now), side_of[name]) for i, name in enumerate(view["players"])],
+    )
+
+
+def _keep_figures(conn, rules, game_id: str, view: dict) -> None:
+    """Each side's figures and result in its seats, when a deal or the game has ended or
+    been undone since they were written (one indexed read otherwise)."""
+    result = view["result"]
+    kept = conn.execute("SELECT deals, won FROM seats WHERE game_id = ? LIMIT 1", (game_id,)).fetchone()
+    if kept is None or (kept[0] == len(view["history"]) and (kept[1] is None) == (result is None)):
+        return
+    draw = bool(result and result.get("draw"))
+    for side, figures in rules.figures(view).items():
+        won = None if result is None else int(side in result.get("winners", []) and not draw)
+        conn.execute(
+            f"UPDATE seats SET {', '.join(f'{k} = ?' for k in games.FIGURES)}, won = ?, draw = ? "
+            "WHERE game_id = ? AND side = ?",
+            (*(figures[k] for k in games.FIGURES), won, int(draw and side in result.get("winners", [])), game_id, side),
+        )
 
 
 def _summary(view: dict) -> tuple[int, str]:

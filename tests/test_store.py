@@ -40,6 +40,7 @@ MIGRATIONS = [
     "m005_who_entered_each_move",
     "m006_explanations_as_data",
     "m007_tallied_hands_say_how",
+    "m008_players_and_seats",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}

@@ -10,9 +10,21 @@
 from importlib import import_module
 
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
+from companion.games.common import FIGURES, side_label
 from companion.games.contract import Rules, check
 
-__all__ = ["GAMES", "get", "Rules", "MoveError", "InvalidMove", "IllegalMove", "AmbiguousMove", "OptionError"]
+__all__ = [
+    "GAMES",
+    "get",
+    "FIGURES",
+    "side_label",
+    "Rules",
+    "MoveError",
+    "InvalidMove",
+    "IllegalMove",
+    "AmbiguousMove",
+    "OptionError",
+]
 
 #: Game name -> module, in the order the app lists them. A game appears here once its
 #: engine exists; the web and the API take their list from this table.

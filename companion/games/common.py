@@ -280,6 +280,45 @@ def view_head(
     }
 
 
+#: What the statistics count for each side of a game (``figures``): deals played and
+#: points, Tablanette's sweeps and the biggest, Tute's cante points and loss marks, 100's
+#: hands lost (``marks``), Tantony's double wins; 0 where a game has no such thing.
+FIGURES = ("deals", "points", "sweeps", "best_sweep", "cantes", "marks", "double")
+
+
+def side_label(side: list[str]) -> str:
+    """How a view's records name a side: the player, or partners joined ("Ann & Cat")."""
+    return " & ".join(side)
+
+
+def figures(
+    view: Record,
+    per_deal: Callable[[Record, str], dict[str, int]] | None = None,
+    per_game: Callable[[Record, str], dict[str, int]] | None = None,
+) -> dict[str, dict[str, int]]:
+    """Each side's ``FIGURES`` from a view: its finished deals counted and their ``points``
+    added, with what ``per_deal`` says of each record (added; ``best_`` ones the highest,
+    and a ``points`` of its own replaces the record's) and ``per_game`` of the whole view.
+
+    >>> figures({"sides": [["Ann"], ["Ben"]], "history": [{"points": {"Ann": 3, "Ben": 1}}] * 2})["Ann"]
+    {'deals': 2, 'points': 6, 'sweeps': 0, 'best_sweep': 0, 'cantes': 0, 'marks': 0, 'double': 0}
+    """
+    out = {}
+    for side in view["sides"]:
+        label = side_label(side)
+        total = dict.fromkeys(FIGURES, 0)
+        for record in view["history"]:
+            said = {"points": int((record.get("points") or {}).get(label, 0))} | (
+                per_deal(record, label) if per_deal else {}
+            )
+            total["deals"] += 1
+            for key, value in said.items():
+                total[key] = max(total[key], value) if key.startswith("best_") else total[key] + value
+        total |= per_game(view, label) if per_game else {}
+        out[label] = total
+    return out
+
+
 def apply_move(
     state: S,
     move: object,

@@ -77,6 +77,9 @@ class Rules(Protocol):
     def sides(self, state: Any) -> list[list[str]]:
         """The scoring sides: a player each, or partners together."""
 
+    def figures(self, view: dict[str, Any]) -> dict[str, dict[str, int]]:
+        """What the statistics count for each side (``common.FIGURES``), from a view."""
+
 
 #: Members a game may add, with what they must be.
 OPTIONAL: dict[str, type] = {
@@ -101,7 +104,19 @@ _DATA = {
     "STARTS": Mapping,
     "State": type,
 }
-_FUNCTIONS = ("resolve_options", "start", "apply", "view", "dump", "load", "narrate", "expects", "to_act", "sides")
+_FUNCTIONS = (
+    "resolve_options",
+    "start",
+    "apply",
+    "view",
+    "dump",
+    "load",
+    "narrate",
+    "expects",
+    "to_act",
+    "sides",
+    "figures",
+)
 
 
 def problems(module: ModuleType) -> list[str]:

@@ -759,6 +759,12 @@ def view(state: State) -> Record:
     }
 
 
+def figures(view: Record) -> dict[str, dict[str, int]]:
+    """Each player's figures for the statistics: hands played and hands lost (a token each
+    when the match is played with tokens); 100 keeps no points."""
+    return common.figures(view, lambda r, side: {"points": 0, "marks": r["points"].get(side, 0)})
+
+
 def _order(s: State) -> list[int]:
     """The players still in, from the one to act, in the current direction."""
     live = active(s)

@@ -1313,6 +1313,14 @@ def view(state: State) -> Record:
 dump, load = common.persistence(State, Options, TITLE)
 
 
+def figures(view: Record) -> dict[str, dict[str, int]]:
+    """Each side's figures for the statistics: deals, points, sweeps and the biggest sweep's bonus."""
+    return common.figures(
+        view,
+        lambda r, side: {"sweeps": len(r["sweeps"].get(side, [])), "best_sweep": max(r["sweeps"].get(side) or [0])},
+    )
+
+
 def narrate(state: State, move: Move) -> list[Reason]:
     """One move in words for the log, from the state it led to: its sentences as data.
 

@@ -811,6 +811,14 @@ def view(state: State) -> Record:
 dump, load = common.persistence(State, Options, TITLE)
 
 
+def figures(view: Record) -> dict[str, dict[str, int]]:
+    """Each team's figures for the statistics: deals, points, and a sudden death's double win."""
+    result = view["result"] or {}
+    return common.figures(
+        view, per_game=lambda v, side: {"double": int(bool(result.get("double")) and side in result["winners"])}
+    )
+
+
 def narrate(state: State, move: Move) -> list[Reason]:
     """One move in words for the log, from the state it led to: its sentences as data.
 

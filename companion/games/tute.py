@@ -1238,6 +1238,11 @@ def view(state: State) -> Record:
 dump, load = common.persistence(State, Options, "Tute")
 
 
+def figures(view: Record) -> dict[str, dict[str, int]]:
+    """Each player's figures for the statistics: deals, points, cante points and loss marks."""
+    return common.figures(view, lambda r, side: {"cantes": r["cantes"].get(side, 0), "marks": int(side in r["losers"])})
+
+
 def narrate(state: State, move: Move) -> list[Reason]:
     """One move in words for the log, from the state it led to: its sentences as data.
 

@@ -1,0 +1,206 @@
+"""The roster and the statistics (issue 16), each figure checked against a small set of
+games whose results are worked out by hand below."""
+
+import pytest
+import sqlite_utils
+
+from companion import stats
+from companion.store import NameTaken, NotFound, Store
+
+# Tablanette counting cards (standard scale): ANN's are worth 9 card points, BEN's 13.
+ANN = ["10D", "2C", "AS", "AH", "KS", "QH", "JD", "10S"]
+BEN = ["AD", "AC", "10H", "10C", "JS", "JH", "JC", "QS", "QD", "QC", "KH", "KD", "KC"]
+
+
+def tablanette_tally(ann_cards: int, sweeps: dict) -> dict:
+    return {
+        "type": "tally",
+        "cards": {"Ann": ann_cards, "Ben": 52 - ann_cards},
+        "counters": {"Ann": ANN, "Ben": BEN},
+        "sweeps": sweeps,
+    }
+
+
+#: (game, players, options, moves), played in this order. By hand:
+#: 1. Tablanette to 1: Ann's sweep of 10 wins the deal at once (RULES.md 1.6), which then
+#:    scores its sweeps only: Ann 10, Ben 0. Ann wins.
+#: 2. The same, Ben sweeps 4 and 6: Ann 0, Ben 10. Ben wins.
+#: 3. No sweeps, Ann 30 cards: Ann 9 + 3 (most cards) = 12, Ben 13. Ben wins.
+#: 4. Tute, three players, one mark loses: Ann 70 + 10 (last trick) = 80, Ben 30 + a 40
+#:    cante = 70, Cat 20. With three the middle total loses (Tute 2.6): Ben, one mark.
+#: 5. Tantony, Ann & Ben against Cat & Dan: runts K Q J (25+20+15) and K Q J 10 = 130
+#:    against (2+3+4) * 2 = 18 (RULES.md 3.3); 130 is past 60 after deal 1: sudden death,
+#:    a double win (3.8). Partners share their side's figures: 130 each.
+#: 6. 100 with one token each: Ann loses a hand, then Ben: Cat wins; Ann and Ben 1 mark.
+#: 7. Tablanette, Ann and Cat, not played yet.
+GAMES = [
+    ("tablanette", ["Ann", "Ben"], {"target": 1}, [tablanette_tally(30, {"Ann": [10], "Ben": []})]),
+    ("tablanette", ["Ann", "Ben"], {"target": 1}, [tablanette_tally(22, {"Ann": [], "Ben": [4, 6]})]),
+    ("tablanette", ["Ann", "Ben"], {"target": 1}, [tablanette_tally(30, {"Ann": [], "Ben": []})]),
+    (
+        "tute",
+        ["Ann", "Ben", "Cat"],
+        {"loss_limit": 1},
+        [
+            {
+                "type": "tally",
+                "card_points": {"Ann": 70, "Ben": 30, "Cat": 20},
+                "last_trick": "Ann",
+                "tricks": {"Ann": 6, "Ben": 3, "Cat": 3},
+                "marriages": {"Ben": [40]},
+            }
+        ],
+    ),
+    (
+        "tantony",
+        ["Ann", "Cat", "Ben", "Dan"],
+        {"deals": 4},
+        [
+            {
+                "type": "tally",
+                "scoring": {
+                    "Ann": ["KS", "QS", "JS"],
+                    "Cat": ["2H", "3H", "4H"],
+                    "Ben": ["KD", "QD", "JD", "10D"],
+                    "Dan": ["2C", "3C", "4C"],
+                },
+            }
+        ],
+    ),
+    ("hundred", ["Ann", "Ben", "Cat"], {"tokens": 1}, [{"type": "tally", "loser": n} for n in ("Ann", "Ben")]),
+    ("tablanette", ["Ann", "Cat"], None, []),
+]
+
+
+def play(store: Store, game, players, options, moves) -> str:
+    row, key = store.create(game, players, options)
+    version = 0
+    for move in moves:
+        version, _ = store.play(row["id"], version, move, key)
+    return row["id"]
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "stats.db")
+    for g in GAMES:
+        play(s, *g)
+    yield s
+    s.close()
+
+
+def ids(store) -> dict[str, int]:
+    return {p["name"]: p["id"] for p in store.roster()}
+
+
+def figures(rows, *keys):
+    return {r["name"]: tuple(r[k] for k in keys) for r in rows}
+
+
+def test_standings_per_game_family(store):
+    table = stats.standings(store)
+    assert list(table) == ["tablanette", "tute", "tantony", "hundred"]
+    keys = ("played", "finished", "won", "deals", "points", "average", "sweeps", "best_sweep", "rate")
+    assert figures(table["tablanette"], *keys) == {
+        "Ann": (4, 3, 1, 3, 22, 7.3, 1, 10, 33),
+        "Ben": (3, 3, 2, 3, 23, 7.7, 2, 6, 67),
+        "Cat": (1, 0, 0, 0, 0, None, 0, 0, None),
+    }
+    assert [r["name"] for r in table["tablanette"]] == ["Ben", "Ann", "Cat"]  # most wins first
+    assert figures(table["tute"], "won", "points", "cantes", "marks") == {
+        "Ann": (1, 80, 0, 0),
+        "Ben": (0, 70, 40, 1),
+        "Cat": (1, 20, 0, 0),
+    }
+    assert figures(table["tantony"], "won", "points", "doubles") == {
+        "Ann": (1, 130, 1),
+        "Ben": (1, 130, 1),
+        "Cat": (0, 18, 0),
+        "Dan": (0, 18, 0),
+    }
+    assert figures(table["hundred"], "won", "deals", "marks") == {"Ann": (0, 2, 1), "Ben": (0, 2, 1), "Cat": (1, 2, 0)}
+
+
+def test_standings_of_one_group(store):
+    """Only the games Ann and Ben played by themselves: the first three Tablanettes."""
+    p = ids(store)
+    table = stats.standings(store, [p["Ann"], p["Ben"]])
+    assert list(table) == ["tablanette"]
+    assert figures(table["tablanette"], "played", "won", "points") == {"Ann": (3, 1, 22), "Ben": (3, 2, 23)}
+
+
+def test_a_players_record_and_head_to_head(store):
+    p = ids(store)
+    record = stats.record(store, p["Ann"])
+    assert {g: (r["played"], r["won"]) for g, r in record.items()} == {
+        "tablanette": (4, 1),
+        "tute": (1, 1),
+        "tantony": (1, 1),
+        "hundred": (1, 0),
+    }
+    # Ann met Ben on another side in games 1-4 and 6 (partners in 5): Ann won 1 and 4,
+    # Ben 2 and 3. Cat in 4, 5, 6 (7 is not over): Ann won 4 and 5, Cat 4 and 6.
+    assert {h["name"]: (h["games"], h["won"], h["lost"]) for h in stats.head_to_head(store, p["Ann"])} == {
+        "Ben": (5, 2, 2),
+        "Cat": (3, 2, 2),
+        "Dan": (1, 1, 0),
+    }
+    assert [g["game"] for g in stats.games_of(store, p["Ann"])] == [g[0] for g in GAMES]
+
+
+def test_undoing_a_deal_end_takes_it_out_of_the_figures(tmp_path):
+    store = Store(tmp_path / "undo.db")
+    row, key = store.create("hundred", ["Ann", "Ben", "Cat"], {"tokens": 2})
+    store.play(row["id"], 0, {"type": "tally", "loser": "Ann"}, key)
+    assert figures(stats.standings(store)["hundred"], "deals", "marks")["Ann"] == (1, 1)
+    store.undo(row["id"], 1, key)
+    assert figures(stats.standings(store)["hundred"], "deals", "marks")["Ann"] == (0, 0)
+
+
+def test_the_roster_offers_last_tables_first(store):
+    assert store.recent_tables() == [["Ann", "Cat"], ["Ann", "Ben", "Cat"], ["Ann", "Cat", "Ben", "Dan"]]
+    assert [p["name"] for p in store.roster()][:2] == ["Ann", "Cat"]
+    assert {p["name"]: p["games"] for p in store.roster()} == {"Ann": 7, "Ben": 6, "Cat": 4, "Dan": 1}
+
+
+def test_a_name_typed_in_another_case_is_the_same_player(tmp_path):
+    store = Store(tmp_path / "case.db")
+    play(store, "tablanette", ["Ann", "Ben"], None, [])
+    play(store, "tablanette", ["ann", "BEN"], None, [])
+    assert [(p["name"], p["games"]) for p in store.roster()] == [("Ann", 2), ("Ben", 2)]
+
+
+def test_renaming_keeps_the_history_and_refuses_a_taken_name(store):
+    p = ids(store)
+    store.rename_player(p["Ann"], "Annie")
+    assert stats.record(store, p["Ann"])["tablanette"]["played"] == 4
+    assert store.recent_tables()[0] == ["Annie", "Cat"]
+    with pytest.raises(NameTaken) as taken:
+        store.rename_player(p["Ann"], "ben")
+    assert taken.value.other == p["Ben"]
+    with pytest.raises(NotFound):
+        store.rename_player(999, "Zed")
+
+
+def test_merging_two_names_of_one_person(store):
+    p = ids(store)
+    store.merge_players(p["Dan"], p["Cat"])
+    assert "Dan" not in ids(store)
+    assert stats.record(store, p["Cat"])["tantony"]["played"] == 2
+
+
+def test_m008_links_the_games_stored_before_it(tmp_path):
+    path = tmp_path / "old.db"
+    store = Store(path)
+    for g in GAMES[:4]:
+        play(store, *g)
+    before = stats.standings(store)
+    store.close()
+    with sqlite_utils.Database(path) as db:
+        db.execute("DROP TABLE seats")
+        db.execute("DROP TABLE players")
+        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_players_and_seats'")
+        db.conn.commit()
+    reopened = Store(path)
+    assert stats.standings(reopened) == before
+    assert [p["name"] for p in reopened.roster()] == ["Ann", "Ben", "Cat"]
