@@ -1,8 +1,10 @@
-"""Command-line tasks for whoever runs the server: ``flask --app companion backup PATH``
-and ``flask --app companion restore PATH`` (README, "Serving it for a club")."""
+"""Command-line tasks for whoever runs the server: ``flask --app companion backup PATH``,
+``restore PATH``, ``export DIR`` (CSV), ``export --json FILE`` and ``import FILE`` (the whole
+server, to move it to another machine) (README, "Serving it for a club")."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -13,6 +15,8 @@ from flask.cli import with_appcontext
 def register(app: Flask) -> None:
     app.cli.add_command(backup)
     app.cli.add_command(restore)
+    app.cli.add_command(export_data)
+    app.cli.add_command(import_data)
 
 
 @click.command()
@@ -40,3 +44,52 @@ def restore(path: Path, yes: bool) -> None:
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"Restored {games} game(s) from {path}")
+
+
+@click.command("export")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="The whole server as one JSON file PATH, to import elsewhere.")
+@with_appcontext
+def export_data(path: Path, as_json: bool) -> None:
+    """Write games.csv, deals.csv and players.csv into the folder PATH (made if needed),
+    or with --json the whole server into the file PATH. Nothing is overwritten."""
+    from companion import export
+
+    store = current_app.extensions["store"]
+    if as_json:
+        if path.exists():
+            raise click.ClickException(f"{path} exists: choose a new file, nothing is overwritten")
+        data = export.dump(store)
+        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        click.echo(f"Exported {len(data['tables']['games'])} game(s) to {path}")
+        return
+    path.mkdir(parents=True, exist_ok=True)
+    files = [path / f"{table}.csv" for table in export.COLUMNS]
+    if existing := [f for f in files if f.exists()]:
+        raise click.ClickException(f"{existing[0]} exists: choose a new folder, nothing is overwritten")
+    for table, file in zip(export.COLUMNS, files):
+        file.write_text(export.csv_text(store, table), encoding="utf-8", newline="")
+    click.echo(f"Wrote {', '.join(str(f) for f in files)}")
+
+
+@click.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--yes", is_flag=True, help="Replace this server's data without asking.")
+@with_appcontext
+def import_data(path: Path, yes: bool) -> None:
+    """Replace this server's games, players and links with a `flask export --json` file's:
+    all of it, or (if anything in it is refused) nothing."""
+    from companion import export
+
+    store = current_app.extensions["store"]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise click.ClickException(f"{path} is not JSON: {e}") from None
+    if not yes:
+        click.confirm(f"Replace everything in {store.path} with {path}?", abort=True)
+    try:
+        games = export.load(store, data)
+    except export.BadImport as e:
+        raise click.ClickException(f"{e}. Nothing was changed.") from None
+    click.echo(f"Imported {games} game(s) from {path}")

@@ -9,9 +9,21 @@ import types
 import typing
 
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, Field, HiddenField, IntegerField, RadioField, SelectChoice, SelectField, StringField
+from wtforms import (
+    BooleanField,
+    Field,
+    HiddenField,
+    IntegerField,
+    RadioField,
+    SelectChoice,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+)
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.widgets import CheckboxInput, HiddenInput, ListWidget
 
 from companion import games
 from companion.errors import OptionError
@@ -128,7 +140,7 @@ def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskFo
                 Optional() if i >= rules.MIN_PLAYERS else InputRequired(_("Enter a name")),
                 Length(max=NAME_LENGTH, message=_("At most %(n)s characters", n=NAME_LENGTH)),
             ],
-            render_kw={"autocomplete": "off", "autocapitalize": "words"},
+            render_kw={"autocomplete": "off", "autocapitalize": "words", "list": "roster"},
         )
     option_names = [f.name for f in dataclasses.fields(rules.Options)]
     attrs |= option_fields(rules, chosen)
@@ -210,3 +222,37 @@ def attach_error(form, e: OptionError) -> None:
         (form.player0 if option == "players" else form.dealer).errors = [e.reason]
     else:
         form.form_errors.append(e.reason)
+
+
+class RenameForm(FlaskForm):
+    """A player's new name on the roster (their games stay theirs)."""
+
+    name = StringField(
+        _l("New name"),
+        validators=[
+            InputRequired(_l("Enter a name")),
+            Length(max=NAME_LENGTH, message=_l("At most %(n)s characters", n=NAME_LENGTH)),
+        ],
+        render_kw={"autocomplete": "off", "autocapitalize": "words"},
+    )
+
+
+class MergeForm(FlaskForm):
+    """Two names of one person: this player's games go to ``into``'s."""
+
+    into = IntegerField(widget=HiddenInput(), validators=[InputRequired()])
+
+
+class GroupForm(FlaskForm):
+    """Standings of one group: the players who played together (a GET form: no token)."""
+
+    class Meta:
+        csrf = False
+
+    p = SelectMultipleField(
+        _l("Only games played by exactly"),
+        coerce=int,
+        widget=ListWidget(prefix_label=False),
+        option_widget=CheckboxInput(),
+        validate_choice=False,
+    )

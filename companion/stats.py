@@ -19,6 +19,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from companion import games
+from companion.errors import N_
+
+#: The figures a game family's tables show beside games played and won, with their headings.
+SHOWN = {
+    "tablanette": (("average", N_("Points a deal")), ("sweeps", N_("Sweeps")), ("best_sweep", N_("Biggest sweep"))),
+    "tute": (("average", N_("Points a deal")), ("cantes", N_("Cante points")), ("marks", N_("Loss marks"))),
+    "tantony": (("average", N_("Points a deal")), ("doubles", N_("Sudden deaths"))),
+    "hundred": (("marks", N_("Hands lost")),),
+}
 
 _SUMS = (
     "count(*) AS played, count(s.won) AS finished, coalesce(sum(s.won), 0) AS won, sum(s.draw) AS drawn, "

@@ -446,6 +446,47 @@ class Store:
         self.migrate()
         return int(self._conn().execute("SELECT count(*) FROM games").fetchone()[0])
 
+    # -- whole-server export --------------------------------------------------------
+    #: The tables a whole-server export carries, parents first (the order rows are inserted).
+    TABLES = ("players", "games", "seats", "moves", "referees", "links")
+
+    def schema(self) -> dict[str, list[str]]:
+        """Each exported table's columns, in order."""
+        conn = self._conn()
+        return {t: [r["name"] for r in conn.execute(f"PRAGMA table_info({t})")] for t in self.TABLES}
+
+    def applied_migrations(self) -> list[str]:
+        return [r[0] for r in self._conn().execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
+
+    def rows(self) -> dict[str, list[dict]]:
+        """Every row of every exported table, read in one transaction (a consistent copy)."""
+        conn = self._conn()
+        conn.execute("BEGIN")
+        try:
+            return {t: [dict(r) for r in conn.execute(f"SELECT * FROM {t} ORDER BY rowid")] for t in self.TABLES}
+        finally:
+            conn.execute("COMMIT")
+
+    def replace_rows(self, tables: dict[str, list[dict]], check) -> int:
+        """Replace every exported table's rows with ``tables`` in one transaction; ``check``
+        (called inside it, after the inserts) raises to refuse: then nothing is changed.
+        Returns the number of games."""
+        columns = self.schema()
+        with self._write() as conn:
+            for t in reversed(self.TABLES):
+                conn.execute(f"DELETE FROM {t}")
+            for t in self.TABLES:
+                cols = columns[t]
+                conn.executemany(
+                    f"INSERT INTO {t} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                    [tuple(row[c] for c in cols) for row in tables[t]],
+                )
+            bad = conn.execute("PRAGMA foreign_key_check").fetchall()
+            if bad:
+                raise ValueError(f"Row {bad[0][1]} of {bad[0][0]} refers to a missing {bad[0][2]} row")
+            check(self, conn)
+            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+
     # -- games --------------------------------------------------------------------
     def create(self, game: str, players, options=None) -> tuple[dict, str]:
         """Start a game; return its row (as :meth:`get`) and its edit key.
@@ -589,9 +630,9 @@ class Store:
 
     # -- players ------------------------------------------------------------------
     def roster(self) -> list[dict]:
-        """The players on this server, who played last first: id, name, last_played, games."""
+        """The players on this server, who played last first: id, name, created, last_played, games."""
         sql = (
-            "SELECT p.id, p.name, p.last_played, count(s.game_id) AS games FROM players p "
+            "SELECT p.id, p.name, p.created, p.last_played, count(s.game_id) AS games FROM players p "
             "LEFT JOIN seats s ON s.player_id = p.id GROUP BY p.id ORDER BY p.last_played DESC, p.id"
         )
         return [dict(r) for r in self._conn().execute(sql)]

@@ -16,7 +16,7 @@ from tests.conftest import become_referee, snapshot
 
 #: Everything the app's forms post, as a GET would carry it: the tally screens' record
 #: button and their fields' names, the old tally command language, a move, a new game,
-#: share actions.
+#: share actions, a player's rename.
 POSTED = {
     "record": "record",
     "act": "record",
@@ -39,6 +39,8 @@ POSTED = {
     "player0": "Ann",
     "player1": "Ben",
     "player2": "Cat",
+    "name": "Zed",
+    "into": "2",
 }
 
 
@@ -57,12 +59,19 @@ def test_no_get_changes_anything(client, app, game):
     token = client.post(f"/api/games/{game_id}/links", json={"kind": "handover"}, headers={"X-Edit-Key": key})
     token = token.get_json()["url"].rsplit("/", 1)[1]
     version = client.get(f"/api/games/{game_id}").get_json()["version"]
-    values = {"game_id": game_id, "token": token, "game": game, "filename": "app.css"}
+    values = {
+        "game_id": game_id,
+        "token": token,
+        "game": game,
+        "filename": "app.css",
+        "player_id": "1",
+        "table": "games",
+    }
     query = POSTED | {"version": str(version), "token": token, "game": game}
     before = snapshot(app)
     walked = []
     for rule in get_routes(app):
-        url = re.sub(r"<(?:\w+:)?(\w+)>", lambda part: values[part.group(1)], rule)
+        url = re.sub(r"<(?:[^:>]+:)?(\w+)>", lambda part: values[part.group(1)], rule)
         for headers in ({}, {"HX-Request": "true"}):
             answer = client.get(url, query_string=query, headers=headers)
             assert answer.status_code < 500, (url, answer.status_code)

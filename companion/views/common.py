@@ -14,7 +14,7 @@ from flask_babel import gettext as _
 from jinja2 import pass_context
 from markupsafe import Markup
 
-from companion import games
+from companion import charts, games, stats
 from companion.cards import CARD_CODE, PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
 from companion.games.tricks import DUTY_TEXT
 from companion.i18n import card_name, names, suit_name
@@ -195,8 +195,18 @@ def clock(stamp: str, date: bool = False) -> str:
     return when.astimezone(ZoneInfo(zone) if zone else None).strftime("%Y-%m-%d %H:%M" if date else "%H:%M")
 
 
+def score_chart(view: dict) -> dict | None:
+    """A game's running scores as a chart (deal by deal), or None before a deal has ended."""
+    series = charts.running_scores(games.get(view["game"]), view)
+    if series is None:
+        return None
+    return charts.line_chart(series, [""] + [str(i) for i in range(1, len(view["history"]) + 1)])
+
+
 def register_template_helpers(app) -> None:
     app.jinja_env.globals.update(
+        score_chart=score_chart,
+        STATS_SHOWN=stats.SHOWN,
         card=with_card_names(card_face),
         external_url=external_url,
         qr_svg=qr_svg,

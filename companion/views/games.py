@@ -52,6 +52,8 @@ def healthz():
 def new():
     game = _chosen_game()
     form = new_game_form(game, request.values.get("start"), formdata=request.form if request.method == "POST" else None)
+    if request.method == "GET":
+        keep_names(form, request.args)  # a table of the roster, tapped: its names in their seats
     if request.method == "POST" and form.validate():
         players = players_of(form)
         options = options_of(form)
@@ -68,7 +70,7 @@ def new():
                 remember_key(row["id"], key)
                 return redirect(url_for("games.show", game_id=row["id"]), code=303)
     status = 422 if request.method == "POST" else 200
-    return render_template("games/new.html", form=form, summary=rules_summary(form)), status
+    return render_template("games/new.html", **_form_context(form)), status
 
 
 @bp.get("/games/new/options")
@@ -76,7 +78,24 @@ def new_options():
     """The starts, seats and rules again, for another game or start (htmx swaps them in)."""
     form = new_game_form(_chosen_game(), request.values.get("start"))
     keep_names(form, request.values)
-    return render_template("games/_options.html", form=form, summary=rules_summary(form))
+    return render_template("games/_options.html", **_form_context(form))
+
+
+def _form_context(form) -> dict:
+    """The new-game form with the roster: every name for the seats' suggestions, and the
+    latest tables that fit this game, each one tap from filling the seats in order."""
+    rules = form.rules
+    tables = [
+        {
+            "names": names,
+            "url": url_for(
+                "games.new", game=rules.NAME, start=form.start.data, **{f"player{i}": n for i, n in enumerate(names)}
+            ),
+        }
+        for names in store().recent_tables()
+        if rules.MIN_PLAYERS <= len(names) <= rules.MAX_PLAYERS
+    ]
+    return {"form": form, "summary": rules_summary(form), "roster": store().roster(), "tables": tables}
 
 
 @bp.get("/games/<game_id>")

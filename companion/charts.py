@@ -1,0 +1,101 @@
+"""Line charts drawn on the server as SVG (templates/_chart.html): no script, so they work
+under the CSP and offline once loaded; colours come from the stylesheet (dark mode too).
+
+:func:`running_scores` is a game's score deal by deal; :func:`wins_over_time` a player's
+wins, game after game; :func:`line_chart` places either in the SVG's box.
+
+>>> c = line_chart({"Ann": [0, 10, 30], "Ben": [0, 20, 25]}, ["", "1", "2"])
+>>> [s["name"] for s in c["series"]], c["series"][0]["points"]
+(['Ann', 'Ben'], '40,134 152,93 264,10')
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+#: The SVG's box, in its own units (it scales to the page's width), and its margins:
+#: room for the y axis's numbers on the left and each line's name at its end on the right.
+WIDTH, HEIGHT = 340, 160
+LEFT, RIGHT, TOP, BOTTOM = 40, 76, 10, 26
+#: The least room between two names at the lines' ends, so they never overlap.
+LABEL_GAP = 13
+
+
+def running_scores(rules, view: dict) -> dict[str, list[int]] | None:
+    """Each side's score after each finished deal, from 0: points where the game keeps a
+    score (Tablanette, Tantony), else marks (Tute's loss marks, 100's hands lost). None
+    before the first deal ends."""
+    if not view["history"]:
+        return None
+    key = "points" if isinstance(view.get("scores"), dict) else "marks"
+    series: dict[str, list[int]] = {}
+    for record in view["history"]:
+        deal = rules.figures({**view, "history": [record], "result": None})
+        for side, figures in deal.items():
+            run = series.setdefault(side, [0])
+            run.append(run[-1] + figures[key])
+    return series
+
+
+def wins_over_time(games: list[dict], titles: dict[str, str]) -> dict[str, list[int]] | None:
+    """A player's wins in each game family, counted after each of their finished games
+    (``stats.games_of``); None before one is finished."""
+    finished = [g for g in games if g["won"] is not None]
+    if not finished:
+        return None
+    series: dict[str, list[int]] = {titles[g["game"]]: [0] for g in finished}
+    for g in finished:
+        for title, run in series.items():
+            run.append(run[-1] + (g["won"] if titles[g["game"]] == title else 0))
+    return series
+
+
+def _ticks(top: int) -> list[int]:
+    """Three or four round values from 0 to at least ``top`` for the y axis."""
+    if top <= 0:
+        return [0, 1]
+    rough = top / 3
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
+    return [step * i for i in range(math.ceil(top / step) + 1)]
+
+
+def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
+    """Where each series' line, dots and name go in the SVG's box, the y axis's ticks, and
+    the x axis's labels (a few, so they never crowd)."""
+    n = max(len(v) for v in series.values())
+    ticks = _ticks(max(max(v) for v in series.values()))
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(i: int) -> float:
+        return LEFT + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
+
+    def y(v: float) -> float:
+        return TOP + plot_h * (1 - v / ticks[-1])
+
+    lines: list[dict[str, Any]] = []
+    for name, values in series.items():
+        dots = [(round(x(i)), round(y(v))) for i, v in enumerate(values)]
+        lines.append({"name": name, "last": values[-1], "dots": dots, "points": " ".join(f"{a},{b}" for a, b in dots)})
+    # Names at the lines' ends, top to bottom, pushed apart where they would overlap.
+    for line in lines:
+        line["label_y"] = line["dots"][-1][1] + 4
+    ordered = sorted(lines, key=lambda s: s["label_y"])
+    for above, below in zip(ordered, ordered[1:]):
+        below["label_y"] = max(below["label_y"], above["label_y"] + LABEL_GAP)
+    every = max(1, math.ceil((n - 1) / 8))
+    return {
+        "width": WIDTH,
+        "height": HEIGHT,
+        "left": LEFT,
+        "right": WIDTH - RIGHT,
+        "bottom": HEIGHT - BOTTOM,
+        "label_x": WIDTH - RIGHT + 6,
+        "series": lines,
+        "ticks": [{"value": t, "y": round(y(t))} for t in ticks],
+        "xlabels": [{"text": xlabels[i], "x": round(x(i))} for i in range(n) if i % every == 0 and xlabels[i]],
+        "rows": [
+            {"label": xlabels[i], "values": [s[i] if i < len(s) else None for s in series.values()]} for i in range(n)
+        ],
+    }

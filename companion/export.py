@@ -1,0 +1,161 @@
+"""Export and import: CSV tables of games, deals and players (for a spreadsheet), and the
+whole server as one versioned JSON document (for moving to another machine).
+
+A JSON export names its format, its version and the schema's migrations; an import checks
+the document (pydantic: the shape, each table's exact columns), then replaces every row in
+one transaction and checks what it wrote (links between tables, each game's state read
+back by its engine) before committing: a refused import changes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from companion import games
+from companion.store import Store
+
+FORMAT = "companion-server"
+VERSION = 1
+
+#: A cell: what SQLite holds in these tables.
+Cell = str | int | float | None
+
+
+class Export(BaseModel):
+    """A whole-server export, as :func:`dump` writes it."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    format: Literal["companion-server"]
+    version: Literal[1]
+    migrations: list[str]
+    tables: dict[str, list[dict[str, Cell]]]
+
+
+class BadImport(ValueError):
+    """An export that can't be imported; nothing was changed."""
+
+
+def dump(store: Store) -> dict:
+    """Every row of the server, with what is needed to check it on the way back in."""
+    return {"format": FORMAT, "version": VERSION, "migrations": store.applied_migrations(), "tables": store.rows()}
+
+
+def load(store: Store, data) -> int:
+    """Replace the server's data with an export's (``BadImport`` if refused, and then
+    nothing changes); return the number of games."""
+    try:
+        doc = Export.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise BadImport(f"Not a companion export: {where}: {first['msg']}") from None
+    if doc.migrations != store.applied_migrations():
+        raise BadImport(
+            "This export comes from another version of companion (its database schema differs): "
+            "import it with the same version, then upgrade"
+        )
+    schema = store.schema()
+    if set(doc.tables) != set(schema):
+        raise BadImport(f"An export has the tables {', '.join(schema)}; this one has {', '.join(doc.tables)}")
+    for table, rows in doc.tables.items():
+        for i, row in enumerate(rows, 1):
+            if list(row) != schema[table]:
+                raise BadImport(f"Row {i} of {table} must have the columns {', '.join(schema[table])}")
+    try:
+        return store.replace_rows(doc.tables, _check_games)
+    except BadImport:
+        raise
+    except (ValueError, sqlite3.Error) as e:  # a link to a missing row, a doubled id, a missing value
+        raise BadImport(f"The export's data is inconsistent: {e}") from None
+
+
+def _check_games(store: Store, conn) -> None:
+    """Each game is of a known game and its stored state reads back."""
+    for game_id, game, state in conn.execute("SELECT id, game, state FROM games"):
+        try:
+            games.get(game).load(json.loads(state))
+        except Exception as e:
+            raise BadImport(f"Game {game_id} can't be read: {e}") from None
+
+
+# -- CSV ---------------------------------------------------------------------------
+
+COLUMNS = {
+    "players": ["player_id", "name", "created", "last_played", "games"],
+    "games": [
+        "game_id",
+        "game",
+        "created",
+        "updated",
+        "finished",
+        "draw",
+        "winners",
+        "players",
+        "player_ids",
+        "deals",
+        "moves",
+    ],
+    "deals": ["game_id", "game", "deal", "side", *(k for k in games.FIGURES if k != "deals")],
+}
+
+
+def csv_text(store: Store, table: str) -> str:
+    """One table as CSV (a header row, then a row per player, game, or deal and side)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS[table])
+    writer.writerows(_ROWS[table](store))
+    return out.getvalue()
+
+
+def _players(store: Store):
+    for p in sorted(store.roster(), key=lambda p: p["id"]):
+        yield [p["id"], p["name"], p["created"], p["last_played"], p["games"]]
+
+
+def _games(store: Store):
+    seats: dict[str, list] = {}
+    for r in store.query(
+        "SELECT s.game_id, s.player_id, p.name FROM seats s JOIN players p ON p.id = s.player_id "
+        "ORDER BY s.game_id, s.seat"
+    ):
+        seats.setdefault(r["game_id"], []).append((r["player_id"], r["name"]))
+    rows = store.query(
+        "SELECT g.id, g.game, g.created, g.updated, g.finished, g.status, g.version, "
+        "(SELECT max(deals) FROM seats WHERE game_id = g.id) AS deals, "
+        "(SELECT count(*) FROM moves WHERE game_id = g.id AND undone = 0) AS moves FROM games g ORDER BY g.created"
+    )
+    for r in rows:
+        status = json.loads(r["status"] or "{}")
+        people = seats.get(r["id"], [])
+        yield [
+            r["id"],
+            r["game"],
+            r["created"],
+            r["updated"],
+            r["finished"],
+            int(bool(status.get("draw"))),
+            "; ".join(status.get("winners", [])) if r["finished"] else "",
+            "; ".join(n for _, n in people),
+            "; ".join(str(i) for i, _ in people),
+            r["deals"] or 0,
+            r["moves"],
+        ]
+
+
+def _deals(store: Store):
+    for r in store.query("SELECT id, game, state FROM games ORDER BY created"):
+        rules = games.get(r["game"])
+        view = rules.view(rules.load(json.loads(r["state"])))
+        for n, record in enumerate(view["history"], 1):
+            for side, figures in rules.figures({**view, "history": [record], "result": None}).items():
+                yield [r["id"], r["game"], n, side, *(figures[k] for k in COLUMNS["deals"][4:])]
+
+
+_ROWS = {"players": _players, "games": _games, "deals": _deals}
