@@ -30,8 +30,8 @@ KEYWORDS := -k N_ -k Reason:2 -k Refusal:2 -k MoveError:2 -k IllegalMove:2 -k In
 # (then translate what is new; tests/test_i18n.py fails on anything untranslated or fuzzy).
 messages: $(STAMP)
 	$(VENV)/bin/pybabel -q extract -F babel.cfg --no-location --sort-output $(KEYWORDS) \
-	  -o $(CATALOGS)/messages.pot .
-	$(VENV)/bin/pybabel -q update -i $(CATALOGS)/messages.pot -d $(CATALOGS) --no-fuzzy-matching --ignore-obsolete
+	  -w 120 -o $(CATALOGS)/messages.pot .
+	$(VENV)/bin/pybabel -q update -i $(CATALOGS)/messages.pot -d $(CATALOGS) --no-fuzzy-matching --ignore-obsolete -w 120
 
 # Browser tests drive Debian's Chromium; never `playwright install` (it downloads a browser).
 # Chromium, and a Japanese font so the browser tests measure (and screenshots show) Japanese

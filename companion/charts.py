@@ -52,12 +52,12 @@ def wins_over_time(games: list[dict], titles: dict[str, str]) -> dict[str, list[
 
 
 def _ticks(top: int) -> list[int]:
-    """Three or four round values from 0 to at least ``top`` for the y axis."""
+    """Three or four round whole values from 0 to at least ``top`` for the y axis."""
     if top <= 0:
         return [0, 1]
     rough = top / 3
     power = 10 ** math.floor(math.log10(rough))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
+    step = max(1, next(m * power for m in (1, 2, 5, 10) if m * power >= rough))
     return [step * i for i in range(math.ceil(top / step) + 1)]
 
 
@@ -84,6 +84,11 @@ def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
     ordered = sorted(lines, key=lambda s: s["label_y"])
     for above, below in zip(ordered, ordered[1:]):
         below["label_y"] = max(below["label_y"], above["label_y"] + LABEL_GAP)
+    # ... and back up from the box's foot where that pushed the last ones out of it.
+    if ordered:
+        ordered[-1]["label_y"] = min(ordered[-1]["label_y"], HEIGHT - 4)
+    for above, below in zip(ordered[-2::-1], ordered[::-1]):
+        above["label_y"] = min(above["label_y"], below["label_y"] - LABEL_GAP)
     every = max(1, math.ceil((n - 1) / 8))
     return {
         "width": WIDTH,

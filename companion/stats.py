@@ -21,12 +21,14 @@ from collections.abc import Sequence
 from companion import games
 from companion.errors import N_
 
-#: The figures a game family's tables show beside games played and won, with their headings.
+#: The figures a game family's tables show, with their headings: games played and won, then its own.
+_EVERY = (("played", N_("Games")), ("won", N_("Won")), ("rate", N_("Win rate")))
 SHOWN = {
-    "tablanette": (("average", N_("Points a deal")), ("sweeps", N_("Sweeps")), ("best_sweep", N_("Biggest sweep"))),
-    "tute": (("average", N_("Points a deal")), ("cantes", N_("Cante points")), ("marks", N_("Loss marks"))),
-    "tantony": (("average", N_("Points a deal")), ("doubles", N_("Sudden deaths"))),
-    "hundred": (("marks", N_("Hands lost")),),
+    "tablanette": _EVERY
+    + (("average", N_("Points a deal")), ("sweeps", N_("Sweeps")), ("best_sweep", N_("Biggest sweep"))),
+    "tute": _EVERY + (("average", N_("Points a deal")), ("cantes", N_("Cante points")), ("marks", N_("Loss marks"))),
+    "tantony": _EVERY + (("average", N_("Points a deal")), ("doubles", N_("Sudden deaths"))),
+    "hundred": _EVERY + (("marks", N_("Hands lost")),),
 }
 
 _SUMS = (
