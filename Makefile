@@ -69,6 +69,7 @@ bench: $(STAMP) $(MO)
 	$(PY) bench/server.py
 	$(PY) bench/page_weight.py
 	$(PY) bench/taps.py
+	$(PY) bench/stats.py
 
 # The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
 # every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a

@@ -7,6 +7,9 @@ wins, game after game; :func:`line_chart` places either in the SVG's box.
 >>> c = line_chart({"Ann": [0, 10, 30], "Ben": [0, 20, 25]}, ["", "1", "2"])
 >>> [s["name"] for s in c["series"]], c["series"][0]["points"]
 (['Ann', 'Ben'], '40,134 152,93 264,10')
+>>> c = line_chart({"Ann": list(range(1001))}, [str(i) for i in range(1001)])
+>>> len(c["rows"]), c["rows"][-1]
+(60, {'label': '1000', 'values': [1000]})
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any
 #: room for the y axis's numbers on the left and each line's name at its end on the right.
 WIDTH, HEIGHT = 340, 160
 LEFT, RIGHT, TOP, BOTTOM = 40, 76, 10, 26
+#: The most values a line is drawn through (and the screen readers' table lists).
+MAX_POINTS = 60
 #: The least room between two names at the lines' ends, so they never overlap.
 LABEL_GAP = 13
 
@@ -65,6 +70,11 @@ def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
     """Where each series' line, dots and name go in the SVG's box, the y axis's ticks, and
     the x axis's labels (a few, so they never crowd)."""
     n = max(len(v) for v in series.values())
+    if n > MAX_POINTS:  # every k-th value and the last: the chart's shape, at a bounded size
+        keep = sorted({*range(0, n, math.ceil(n / MAX_POINTS)), n - 1})
+        series = {name: [v[i] for i in keep if i < len(v)] for name, v in series.items()}
+        xlabels = [xlabels[i] for i in keep]
+        n = len(keep)
     ticks = _ticks(max(max(v) for v in series.values()))
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
@@ -89,7 +99,7 @@ def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
         ordered[-1]["label_y"] = min(ordered[-1]["label_y"], HEIGHT - 4)
     for above, below in zip(ordered[-2::-1], ordered[::-1]):
         above["label_y"] = min(above["label_y"], below["label_y"] - LABEL_GAP)
-    every = max(1, math.ceil((n - 1) / 8))
+    every = max(1, math.ceil((n - 1) / 6))
     return {
         "width": WIDTH,
         "height": HEIGHT,
@@ -97,6 +107,7 @@ def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
         "right": WIDTH - RIGHT,
         "bottom": HEIGHT - BOTTOM,
         "label_x": WIDTH - RIGHT + 6,
+        "dotted": n <= 20,  # a dot at each value while they stay apart
         "series": lines,
         "ticks": [{"value": t, "y": round(y(t))} for t in ticks],
         "xlabels": [{"text": xlabels[i], "x": round(x(i))} for i in range(n) if i % every == 0 and xlabels[i]],

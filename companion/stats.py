@@ -1,7 +1,9 @@
-"""Statistics: standings per game family, a player's record, head-to-head, and the score
-series the charts draw. Each is one SQL query over ``seats``, where every game keeps each
-side's figures (``rules.figures``, written by the store when a deal or the game ends), so
-the cost follows the number of games, never their moves.
+"""Statistics: standings per game family, a player's record, head-to-head and a player's
+games. Each is one SQL query over ``seats``, where every game keeps each side's figures
+(``rules.figures``, written by the store when a deal or the game ends), or over ``totals``,
+their sums per player and family kept by the database's triggers: the cost follows the
+number of players (everyone's standings, a record) or of the games asked about (a group's),
+never the moves.
 
 A team's figures count for each partner. ``won`` is NULL for a game still being played.
 
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 
 from companion import games
 from companion.errors import N_
+from companion.store import TOTALS
 
 #: The figures a game family's tables show, with their headings: games played and won, then its own.
 _EVERY = (("played", N_("Games")), ("won", N_("Won")), ("rate", N_("Win rate")))
@@ -31,22 +34,28 @@ SHOWN = {
     "hundred": _EVERY + (("marks", N_("Hands lost")),),
 }
 
-_SUMS = (
-    "count(*) AS played, count(s.won) AS finished, coalesce(sum(s.won), 0) AS won, sum(s.draw) AS drawn, "
-    "sum(s.deals) AS deals, sum(s.points) AS points, sum(s.sweeps) AS sweeps, max(s.best_sweep) AS best_sweep, "
-    "sum(s.cantes) AS cantes, sum(s.marks) AS marks, sum(s.double) AS doubles"
-)
+
+def shown(figures: dict, key: str) -> str:
+    """A figure as the tables show it: a dash for none (no deal or no finished game yet),
+    the win rate with its percent sign."""
+    value = figures[key]
+    return "–" if value is None else f"{value}%" if key == "rate" else str(value)
 
 
-def _group_filter(group: Sequence[int]) -> tuple[str, list]:
-    """Only the games played by exactly this group of players (any seats)."""
-    if not group:
-        return "", []
-    marks = ", ".join("?" * len(group))
+#: A seat's figures summed over a set of seats, as ``totals`` keeps them for every seat.
+_SUMS = ", ".join(f"sum({v.format(s='s')}) AS {k}" for k, v in TOTALS.items()) + ", max(s.best_sweep) AS best_sweep"
+
+
+def _group_games(group: Sequence[int]) -> tuple[str, list]:
+    """The games played by exactly this group of players (any seats): among the first
+    one's games (an index), those with no one else and everyone of the group."""
+    members = sorted(set(group))
+    marks = ", ".join("?" * len(members))
     return (
-        " AND s.game_id IN (SELECT game_id FROM seats GROUP BY game_id "
-        f"HAVING count(DISTINCT player_id) = ? AND sum(player_id NOT IN ({marks})) = 0)",
-        [len(set(group)), *group],
+        "SELECT m.game_id FROM seats m WHERE m.player_id = ? "
+        f"AND NOT EXISTS (SELECT 1 FROM seats o WHERE o.game_id = m.game_id AND o.player_id NOT IN ({marks})) "
+        "AND (SELECT count(DISTINCT o.player_id) FROM seats o WHERE o.game_id = m.game_id) = ?",
+        [members[0], *members, len(members)],
     )
 
 
@@ -63,11 +72,17 @@ def standings(store, group: Sequence[int] = ()) -> dict[str, list[dict]]:
     (Tute's loss marks, 100's hands lost), double wins (Tantony's sudden deaths), and
     ``rate``, the percentage of finished games won. ``group``: only the games those
     players played together."""
-    where, params = _group_filter(group)
+    if group:
+        games_of_group, params = _group_games(group)
+        source = (
+            f"(SELECT g.game, s.player_id, {_SUMS} FROM seats s JOIN games g ON g.id = s.game_id "
+            f"WHERE s.game_id IN ({games_of_group}) GROUP BY g.game, s.player_id)"
+        )
+    else:
+        source, params = "totals", []
     rows = store.query(
-        f"SELECT g.game, p.id, p.name, {_SUMS} FROM seats s JOIN games g ON g.id = s.game_id "
-        f"JOIN players p ON p.id = s.player_id WHERE 1{where} GROUP BY g.game, p.id "
-        "ORDER BY g.game, won DESC, marks, played DESC, p.name",
+        f"SELECT t.*, p.id, p.name FROM {source} t JOIN players p ON p.id = t.player_id "
+        "ORDER BY t.game, t.won DESC, t.marks, t.played DESC, p.name",
         params,
     )
     out: dict[str, list[dict]] = {name: [] for name in games.GAMES}
@@ -78,10 +93,7 @@ def standings(store, group: Sequence[int] = ()) -> dict[str, list[dict]]:
 
 def record(store, player_id: int) -> dict[str, dict]:
     """A player's figures per game family (as :func:`standings`)."""
-    rows = store.query(
-        f"SELECT g.game, {_SUMS} FROM seats s JOIN games g ON g.id = s.game_id WHERE s.player_id = ? GROUP BY g.game",
-        (player_id,),
-    )
+    rows = store.query("SELECT * FROM totals WHERE player_id = ?", (player_id,))
     return {row["game"]: _figures(row) for row in sorted(rows, key=lambda r: list(games.GAMES).index(r["game"]))}
 
 

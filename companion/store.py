@@ -298,6 +298,64 @@ def m008_players_and_seats(db: sqlite_utils.Database) -> None:
         _keep_figures(db.conn, rules, game_id, view)
 
 
+#: ``totals``' sums (and the statistics' over any seats), each of a seat's columns ({s}: the seat).
+TOTALS = {
+    "played": "1",
+    "finished": "{s}.won IS NOT NULL",
+    "won": "coalesce({s}.won, 0)",
+    "drawn": "{s}.draw",
+    "deals": "{s}.deals",
+    "points": "{s}.points",
+    "sweeps": "{s}.sweeps",
+    "cantes": "{s}.cantes",
+    "marks": "{s}.marks",
+    "doubles": "{s}.double",
+}
+
+
+@migrations()
+def m009_totals_for_standings(db: sqlite_utils.Database) -> None:
+    """Standings at 10,000 games: each player's sums per game family are kept in ``totals``
+    by triggers on ``seats``, so whatever writes seats (a deal's end, an undo, a merge, a
+    deleted game, an import) keeps them right, and the standings read a row per player and
+    family instead of summing every seat. The biggest sweep is a maximum: it is searched
+    again only when the seat that held it changes. Games by ``created``: the new-game form's
+    latest tables."""
+    db.table("games").create_index(["created"], if_not_exists=True)
+    sums = ", ".join(f"{k} INTEGER NOT NULL DEFAULT 0" for k in TOTALS)
+    db.execute(
+        f"CREATE TABLE totals (game TEXT NOT NULL, player_id INTEGER NOT NULL, {sums}, "
+        "best_sweep INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (game, player_id))"
+    )
+    family = "(SELECT game FROM games WHERE id = {s}.game_id)"
+    add = (
+        f"INSERT INTO totals (game, player_id, {', '.join(TOTALS)}, best_sweep) VALUES ({family.format(s='NEW')}, "
+        f"NEW.player_id, {', '.join(v.format(s='NEW') for v in TOTALS.values())}, NEW.best_sweep) "
+        f"ON CONFLICT (game, player_id) DO UPDATE SET {', '.join(f'{k} = {k} + excluded.{k}' for k in TOTALS)}, "
+        "best_sweep = max(best_sweep, excluded.best_sweep);"
+    )
+    best = (
+        "(SELECT coalesce(max(s.best_sweep), 0) FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = OLD.player_id AND g.game = totals.game)"
+    )
+    mine = f"game = {family.format(s='OLD')} AND player_id = OLD.player_id"
+    less = ", ".join(f"{k} = {k} - ({v.format(s='OLD')})" for k, v in TOTALS.items())
+    remove = (
+        f"UPDATE totals SET {less}, "
+        f"best_sweep = CASE WHEN OLD.best_sweep < best_sweep OR OLD.best_sweep = 0 THEN best_sweep ELSE {best} END "
+        f"WHERE {mine}; DELETE FROM totals WHERE {mine} AND played = 0;"
+    )
+    db.execute(f"CREATE TRIGGER seats_add_totals AFTER INSERT ON seats BEGIN {add} END")
+    db.execute(f"CREATE TRIGGER seats_remove_totals AFTER DELETE ON seats BEGIN {remove} END")
+    db.execute(f"CREATE TRIGGER seats_change_totals AFTER UPDATE ON seats BEGIN {remove} {add} END")
+    summed = ", ".join(f"sum({v.format(s='s')})" for v in TOTALS.values())
+    db.execute(
+        f"INSERT INTO totals (game, player_id, {', '.join(TOTALS)}, best_sweep) SELECT g.game, s.player_id, "
+        f"{summed}, max(s.best_sweep) "
+        "FROM seats s JOIN games g ON g.id = s.game_id GROUP BY g.game, s.player_id"
+    )
+
+
 def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> None:
     """Rebuild each game's state (of the game ``only``, if given) by replaying its moves in
     effect, as undo does, so what the engines keep in it is as they now write it."""
@@ -632,8 +690,8 @@ class Store:
     def roster(self) -> list[dict]:
         """The players on this server, who played last first: id, name, created, last_played, games."""
         sql = (
-            "SELECT p.id, p.name, p.created, p.last_played, count(s.game_id) AS games FROM players p "
-            "LEFT JOIN seats s ON s.player_id = p.id GROUP BY p.id ORDER BY p.last_played DESC, p.id"
+            "SELECT p.id, p.name, p.created, p.last_played, (SELECT coalesce(sum(t.played), 0) FROM totals t "
+            "WHERE t.player_id = p.id) AS games FROM players p ORDER BY p.last_played DESC, p.id"
         )
         return [dict(r) for r in self._conn().execute(sql)]
 

@@ -4,8 +4,8 @@ games whose results are worked out by hand below."""
 import pytest
 import sqlite_utils
 
-from companion import stats
-from companion.store import NameTaken, NotFound, Store
+from companion import export, stats
+from companion.store import TOTALS, NameTaken, NotFound, Store
 
 # Tablanette counting cards (standard scale): ANN's are worth 9 card points, BEN's 13.
 ANN = ["10D", "2C", "AS", "AH", "KS", "QH", "JD", "10S"]
@@ -189,6 +189,44 @@ def test_merging_two_names_of_one_person(store):
     assert stats.record(store, p["Cat"])["tantony"]["played"] == 2
 
 
+def summed_from_seats(store) -> list[tuple]:
+    """What ``totals`` must hold: every seat's figures summed per player and family, afresh."""
+    return [
+        tuple(r)
+        for r in store.query(
+            f"SELECT g.game, s.player_id, {stats._SUMS} FROM seats s JOIN games g ON g.id = s.game_id "
+            "GROUP BY g.game, s.player_id ORDER BY g.game, s.player_id"
+        )
+    ]
+
+
+def kept_totals(store) -> list[tuple]:
+    columns = ", ".join([*TOTALS, "best_sweep"])
+    return [tuple(r) for r in store.query(f"SELECT game, player_id, {columns} FROM totals ORDER BY game, player_id")]
+
+
+def test_totals_follow_every_write_to_seats(store, tmp_path):
+    """The standings read ``totals``, kept by triggers: after deals, an undo past a deal's
+    end (the biggest sweep searched again), a merge, a deleted game and an import, they
+    are what summing every seat afresh gives."""
+    assert kept_totals(store) == summed_from_seats(store) != []
+    p = ids(store)
+    row, key = store.create("tablanette", ["Ann", "Ben"], {"target": 1})
+    store.play(row["id"], 0, tablanette_tally(30, {"Ann": [20], "Ben": []}), key)
+    assert stats.record(store, p["Ann"])["tablanette"]["best_sweep"] == 20
+    store.undo(row["id"], 1, key)
+    assert stats.record(store, p["Ann"])["tablanette"]["best_sweep"] == 10
+    assert kept_totals(store) == summed_from_seats(store)
+    store.merge_players(p["Dan"], p["Cat"])
+    assert kept_totals(store) == summed_from_seats(store)
+    store.delete(store.list_games()[-1]["id"])
+    store.delete(row["id"])
+    assert kept_totals(store) == summed_from_seats(store)
+    before = kept_totals(store)
+    export.load(store, export.dump(store))
+    assert kept_totals(store) == summed_from_seats(store) == before
+
+
 def test_m008_links_the_games_stored_before_it(tmp_path):
     path = tmp_path / "old.db"
     store = Store(path)
@@ -197,9 +235,12 @@ def test_m008_links_the_games_stored_before_it(tmp_path):
     before = stats.standings(store)
     store.close()
     with sqlite_utils.Database(path) as db:
-        db.execute("DROP TABLE seats")
+        db.execute("DROP TABLE seats")  # and its triggers
         db.execute("DROP TABLE players")
-        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_players_and_seats'")
+        db.execute("DROP TABLE totals")
+        db.execute(
+            "DELETE FROM _sqlite_migrations WHERE name IN ('m008_players_and_seats', 'm009_totals_for_standings')"
+        )
         db.conn.commit()
     reopened = Store(path)
     assert stats.standings(reopened) == before

@@ -41,6 +41,7 @@ MIGRATIONS = [
     "m006_explanations_as_data",
     "m007_tallied_hands_say_how",
     "m008_players_and_seats",
+    "m009_totals_for_standings",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}

@@ -207,6 +207,7 @@ def register_template_helpers(app) -> None:
     app.jinja_env.globals.update(
         score_chart=score_chart,
         STATS_SHOWN=stats.SHOWN,
+        figure=stats.shown,
         card=with_card_names(card_face),
         external_url=external_url,
         qr_svg=qr_svg,
