@@ -356,6 +356,16 @@ def m009_totals_for_standings(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations()
+def m010_entries_applied_once(db: sqlite_utils.Database) -> None:
+    """A phone that lost its connection sends its waiting entries again when it is back,
+    each with the id it gave it when tapped (``entry``): a move whose answer was lost on the
+    way back is then recognised, not applied twice. Unique per game; NULL for moves
+    entered without one (the API, a transcript, older moves)."""
+    db.table("moves").add_column("entry", str)
+    db.execute("CREATE UNIQUE INDEX moves_by_entry ON moves (game_id, entry)")
+
+
 def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> None:
     """Rebuild each game's state (of the game ``only``, if given) by replaying its moves in
     effect, as undo does, so what the engines keep in it is as they now write it."""
@@ -748,7 +758,9 @@ class Store:
         return self._conn().execute(sql, params).fetchall()
 
     # -- changes ------------------------------------------------------------------
-    def play(self, game_id: str, version: int, move: dict, key: str | None = None) -> tuple[int, object]:
+    def play(
+        self, game_id: str, version: int, move: dict, key: str | None = None, entry: str | None = None
+    ) -> tuple[int, object]:
         """Apply ``move`` if ``version`` is current; return ``(new_version, state)``.
 
         ``Conflict`` for a stale version, the engine's ``MoveError`` for a refused move:
@@ -756,10 +768,18 @@ class Store:
         trip, which is also what the engine sees, so replaying the log gives this state).
         ``key``, the referee key the request carried, is resolved in the same transaction
         to the phone recorded as entering the move (``NotReferee`` if it is not in force);
-        without it the move is stored with no phone.
+        without it the move is stored with no phone. ``entry``, the id a phone gave this tap:
+        if a move with it is already stored (sent again after its answer was lost), nothing
+        is applied and the game as it is now is returned, whatever the version.
         """
         move = _plain(move, InvalidMove, "The move")
         with self._write() as conn:
+            if (
+                entry is not None
+                and conn.execute("SELECT 1 FROM moves WHERE game_id = ? AND entry = ?", (game_id, entry)).fetchone()
+            ):
+                row = self._require(conn, game_id)
+                return row["version"], games.get(row["game"]).load(_load_state(row["state"]))
             row = self._current(conn, game_id, version)
             referee = self._device(conn, game_id, key)
             rules = games.get(row["game"])
@@ -769,8 +789,8 @@ class Store:
             ]
             now = _now()
             conn.execute(
-                "INSERT INTO moves (game_id, seq, move, time, undone, referee) VALUES (?, ?, ?, ?, 0, ?)",
-                (game_id, seq, _dumps(move), now, referee),
+                "INSERT INTO moves (game_id, seq, move, time, undone, referee, entry) VALUES (?, ?, ?, ?, 0, ?, ?)",
+                (game_id, seq, _dumps(move), now, referee, entry),
             )
             new_version = self._save(conn, rules, game_id, row["version"], state, now)
         return new_version, state

@@ -42,6 +42,7 @@ MIGRATIONS = [
     "m007_tallied_hands_say_how",
     "m008_players_and_seats",
     "m009_totals_for_standings",
+    "m010_entries_applied_once",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -162,7 +163,10 @@ def test_first_open_applies_every_migration(tmp_path):
                 "archived",
             },
         ),
-        ("moves", {"game_id", "seq", "move", "time", "undone", "referee", "imported", "undone_by", "undone_time"}),
+        (
+            "moves",
+            {"game_id", "seq", "move", "time", "undone", "referee", "imported", "undone_by", "undone_time", "entry"},
+        ),
         ("referees", {"id", "game_id", "key_hash", "created", "revoked"}),
         ("links", {"token_hash", "game_id", "kind", "created", "expires", "used"}),
     ],
@@ -170,6 +174,21 @@ def test_first_open_applies_every_migration(tmp_path):
 def test_schema(store, table, columns):
     conn = store._conn()
     assert {r["name"] for r in conn.execute(f"PRAGMA table_info({table})")} == columns
+
+
+def test_a_tap_sent_again_is_applied_once(store):
+    """A phone that lost the answer to a tap sends it again with the same entry id (issue 16):
+    the second time nothing is applied, whatever version it carries, and the game is as the
+    first time left it; the same id in another game is another tap."""
+    row, key = store.create("hundred", ["Ann", "Ben"])
+    entry = "0123456789abcdef0123456789abcdef"
+    assert store.play(row["id"], 0, {"type": "play", "card": "5S"}, key, entry=entry)[0] == 1
+    version, state = store.play(row["id"], 0, {"type": "play", "card": "5S"}, key, entry=entry)
+    assert version == 1 and [m["move"] for m in store.moves(row["id"])] == [{"type": "play", "card": "5S"}]
+    with pytest.raises(Conflict):
+        store.play(row["id"], 0, {"type": "play", "card": "6S"}, key, entry="f" * 32)
+    other, other_key = store.create("hundred", ["Ann", "Ben"])
+    assert store.play(other["id"], 0, {"type": "play", "card": "5S"}, other_key, entry=entry)[0] == 1
 
 
 def test_moves_are_keyed_by_game_and_seq(store):

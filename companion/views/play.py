@@ -3,6 +3,8 @@ fragment with the refusal shown in place, 422), and the poll watchers refresh by
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
@@ -15,8 +17,10 @@ from companion.views.rules import reason_html
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
 
 # Form fields that are not part of the move itself ("resume": sent by a choice's answer,
-# naming the field that carries it; "reveal": sent by a hand shown, which a refusal keeps open).
-_NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal"}
+# naming the field that carries it; "reveal": sent by a hand shown, which a refusal keeps open;
+# "entry": the id the phone gave the tap, so a tap sent again is applied once, static/app.js).
+_NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal", "entry"}
+_ENTRY = re.compile(r"[0-9a-f]{32}")
 
 
 def board_context(row: dict, **extra) -> dict:
@@ -95,20 +99,34 @@ def _answer(row: dict, before: dict | None, status: int = 200, **extra):
     move costs a few hundred bytes; a new deal or phase re-sends the whole picker.
     """
     context = board_context(row, **extra)
+    # The version the answer shows: a phone sending its waiting taps tells by it whether a
+    # tap was applied (one more than it sent) or answered with a question (the same).
+    headers = {"X-Version": str(row["version"])}
     if not htmx:
-        return render_template("play/page.html", **context), status
+        return render_template("play/page.html", **context), status, headers
     view = context["view"]
     changed, whole = [], True
     # The picker is re-sent whole when a choice locks it or a choice's answer unlocks it.
     if before is not None and _mode(before) == _mode(view) and not context["locked"] and not request.form.get("resume"):
         whole = False
         changed = sorted(set(before.get("seen", [])) ^ set(view.get("seen", [])))
-    return render_template("play/_answer.html", changed=changed, whole_picker=whole, **context), status
+    return render_template("play/_answer.html", changed=changed, whole_picker=whole, **context), status, headers
 
 
 def _mode(view: dict):
     """What the picker shows depends on these; when they change it is re-sent whole."""
     return (view.get("deal"), tuple(view.get("expects", ())), view.get("result") is None)
+
+
+def _entry() -> str | None:
+    """The tap's id (32 hex digits, as the page makes them), or None: an id in any other
+    shape is refused rather than trusted to keep a tap from being applied."""
+    posted = request.form.get("entry")
+    if posted is None:
+        return None
+    if not _ENTRY.fullmatch(posted):
+        abort(400)
+    return posted
 
 
 def _version() -> int:
@@ -137,7 +155,7 @@ def move(game_id: str):
     if message:
         return _answer(row, before, 200, confirm={"move": the_move, "message": message})
     try:
-        version, state = store().play(game_id, _version(), the_move, key=key)
+        version, state = store().play(game_id, _version(), the_move, key=key, entry=_entry())
     except Conflict:
         return _answer(
             load_game(game_id),
