@@ -155,9 +155,9 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     )
 
     from companion import cli
-    from companion.views import api, games, play, players, rules, share, tally
+    from companion.views import api, games, offline, play, players, rules, share, tally
 
-    for blueprint in (games.bp, play.bp, share.bp, api.bp, rules.bp, tally.bp, players.bp):
+    for blueprint in (games.bp, play.bp, share.bp, api.bp, rules.bp, tally.bp, players.bp, offline.bp):
         app.register_blueprint(blueprint)
     rules.register(app)
     cli.register(app)

@@ -74,3 +74,219 @@
     if (form.querySelectorAll('input[name="' + name + '"]:checked').length === at) { form.requestSubmit(); }
   });
 }());
+
+// The service worker keeps the app shell and the pages opened here (templates/offline/sw.js).
+// Browsers allow one on HTTPS or this machine's own address only; without it everything
+// else works the same.
+(function () {
+  "use strict";
+  var url = document.body && document.body.dataset.worker;
+  if (url && "serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register(url, { scope: "/" }).catch(function () { /* the app works without it */ });
+  }
+}());
+
+// Taps made while the connection is down (issue 16). A referee's card tap that cannot be
+// sent now waits on this phone (localStorage, so a reload keeps it), shown at the top of
+// the screen ("Offline: 3 entries waiting") with its card marked, and is sent when the
+// connection is back: in order, each with the version it was entered at (the version
+// before it plus the taps waiting before it) and its own id, so the server applies it
+// once even if an answer was lost. A tap the server does not apply (another phone moved
+// first, the rules refused it, or it asks a question) stops the line: it and every tap
+// after it are said as not recorded, near the thumb, with the reason, and the board shows
+// the server's answer. Undo while taps wait takes back the last waiting one.
+(function () {
+  "use strict";
+  var sending = false, timer = null, memory = {};
+
+  function box() { return document.getElementById("waiting"); }
+  function storeKey() { var b = box(); return b ? "companion.waiting:" + b.dataset.game : null; }
+  function load() {
+    var key = storeKey();
+    if (!key) { return []; }
+    try { return JSON.parse(window.localStorage.getItem(key) || "[]"); } catch (e) { return memory[key] || []; }
+  }
+  function save(queue) {
+    var key = storeKey();
+    memory[key] = queue;
+    try {
+      if (queue.length) { window.localStorage.setItem(key, JSON.stringify(queue)); }
+      else { window.localStorage.removeItem(key); }
+    } catch (e) { /* private mode: kept in memory for this page */ }
+    show(queue);
+  }
+  function newId() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+  function isMove(path) { return /\/moves$/.test(path || ""); }
+  function isUndo(path) { return /\/undo$/.test(path || ""); }
+
+  // The cards of a tap, as the grid shows them (7♣), and their buttons or boxes.
+  function codes(entry) {
+    return entry.fields.filter(function (f) { return f[0] === "card" || f[0] === "cards[]"; })
+      .map(function (f) { return f[1]; });
+  }
+  function control(code) {
+    return document.getElementById("pick-" + code) ||
+      document.querySelector('#picker input[value="' + code + '"]');
+  }
+  function face(code) {
+    var c = control(code);
+    if (!c) { return code; }
+    var shown = c.tagName === "INPUT" ? c.parentNode.querySelector("[aria-hidden]") : c;
+    return shown ? shown.textContent.trim() : code;
+  }
+  function named(entries) {
+    return entries.map(function (e) { return codes(e).map(face).join(" ") || box().dataset.tap; }).join(", ");
+  }
+  function mark(queue) {
+    queue.forEach(function (entry) {
+      codes(entry).forEach(function (code) {
+        var c = control(code);
+        if (c) { c.classList.add("queued"); c.disabled = true; }
+      });
+    });
+  }
+  function unmark(entries) {
+    entries.forEach(function (entry) {
+      codes(entry).forEach(function (code) {
+        var c = control(code);
+        if (c && c.classList.contains("queued")) { c.classList.remove("queued"); c.disabled = false; }
+      });
+    });
+  }
+
+  function show(queue) {
+    var b = box();
+    if (!b) { return; }
+    b.hidden = !queue.length;
+    if (!queue.length) { undoLabel(queue); return; }
+    var words = queue.length === 1 ? b.dataset.one : b.dataset.many.replace("{n}", queue.length);
+    b.querySelector(".text").textContent = words;
+    b.querySelector(".cards").textContent = named(queue);
+    b.classList.toggle("sending", sending);
+    mark(queue);
+    undoLabel(queue);
+  }
+
+  // While taps wait, Undo takes back the last of them, and says so.
+  function undoLabel(queue) {
+    var button = document.querySelector("#undo button");
+    if (!button) { return; }
+    if (queue.length) {
+      if (!button.dataset.sent) { button.dataset.sent = button.textContent; }
+      button.textContent = "↶ " + box().dataset.undo.replace("{card}", named(queue.slice(-1)));
+    } else if (button.dataset.sent) {
+      button.textContent = button.dataset.sent;
+      delete button.dataset.sent;
+    }
+  }
+
+  function say(text) {
+    var banner = document.getElementById("net-error");
+    banner.querySelector(".text").textContent = text;
+    banner.hidden = false;
+  }
+
+  function enqueue(parameters, version, entry) {
+    var queue = load();
+    var fields = [];
+    parameters.forEach(function (value, name) {
+      if (name !== "version" && name !== "entry" && typeof value === "string") { fields.push([name, value]); }
+    });
+    if (queue.length) { version = queue[queue.length - 1].version + 1; }
+    queue.push({ id: entry || newId(), version: Number(version), fields: fields });
+    save(queue);
+    later();
+    flush();  // the phone may still be online (a lost answer, a server restarting): try at once
+  }
+
+  function later() {
+    if (!timer) { timer = window.setInterval(flush, 5000); }
+  }
+
+  function csrf() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (e) { return ""; }
+  }
+
+  // Send the first waiting tap; on to the next once it is applied.
+  function flush() {
+    var queue = load();
+    if (sending || !queue.length) {
+      if (!queue.length && timer) { window.clearInterval(timer); timer = null; }
+      return;
+    }
+    if (navigator.onLine === false) { return; }
+    var entry = queue[0], body = new URLSearchParams();
+    entry.fields.forEach(function (f) { body.append(f[0], f[1]); });
+    body.append("version", String(entry.version));
+    body.append("entry", entry.id);
+    sending = true;
+    show(queue);
+    window.fetch(box().dataset.url, {
+      method: "POST", body: body, credentials: "same-origin",
+      headers: { "HX-Request": "true", "X-CSRFToken": csrf(), "HX-Current-URL": window.location.href },
+    }).then(function (response) {
+      return response.text().then(function (html) {
+        return { status: response.status, version: Number(response.headers.get("X-Version")), html: html };
+      });
+    }).then(function (answer) {
+      sending = false;
+      if (answer.status >= 500 || answer.status === 429) { show(load()); return; }  // the server's trouble: try again later
+      var rest = load().filter(function (e) { return e.id !== entry.id; });
+      var applied = answer.status === 200 && answer.version > entry.version;
+      if (answer.status === 200 || answer.status === 409 || answer.status === 422) {
+        window.htmx.swap("#live", answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
+      }
+      if (applied) {
+        save(rest);
+        flush();
+        return;
+      }
+      var b = box(), why;
+      if (answer.status === 409) { why = b.dataset.conflict; }
+      else if (answer.status === 422) { why = b.dataset.refused; }
+      else if (answer.status === 200) { why = b.dataset.asked; }
+      else { why = b.dataset.failed.replace("{status}", answer.status); }
+      save([]);
+      unmark([entry].concat(rest));
+      say(why.replace("{card}", named([entry])).replace("{cards}", named([entry].concat(rest))));
+    }).catch(function () {
+      sending = false;  // still no connection: they wait
+      show(load());
+    });
+  }
+
+  document.addEventListener("htmx:configRequest", function (e) {
+    var d = e.detail;
+    if (!box() || d.verb !== "post") { return; }
+    if (isMove(d.path)) {
+      d.parameters.entry = newId();
+      if (load().length || navigator.onLine === false) {
+        e.preventDefault();
+        enqueue(d.formData, d.formData.get("version"));
+      }
+    } else if (isUndo(d.path) && load().length) {
+      e.preventDefault();
+      var queue = load(), last = queue.pop();
+      save(queue);
+      unmark([last]);
+    }
+  });
+  // Sent, but no answer came back: it may or may not have landed; it waits with its id.
+  function lost(e) {
+    var cfg = e.detail && e.detail.requestConfig;
+    if (!box() || !cfg || cfg.verb !== "post" || !isMove(cfg.path)) { return; }
+    e.stopImmediatePropagation();
+    enqueue(cfg.formData, cfg.formData.get("version"), cfg.formData.get("entry"));
+  }
+  document.addEventListener("htmx:sendError", lost, true);
+  document.addEventListener("htmx:timeout", lost, true);
+  document.addEventListener("htmx:afterRequest", function (e) { if (e.detail.successful) { flush(); } });
+  window.addEventListener("online", flush);
+  document.addEventListener("DOMContentLoaded", function () {
+    if (load().length) { show(load()); later(); flush(); }
+  });
+}());

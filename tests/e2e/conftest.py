@@ -55,6 +55,7 @@ def served(app):
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
+        server.server_close()  # the port refuses connections from now on
 
 
 def e2e_app(path, **config):

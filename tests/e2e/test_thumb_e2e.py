@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from companion import games
 from companion.cards import Card
 from tests.e2e import helpers
-from tests.e2e.helpers import PHONE, answered, assert_thumb_zone, choose_game, expect_version, start_game, tap, tap_card
+from tests.e2e.helpers import PHONE, answered, choose_game, expect_version, start_game, tap
 
 LAYOUT = ["2S", "3H", "5D", "9C"]
 
@@ -19,26 +19,6 @@ LAYOUT = ["2S", "3H", "5D", "9C"]
 def lay_out(page):
     helpers.lay_out(page, LAYOUT)
     expect_version(page, 1)
-
-
-def test_a_tap_while_offline_is_said_at_once_and_recorded_once_back_online(page, context, base_url, shot):
-    start_game(page, base_url)
-    lay_out(page)
-    context.set_offline(True)
-    page.click("#pick-7C")  # Ben's 7C takes 2+5 (TB-05 style): but the phone is offline
-    banner = page.locator("#net-error")
-    expect(banner).to_be_visible()
-    expect(banner).to_contain_text("Not recorded: the 7♣ tap did not reach the server")
-    expect(banner).to_be_in_viewport()
-    expect(page.locator("#pick-7C")).to_be_enabled()  # it does not look accepted
-    expect_version(page, 1)
-    shot("thumb-01-offline", full_page=False)
-    context.set_offline(False)
-    tap_card(page, "7C")
-    expect(banner).to_be_hidden()
-    expect_version(page, 2)
-    expect(page.locator("#pick-7C")).to_be_disabled()
-    assert_thumb_zone(page, "after the tap made again")
 
 
 def test_a_watcher_sees_each_move_within_a_second(page, browser, polling_url, shot):

@@ -1,0 +1,24 @@
+"""The service worker: the app shell kept on the phone, so a page opened before opens
+again without the network (static/app.js registers it; taps made offline wait in the page,
+not here). Rendered with the shell's versioned URLs, so a changed file is a new worker with
+a new cache, and nothing is built."""
+
+from __future__ import annotations
+
+import hashlib
+
+from flask import Blueprint, Response, render_template, url_for
+
+bp = Blueprint("offline", __name__)
+
+#: What a page needs besides its HTML, cached when the worker installs.
+SHELL = ("app.css", "pages.css", "app.js", "htmx.min.js", "icon.svg", "icon-192.png", "manifest.json")
+
+
+@bp.get("/sw.js")
+def worker():
+    shell = [url_for("static", filename=name) for name in SHELL]
+    version = hashlib.sha256("\n".join(shell).encode()).hexdigest()[:12]
+    body = render_template("offline/sw.js", shell=shell, version=version)
+    # Checked on every visit (a worker is never served stale), and allowed to control every page.
+    return Response(body, mimetype="text/javascript", headers={"Cache-Control": "no-cache"})

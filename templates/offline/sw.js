@@ -1,0 +1,68 @@
+// companion's service worker (companion/views/offline.py renders it; no build step).
+// It keeps the app shell and the pages opened on this phone, so a game page opens again
+// without the network. It never answers a tap or a poll: those go to the server, and a
+// tap made offline waits in the page (static/app.js) until the connection is back.
+"use strict";
+
+var SHELL = {{ shell|tojson }};
+var CACHE = "companion-shell-{{ version }}";
+var PAGES = "companion-pages";
+var MAX_PAGES = 40;
+
+self.addEventListener("install", function (event) {
+  event.waitUntil(caches.open(CACHE).then(function (cache) {
+    return cache.addAll(SHELL);
+  }).then(function () { return self.skipWaiting(); }));
+});
+
+self.addEventListener("activate", function (event) {
+  event.waitUntil(caches.keys().then(function (keys) {
+    return Promise.all(keys.filter(function (key) {
+      return key.indexOf("companion-shell-") === 0 && key !== CACHE;
+    }).map(function (key) { return caches.delete(key); }));
+  }).then(function () { return self.clients.claim(); }));
+});
+
+// The newest pages stay; the oldest go past MAX_PAGES.
+function keep(request, response) {
+  return caches.open(PAGES).then(function (cache) {
+    return cache.put(request, response).then(function () { return cache.keys(); }).then(function (keys) {
+      return Promise.all(keys.slice(0, Math.max(0, keys.length - MAX_PAGES)).map(function (old) {
+        return cache.delete(old);
+      }));
+    });
+  });
+}
+
+var OFFLINE = "<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>" +
+  "<title>companion</title><body style='font:1.1rem/1.5 system-ui;margin:2rem'>" +
+  "<p>No connection, and this page was not opened on this phone before.</p>" +
+  "<p lang=ja>接続がありません。このページはこの端末でまだ開いたことがありません。</p>";
+
+self.addEventListener("fetch", function (event) {
+  var request = event.request;
+  var url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin) { return; }
+  if (url.pathname.indexOf("/static/") === 0) {
+    // Versioned URLs (?v=<hash>) never change: the cache first.
+    event.respondWith(caches.match(request).then(function (hit) {
+      return hit || fetch(request).then(function (response) {
+        if (response.ok && url.search) {
+          var copy = response.clone();
+          caches.open(CACHE).then(function (cache) { cache.put(request, copy); });
+        }
+        return response;
+      });
+    }));
+  } else if (request.mode === "navigate") {
+    // Pages: the network first (the board as it is now), the copy kept when there is none.
+    event.respondWith(fetch(request).then(function (response) {
+      if (response.ok) { keep(request, response.clone()); }
+      return response;
+    }).catch(function () {
+      return caches.match(request, { ignoreVary: true }).then(function (hit) {
+        return hit || new Response(OFFLINE, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
+      });
+    }));
+  }
+});

@@ -1,0 +1,157 @@
+"""Taps that survive a dropped connection, and the installable app (issue 16).
+
+A referee's taps made offline wait on the phone, shown at the top of the screen, and are
+sent in order when the connection is back: each applied exactly once, or, when another
+phone moved first, said as not recorded with the reason, near the thumb. The service worker
+registers, keeps the app shell and the pages opened, and a game page opens again with the
+server gone; the manifest makes the app installable."""
+
+import struct
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import e2e_app, served
+from tests.e2e.helpers import PHONE, answered, assert_thumb_zone, expect_version, lay_out, start_game
+
+LAYOUT = ["2S", "3H", "5D", "9C"]
+# After that layout each of these has one outcome (no question): 4♠ is laid down, 6♥ takes
+# 2♠ + 4♠, Q♣ is laid down (RULES.md 1.3, forced maximal capture).
+OFFLINE_TAPS = ["4S", "6H", "QC"]
+
+
+def plays(page, base_url, game_id) -> list[str]:
+    moves = page.request.get(f"{base_url}/api/games/{game_id}/transcript").json()["moves"]
+    return [m.get("card") for m in moves if m["type"] == "play"]
+
+
+def test_three_taps_made_offline_are_applied_once_each_when_back_online(page, context, base_url, shot):
+    game_id = start_game(page, base_url)
+    lay_out(page, LAYOUT)
+    expect_version(page, 1)
+    context.set_offline(True)
+    waiting = page.locator("#waiting")
+    for n, code in enumerate([*OFFLINE_TAPS, "8D"], start=1):
+        page.click(f"#pick-{code}")
+        expect(waiting).to_contain_text(f"Offline: {n} entr")
+        expect(page.locator(f"#pick-{code}")).to_be_disabled()
+    # Undo takes back the last waiting tap, which never reached the server, and says so.
+    expect(page.locator("#undo button")).to_have_text("↶ Undo: 8♦ (not sent yet)")
+    page.click("#undo button")
+    expect(waiting).to_contain_text("Offline: 3 entries waiting")
+    expect(waiting).to_contain_text("4♠, 6♥, Q♣")
+    expect(waiting).to_be_in_viewport()
+    expect(page.locator("#pick-8D")).to_be_enabled()
+    expect(page.locator("#net-error")).to_be_hidden()
+    expect_version(page, 1)
+    shot("offline-01-three-waiting", full_page=False)
+
+    context.set_offline(False)
+    expect(waiting).to_be_hidden()
+    expect_version(page, 4)
+    for code in OFFLINE_TAPS:
+        expect(page.locator(f"#pick-{code}")).to_be_disabled()
+    expect(page.locator("#pick-8D")).to_be_enabled()
+    expect(page.locator("#net-error")).to_be_hidden()
+    assert plays(page, base_url, game_id) == OFFLINE_TAPS
+    shot("offline-02-sent", full_page=False)
+    # A reload sends nothing again: the phone kept no waiting tap.
+    page.reload()
+    expect_version(page, 4)
+    expect(waiting).to_be_hidden()
+    assert plays(page, base_url, game_id) == OFFLINE_TAPS
+
+
+def test_a_tap_whose_answer_was_lost_is_sent_again_and_recorded_once(page, base_url):
+    """The tap reaches the server, which applies it, but its answer never comes back (the
+    Wi-Fi dropped on the way): the phone cannot know, so the tap waits and is sent again
+    with its id, and the server recognises it instead of applying it twice."""
+    game_id = start_game(page, base_url)
+    lay_out(page, LAYOUT)
+
+    def lose_the_answer(route):
+        route.fetch()  # the server gets the tap and applies it
+        route.abort("internetdisconnected")  # the phone never hears back
+
+    page.route("**/moves", lose_the_answer, times=1)
+    page.click("#pick-7C")  # 7♣ takes 2♠ + 5♦
+    expect_version(page, 2)
+    expect(page.locator("#pick-7C")).to_be_disabled()
+    expect(page.locator("#waiting")).to_be_hidden()
+    expect(page.locator("#net-error")).to_be_hidden()
+    assert plays(page, base_url, game_id) == ["7C"]
+    assert_thumb_zone(page, "after a lost answer")
+
+
+def test_a_waiting_tap_is_refused_with_its_reason_when_another_phone_moved_first(
+    page, context, browser, base_url, shot
+):
+    game_id = start_game(page, base_url)
+    lay_out(page, LAYOUT)
+    answered(page, lambda: page.click("#share summary"), "#share")
+    answered(page, lambda: page.click("#share button:has-text('Add a referee')"), "#share")
+    link = page.locator("input[aria-label='Referee link']").input_value()
+
+    context.set_offline(True)
+    page.click("#pick-4S")
+    expect(page.locator("#waiting")).to_contain_text("Offline: 1 entry waiting")
+
+    other = browser.new_context(viewport=PHONE, device_scale_factor=1, has_touch=True, is_mobile=True)
+    try:
+        phone = other.new_page()
+        phone.goto(link)
+        answered(phone, lambda: phone.click("button:has-text('Referee on this phone')"), "body")
+        answered(phone, lambda: phone.click("#pick-7C"))  # 7♣ takes 2♠ + 5♦
+        expect_version(phone, 2)
+    finally:
+        other.close()
+
+    context.set_offline(False)
+    banner = page.locator("#net-error")
+    expect(banner).to_contain_text("Not recorded: 4♠. Another phone entered a move first")
+    expect(banner).to_be_in_viewport()
+    expect(page.locator("#waiting")).to_be_hidden()
+    expect_version(page, 2)
+    expect(page.locator("#pick-7C")).to_be_disabled()  # the board is the other phone's
+    expect(page.locator("#pick-4S")).to_be_enabled()  # and 4♠ can be entered again
+    assert plays(page, base_url, game_id) == ["7C"]
+    shot("offline-03-refused", full_page=False)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_installable_with_a_service_worker_that_opens_a_page_without_the_server(page, tmp_path):
+    with served(e2e_app(tmp_path, POLL_SECONDS=60)) as url:
+        page.goto(url + "/")
+        manifest_url = page.locator("link[rel=manifest]").get_attribute("href")
+        manifest = page.request.get(url + manifest_url).json()
+        assert manifest["name"] and manifest["short_name"] == "companion"
+        assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
+        sizes = {}
+        for icon in manifest["icons"]:
+            answer = page.request.get(url + icon["src"])
+            assert answer.ok, icon
+            if icon["type"] == "image/png":
+                sizes[(icon["sizes"], icon["purpose"])] = png_size(answer.body())
+        assert sizes == {
+            ("192x192", "any"): (192, 192),
+            ("512x512", "any"): (512, 512),
+            ("512x512", "maskable"): (512, 512),
+        }
+        apple = page.locator("link[rel=apple-touch-icon]").get_attribute("href")
+        assert png_size(page.request.get(url + apple).body()) == (180, 180)
+
+        scope = page.evaluate("navigator.serviceWorker.ready.then(r => r.active && r.scope)")
+        assert scope == url + "/"
+        game_id = start_game(page, url)
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        page.reload()  # this time through the worker, which keeps the page
+        expect_version(page, 0)
+    # The server is gone: the game page still opens, from the phone.
+    page.goto(f"{url}/games/{game_id}")
+    expect(page.locator("#picker")).to_be_visible()
+    expect(page.locator("#live")).to_contain_text("Ann")
+    page.goto(f"{url}/players")
+    expect(page.locator("body")).to_contain_text("No connection, and this page was not opened on this phone before.")
