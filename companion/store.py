@@ -82,7 +82,7 @@ BUSY_TIMEOUT = 5.0
 
 #: What a one-use referee link does: "add" makes one more referee phone; "handover"
 #: makes the new phone the only referee (every other key is revoked).
-LINK_KINDS = ("add", "handover")
+LINK_KINDS = ("add", "handover", "confirm")
 
 #: SQLite's ``synchronous`` settings a store may use (``COMPANION_SYNCHRONOUS``). With WAL,
 #: NORMAL never corrupts the file and loses nothing when the server crashes, but a power
@@ -366,6 +366,15 @@ def m010_entries_applied_once(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX moves_by_entry ON moves (game_id, entry)")
 
 
+@migrations()
+def m011_deals_confirmed_by_the_other_side(db: sqlite_utils.Database) -> None:
+    """Opponent confirmation, as Bridgemate does: a game whose referee asked the other side
+    to confirm keeps how many of its finished deals that side confirmed (``confirmed``;
+    NULL: not asked). The statistics count only those deals, and the game's result once
+    every deal is confirmed."""
+    db.table("games").add_column("confirmed", int)
+
+
 def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> None:
     """Rebuild each game's state (of the game ``only``, if given) by replaying its moves in
     effect, as undo does, so what the engines keep in it is as they now write it."""
@@ -391,7 +400,7 @@ def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> No
 # The store
 # ---------------------------------------------------------------------------
 
-_GAME_COLUMNS = "id, game, players, options, created, updated, version, state, finished, status, archived"
+_GAME_COLUMNS = "id, game, players, options, created, updated, version, state, finished, status, archived, confirmed"
 _LIST_COLUMNS = "id, game, players, created, updated, version, finished, status, archived"
 
 
@@ -639,14 +648,22 @@ class Store:
                 "INSERT INTO links (token_hash, game_id, kind, created, expires) VALUES (?, ?, ?, ?, ?)",
                 (_token_hash(token), game_id, kind, _stamp(now), _stamp(now + timedelta(minutes=minutes))),
             )
+            if kind == "confirm":  # from now on a deal counts once the other side confirms it
+                row = self._require(conn, game_id)
+                if row["confirmed"] is None:
+                    rules = games.get(row["game"])
+                    finished = len(rules.view(rules.load(_load_state(row["state"])))["history"])
+                    conn.execute("UPDATE games SET confirmed = ? WHERE id = ?", (finished, game_id))
         return token
 
     def link_kind(self, game_id: str, token) -> str:
         """What the link does ("add" or "handover"); ``LinkUsedUp`` if it no longer works."""
         return self._usable_link(self._conn(), game_id, token)["kind"]
 
-    def redeem_link(self, game_id: str, token) -> str:
-        """Use the link once: return a new referee key for the phone that opened it.
+    def redeem_link(self, game_id: str, token) -> str | None:
+        """Use the link once: return a new referee key for the phone that opened it, or
+        None for a confirm link (that phone confirms deals for the other side; the session
+        remembers it, as it remembers a referee's key).
 
         A hand-over link also revokes every other key of the game and every other
         unused link (the old referee stops being one). ``LinkUsedUp`` otherwise.
@@ -655,9 +672,27 @@ class Store:
             link = self._usable_link(conn, game_id, token)
             now = _now()
             conn.execute("UPDATE links SET used = ? WHERE token_hash = ?", (now, link["token_hash"]))
+            if link["kind"] == "confirm":
+                return None
             if link["kind"] == "handover":
                 self._revoke_all(conn, game_id, now)
             return self._add_referee(conn, game_id, now)
+
+    def confirm(self, game_id: str, version: int) -> int:
+        """The other side confirms every deal finished at ``version`` (what its phone showed):
+        they count from now on. Returns how many are confirmed. ``Conflict`` if the game has
+        changed since (a deal they did not see could be confirmed); ``NotFound`` if no
+        confirmation was asked for this game."""
+        with self._write() as conn:
+            row = self._current(conn, game_id, version)
+            if row["confirmed"] is None:
+                raise NotFound(f"{game_id!r} asks for no confirmation")
+            rules = games.get(row["game"])
+            view = rules.view(rules.load(_load_state(row["state"])))
+            confirmed = len(view["history"])
+            conn.execute("UPDATE games SET confirmed = ? WHERE id = ?", (confirmed, game_id))
+            _keep_figures(conn, rules, game_id, view, confirmed)
+            return confirmed
 
     def rotate_key(self, game_id: str, key) -> str:
         """Revoke every other referee of the game and every unused link, and replace the
@@ -792,7 +827,7 @@ class Store:
                 "INSERT INTO moves (game_id, seq, move, time, undone, referee, entry) VALUES (?, ?, ?, ?, 0, ?, ?)",
                 (game_id, seq, _dumps(move), now, referee, entry),
             )
-            new_version = self._save(conn, rules, game_id, row["version"], state, now)
+            new_version = self._save(conn, rules, row, game_id, state, now)
         return new_version, state
 
     def undo(self, game_id: str, version: int, key: str | None = None) -> tuple[int, object]:
@@ -821,7 +856,7 @@ class Store:
                 "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,)
             ).fetchall():
                 state = rules.apply(state, json.loads(move))
-            new_version = self._save(conn, rules, game_id, row["version"], state, now)
+            new_version = self._save(conn, rules, row, game_id, state, now)
         return new_version, state
 
     # -- the log ----------------------------------------------------------------
@@ -975,7 +1010,7 @@ class Store:
 
     def _require(self, conn, game_id: str) -> sqlite3.Row:
         row = conn.execute(
-            "SELECT game, players, options, version, state FROM games WHERE id = ?", (game_id,)
+            "SELECT game, players, options, version, state, confirmed FROM games WHERE id = ?", (game_id,)
         ).fetchone()
         if row is None:
             raise NotFound(f"No game {game_id!r}")
@@ -988,15 +1023,18 @@ class Store:
             raise Conflict(row["version"], version)
         return row
 
-    def _save(self, conn, rules, game_id: str, version: int, state, now: str) -> int:
+    def _save(self, conn, rules, row: sqlite3.Row, game_id: str, state, now: str) -> int:
         view = rules.view(state)
         finished, status = _summary(view)
+        # A confirmed deal undone is no longer confirmed: entered again, it is confirmed again.
+        confirmed = None if row["confirmed"] is None else min(row["confirmed"], len(view["history"]))
         conn.execute(
-            "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ? WHERE id = ?",
-            (_dump_state(rules.dump(state)), version + 1, now, finished, status, game_id),
+            "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ?, confirmed = ? "
+            "WHERE id = ?",
+            (_dump_state(rules.dump(state)), row["version"] + 1, now, finished, status, confirmed, game_id),
         )
-        _keep_figures(conn, rules, game_id, view)
-        return version + 1
+        _keep_figures(conn, rules, game_id, view, confirmed)
+        return row["version"] + 1
 
     def _insert_game(self, conn, rules, game, players, options, state, key, version) -> dict:
         now = _now()
@@ -1036,7 +1074,7 @@ class Store:
             self._add_referee(conn, game_id, now, key)
             _seat_players(conn, game_id, view, now)
             _keep_figures(conn, rules, game_id, view)
-            return {"id": game_id, **row, "archived": False, "state": state}
+            return {"id": game_id, **row, "archived": False, "confirmed": None, "state": state}
 
 
 # ---------------------------------------------------------------------------
@@ -1094,6 +1132,7 @@ def _game_dict(row: sqlite3.Row) -> dict:
         "finished": bool(row["finished"]),
         "status": _status(row["status"]),
         "archived": bool(row["archived"]),
+        "confirmed": row["confirmed"],
         "state": rules.load(_load_state(row["state"])),
     }
 
@@ -1118,20 +1157,24 @@ def _seat_players(conn, game_id: str, view: dict, now: str) -> None:
     )
 
 
-def _keep_figures(conn, rules, game_id: str, view: dict) -> None:
+def _keep_figures(conn, rules, game_id: str, view: dict, confirmed: int | None = None) -> None:
     """Each side's figures and result in its seats, when a deal or the game has ended or
-    been undone since they were written (one indexed read otherwise)."""
-    result = view["result"]
+    been undone (or confirmed) since they were written (one indexed read otherwise). With
+    ``confirmed`` deals of the game confirmed by the other side, only those count, and the
+    result once they all are."""
+    history = view["history"] if confirmed is None else view["history"][:confirmed]
+    result = view["result"] if len(history) == len(view["history"]) else None
     kept = conn.execute("SELECT deals, won FROM seats WHERE game_id = ? LIMIT 1", (game_id,)).fetchone()
-    if kept is None or (kept[0] == len(view["history"]) and (kept[1] is None) == (result is None)):
+    if kept is None or (kept[0] == len(history) and (kept[1] is None) == (result is None)):
         return
     draw = bool(result and result.get("draw"))
-    for side, figures in rules.figures(view).items():
-        won = None if result is None else int(side in result.get("winners", []) and not draw)
+    winners = result.get("winners", []) if result else []
+    for side, figures in rules.figures({**view, "history": history, "result": result}).items():
+        won = None if result is None else int(side in winners and not draw)
         conn.execute(
             f"UPDATE seats SET {', '.join(f'{k} = ?' for k in games.FIGURES)}, won = ?, draw = ? "
             "WHERE game_id = ? AND side = ?",
-            (*(figures[k] for k in games.FIGURES), won, int(draw and side in result.get("winners", [])), game_id, side),
+            (*(figures[k] for k in games.FIGURES), won, int(draw and side in winners), game_id, side),
         )
 
 

@@ -5,7 +5,7 @@ import pytest
 import sqlite_utils
 
 from companion import export, stats
-from companion.store import TOTALS, NameTaken, NotFound, Store
+from companion.store import TOTALS, Conflict, NameTaken, NotFound, Store
 
 # Tablanette counting cards (standard scale): ANN's are worth 9 card points, BEN's 13.
 ANN = ["10D", "2C", "AS", "AH", "KS", "QH", "JD", "10S"]
@@ -245,3 +245,32 @@ def test_m008_links_the_games_stored_before_it(tmp_path):
     reopened = Store(path)
     assert stats.standings(reopened) == before
     assert [p["name"] for p in reopened.roster()] == ["Ann", "Ben", "Cat"]
+
+
+def test_with_opponent_confirmation_only_confirmed_deals_count(tmp_path):
+    """Issue 16, as Bridgemate does: once the referee gives the other side a confirm link,
+    a deal counts in the statistics only when that side confirmed it, and the game's result
+    once every deal is; an undone deal is no longer confirmed; a confirmation sent from a
+    board that has changed since is refused."""
+    store = Store(tmp_path / "confirm.db")
+    row, key = store.create("hundred", ["Ann", "Ben", "Cat"], {"tokens": 1})
+    game = row["id"]
+    with pytest.raises(NotFound):
+        store.confirm(game, 0)  # nobody asked for it
+    store.make_link(game, "confirm")
+    assert store.get(game)["confirmed"] == 0
+    store.play(game, 0, {"type": "tally", "loser": "Ann"}, key)
+    hundred = lambda: figures(stats.standings(store)["hundred"], "deals", "marks", "finished")  # noqa: E731
+    assert hundred()["Ann"] == (0, 0, 0)
+    assert store.confirm(game, 1) == 1
+    assert hundred()["Ann"] == (1, 1, 0)
+    store.undo(game, 1, key)
+    assert store.get(game)["confirmed"] == 0 and hundred()["Ann"] == (0, 0, 0)
+    store.play(game, 2, {"type": "tally", "loser": "Ann"}, key)
+    store.play(game, 3, {"type": "tally", "loser": "Ben"}, key)  # Cat wins the game
+    assert hundred()["Cat"] == (0, 0, 0)
+    with pytest.raises(Conflict):
+        store.confirm(game, 3)  # the confirming phone had not seen the last hand
+    assert store.confirm(game, 4) == 2
+    assert hundred() == {"Cat": (2, 0, 1), "Ann": (2, 1, 1), "Ben": (2, 1, 1)}
+    assert stats.standings(store)["hundred"][0]["won"] == 1  # Cat, once confirmed

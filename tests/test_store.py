@@ -43,6 +43,7 @@ MIGRATIONS = [
     "m008_players_and_seats",
     "m009_totals_for_standings",
     "m010_entries_applied_once",
+    "m011_deals_confirmed_by_the_other_side",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -161,6 +162,7 @@ def test_first_open_applies_every_migration(tmp_path):
                 "finished",
                 "status",
                 "archived",
+                "confirmed",
             },
         ),
         (

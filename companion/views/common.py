@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import segno
 from flask import abort, current_app, session, url_for
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from jinja2 import pass_context
 from markupsafe import Markup
 
@@ -56,8 +57,19 @@ def remember_seen(game_id: str) -> None:
         _remember("seen", game_id, 1, SEEN_KEPT)
 
 
+def remember_confirmer(game_id: str) -> None:
+    """This phone confirms the game's deals for the other side (it opened a confirm link)."""
+    _remember("confirms", game_id, 1, SEEN_KEPT)
+
+
+def confirms_here(game_id: str) -> bool:
+    """This phone may confirm the game's deals: it holds a confirm link and is not one of
+    the game's referees (who would be confirming their own entries)."""
+    return game_id in session.get("confirms", {}) and not is_referee(game_id)
+
+
 def forget(game_id: str) -> None:
-    for name in ("keys", "seen"):
+    for name in ("keys", "seen", "confirms"):
         if game_id in session.get(name, {}):
             session[name] = {k: v for k, v in session[name].items() if k != game_id}
 
@@ -203,8 +215,17 @@ def score_chart(view: dict) -> dict | None:
     return charts.line_chart(series, [""] + [str(i) for i in range(1, len(view["history"]) + 1)])
 
 
+#: What each kind of share link does (store.LINK_KINDS), as the share panel names it.
+LINK_TITLES = {
+    "add": _l("Add a referee"),
+    "handover": _l("Hand over to another phone"),
+    "confirm": _l("Other side confirms each result"),
+}
+
+
 def register_template_helpers(app) -> None:
     app.jinja_env.globals.update(
+        LINK_TITLES=LINK_TITLES,
         score_chart=score_chart,
         STATS_SHOWN=stats.SHOWN,
         figure=stats.shown,

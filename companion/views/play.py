@@ -11,7 +11,15 @@ from flask_babel import gettext as _
 from companion import games, htmx, schemas
 from companion.errors import AmbiguousMove, MoveError
 from companion.store import Conflict
-from companion.views.common import game_context, is_referee, load_game, require_referee, spanish_names, store
+from companion.views.common import (
+    confirms_here,
+    game_context,
+    is_referee,
+    load_game,
+    require_referee,
+    spanish_names,
+    store,
+)
 from companion.views.rules import reason_html
 
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
@@ -40,6 +48,11 @@ def board_context(row: dict, **extra) -> dict:
     }
     # One thing at a time: while a choice waits for its answer, no card can be tapped.
     context["locked"] = bool(context["choice"] or context["confirm"])
+    # Opponent confirmation: the finished deals the other side has not confirmed yet.
+    finished = len(context["view"]["history"])
+    confirmed = finished if row["confirmed"] is None else row["confirmed"]
+    context["unconfirmed"] = list(range(confirmed + 1, finished + 1))
+    context["confirmer"] = confirms_here(row["id"])
     context["undo"] = _undo_label(rules, row) if referee else None
     context["recent"] = None if referee else recent_moves(rules, row)
     return context

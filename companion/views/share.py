@@ -12,8 +12,17 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from flask_babel import gettext as _
 
 from companion import games, htmx
-from companion.store import LINK_KINDS, LinkUsedUp, NotFound
-from companion.views.common import external_url, forget, load_game, remember_key, require_referee, store
+from companion.store import LINK_KINDS, Conflict, LinkUsedUp, NotFound
+from companion.views.common import (
+    confirms_here,
+    external_url,
+    forget,
+    load_game,
+    remember_confirmer,
+    remember_key,
+    require_referee,
+    store,
+)
 
 bp = Blueprint("share", __name__, url_prefix="/games/<game_id>")
 
@@ -76,8 +85,30 @@ def redeem(game_id: str):
         key = store().redeem_link(game_id, request.form.get("token", ""))
     except LinkUsedUp:
         abort(410)
-    remember_key(game_id, key)
+    if key is None:  # a confirm link: this phone confirms the deals for the other side
+        remember_confirmer(game_id)
+    else:
+        remember_key(game_id, key)
     return redirect(url_for("games.show", game_id=game_id), code=303)
+
+
+@bp.post("/confirm")
+def confirm(game_id: str):
+    """The other side confirms the deals its phone shows (at the version it posts)."""
+    from companion.views.play import _answer, _version
+
+    load_game(game_id)
+    if not confirms_here(game_id):
+        abort(403)
+    try:
+        store().confirm(game_id, _version())
+    except Conflict:
+        return _answer(load_game(game_id), None, 409, notice=_("The game changed meanwhile: check the deals again."))
+    except NotFound:
+        abort(400)
+    if not htmx:
+        return redirect(url_for("games.show", game_id=game_id), code=303)
+    return _answer(load_game(game_id), None, notice=_("Confirmed."))
 
 
 @bp.post("/archive")
