@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 
 import psutil
 
@@ -67,24 +68,35 @@ def filesystem(path: str) -> str:
     return max(mounts, key=lambda p: len(p.mountpoint)).fstype if mounts else "?"
 
 
+@contextmanager
+def gunicorn(instance: str, **settings: str):
+    """The server `make run` starts, bound to loopback, on the instance folder ``instance``
+    with ``COMPANION_*`` ``settings``; yields a keep-alive connection to it once it answers,
+    and stops it."""
+    env = {**os.environ, "COMPANION_INSTANCE_PATH": instance, **settings}
+    port = free_port()
+    server = subprocess.Popen(serve.gunicorn_command("127.0.0.1", port, log_level="warning"), env=env)
+    try:
+        for _ in range(100):
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                conn.request("GET", "/healthz")
+                conn.getresponse().read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield conn
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def run(synchronous: str, moves: list[dict]) -> tuple[dict[str, list[float]], str]:
     """Start the server `make run` starts, bound to loopback, with ``COMPANION_SYNCHRONOUS``
     set, on a fresh instance folder; time the trivial endpoint, every move of one game and
     reads of it; stop the server. Returns the timings and the database's file system."""
     with tempfile.TemporaryDirectory() as tmp:  # nothing written into the checkout
-        env = {**os.environ, "COMPANION_INSTANCE_PATH": tmp, "COMPANION_SYNCHRONOUS": synchronous}
-        port = free_port()
-        server = subprocess.Popen(serve.gunicorn_command("127.0.0.1", port, log_level="warning"), env=env)
-        try:
-            conn = None
-            for _ in range(100):
-                try:
-                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                    conn.request("GET", "/healthz")
-                    conn.getresponse().read()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+        with gunicorn(tmp, COMPANION_SYNCHRONOUS=synchronous) as conn:
             trivial = [timed(conn, "GET", "/healthz")[0] for _ in range(300)]
             _, status, data = timed(
                 conn,
@@ -108,9 +120,6 @@ def run(synchronous: str, moves: list[dict]) -> tuple[dict[str, list[float]], st
                 costs.append(elapsed)
             reads = [timed(conn, "GET", f"/api/games/{game['id']}")[0] for _ in range(100)]
             where = filesystem(tmp)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
     return {"trivial": trivial, "moves": costs, "reads": reads}, where
 
 

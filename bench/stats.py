@@ -8,17 +8,13 @@ SQL, seated among 40 players in 10 groups of four. gunicorn as `make run` starts
 
 from __future__ import annotations
 
-import http.client
-import os
 import statistics
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-from server import free_port, timed
+from server import gunicorn, timed
 
-from companion import games, serve, web
+from companion import games, web
 from companion.store import Store
 
 GAMES = 10_000
@@ -78,18 +74,7 @@ def seed(path: Path) -> dict[str, int]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:  # nothing written into the checkout
         seeded = seed(Path(tmp) / "companion.db")
-        env = {**os.environ, "COMPANION_INSTANCE_PATH": tmp}
-        port = free_port()
-        server = subprocess.Popen(serve.gunicorn_command("127.0.0.1", port, log_level="warning"), env=env)
-        try:
-            for _ in range(100):
-                try:
-                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                    conn.request("GET", "/healthz")
-                    conn.getresponse().read()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+        with gunicorn(tmp) as conn:
             group = "&".join(f"p={i}" for i in seeded["group"])
             pages = {
                 "trivial GET /healthz": "/healthz",
@@ -103,9 +88,6 @@ def main() -> None:
                 elapsed, status, data = timed(conn, "GET", path)  # warm
                 assert status == 200, (path, status, data[:300])
                 runs[label] = [timed(conn, "GET", path)[0] for _ in range(50)]
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
     base = statistics.median(runs["trivial GET /healthz"])
     print(
         f"statistics pages, {seeded['games']} games among {PLAYERS} players, gunicorn as make run starts it, "
