@@ -41,12 +41,17 @@
     var status = e.detail.xhr ? e.detail.xhr.status : 0;
     show(e.detail, status >= 500 ? "failed" : banner().dataset.refused.replace("{status}", status));
   });
+  // A banner about waiting taps that were not recorded (data-sticky) stays until dismissed:
+  // the next poll's answer must not take it away before it is read.
   document.addEventListener("htmx:afterRequest", function (e) {
     var b = banner();
-    if (b && e.detail.successful) { b.hidden = true; }
+    if (b && e.detail.successful && !b.dataset.sticky) { b.hidden = true; }
   });
   document.addEventListener("click", function (e) {
-    if (e.target && e.target.closest && e.target.closest("#net-error .dismiss")) { banner().hidden = true; }
+    if (e.target && e.target.closest && e.target.closest("#net-error .dismiss")) {
+      banner().hidden = true;
+      delete banner().dataset.sticky;
+    }
   });
 }());
 
@@ -187,6 +192,7 @@
   function say(text) {
     var banner = document.getElementById("net-error");
     banner.querySelector(".text").textContent = text;
+    banner.dataset.sticky = "1";
     banner.hidden = false;
   }
 

@@ -83,8 +83,11 @@ def test_a_tap_whose_answer_was_lost_is_sent_again_and_recorded_once(page, base_
 
 
 def test_a_waiting_tap_is_refused_with_its_reason_when_another_phone_moved_first(
-    page, context, browser, base_url, shot
+    page, context, browser, polling_url, shot
 ):
+    """On the server whose pages poll as at a table (twice a second): the refusal stays on
+    screen after the next poll's answer, until it is dismissed."""
+    base_url = polling_url
     game_id = start_game(page, base_url)
     lay_out(page, LAYOUT)
     answered(page, lambda: page.click("#share summary"), "#share")
@@ -115,6 +118,11 @@ def test_a_waiting_tap_is_refused_with_its_reason_when_another_phone_moved_first
     expect(page.locator("#pick-4S")).to_be_enabled()  # and 4♠ can be entered again
     assert plays(page, base_url, game_id) == ["7C"]
     shot("offline-03-refused", full_page=False)
+    with page.expect_response(lambda r: "/live" in r.url):  # the next poll answers...
+        pass
+    expect(banner).to_be_visible()  # ...and the refusal is still there
+    page.click("#net-error .dismiss")
+    expect(banner).to_be_hidden()
 
 
 def png_size(data: bytes) -> tuple[int, int]:
