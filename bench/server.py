@@ -91,6 +91,40 @@ def gunicorn(instance: str, **settings: str):
         server.wait(timeout=10)
 
 
+def new_game(conn) -> tuple[dict, dict]:
+    """A Tablanette game whose target is out of reach, and the headers that change it."""
+    body = json.dumps({"game": "tablanette", "players": ["Ann", "Ben"], "options": {"target": 10**6}})
+    _, status, data = timed(conn, "POST", "/api/games", body, {"Content-Type": "application/json"})
+    assert status == 201, (status, data[:300])
+    game = json.loads(data)
+    return game, {"Content-Type": "application/json", "X-Edit-Key": game["edit_key"]}
+
+
+def play(conn, game_id: str, headers: dict, moves: list[dict]) -> list[float]:
+    """Enter ``moves`` from version 0; each one's cost."""
+    costs = []
+    for version, move in enumerate(moves):
+        body = json.dumps({"version": version, "move": move})
+        elapsed, status, data = timed(conn, "POST", f"/api/games/{game_id}/moves", body, headers)
+        assert status == 200, (status, data[:300])
+        costs.append(elapsed)
+    return costs
+
+
+def undo_costs(conn, game_id: str, headers: dict, version: int, last: dict, times: int = 30) -> list[float]:
+    """Undo the last move and enter it again, ``times`` times: each undo's cost."""
+    costs = []
+    for _ in range(times):
+        body = json.dumps({"version": version})
+        elapsed, status, data = timed(conn, "POST", f"/api/games/{game_id}/undo", body, headers)
+        assert status == 200, (status, data[:300])
+        costs.append(elapsed)
+        body = json.dumps({"version": version + 1, "move": last})
+        assert timed(conn, "POST", f"/api/games/{game_id}/moves", body, headers)[1] == 200
+        version += 2
+    return costs
+
+
 def run(synchronous: str, moves: list[dict]) -> tuple[dict[str, list[float]], str]:
     """Start the server `make run` starts, bound to loopback, with ``COMPANION_SYNCHRONOUS``
     set, on a fresh instance folder; time the trivial endpoint, every move of one game and
@@ -98,29 +132,15 @@ def run(synchronous: str, moves: list[dict]) -> tuple[dict[str, list[float]], st
     with tempfile.TemporaryDirectory() as tmp:  # nothing written into the checkout
         with gunicorn(tmp, COMPANION_SYNCHRONOUS=synchronous) as conn:
             trivial = [timed(conn, "GET", "/healthz")[0] for _ in range(300)]
-            _, status, data = timed(
-                conn,
-                "POST",
-                "/api/games",
-                json.dumps({"game": "tablanette", "players": ["Ann", "Ben"], "options": {"target": 10**6}}),
-                {"Content-Type": "application/json"},
-            )
-            game = json.loads(data)
-            headers = {"Content-Type": "application/json", "X-Edit-Key": game["edit_key"]}
-            costs = []
-            for version, move in enumerate(moves):
-                elapsed, status, data = timed(
-                    conn,
-                    "POST",
-                    f"/api/games/{game['id']}/moves",
-                    json.dumps({"version": version, "move": move}),
-                    headers,
-                )
-                assert status == 200, (status, data[:300])
-                costs.append(elapsed)
+            game, headers = new_game(conn)
+            costs = play(conn, game["id"], headers, moves)
+            undo_late = undo_costs(conn, game["id"], headers, len(moves), moves[-1])
+            short, short_headers = new_game(conn)
+            play(conn, short["id"], short_headers, moves[:10])
+            undo_early = undo_costs(conn, short["id"], short_headers, 10, moves[9])
             reads = [timed(conn, "GET", f"/api/games/{game['id']}")[0] for _ in range(100)]
             where = filesystem(tmp)
-    return {"trivial": trivial, "moves": costs, "reads": reads}, where
+    return {"trivial": trivial, "moves": costs, "reads": reads, "undo10": undo_early, "undo_late": undo_late}, where
 
 
 def main() -> None:
@@ -148,6 +168,8 @@ def main() -> None:
         line(f"move, moves {MOVES - 99}-{MOVES}", r["moves"][-100:], base, bar)
         line(f"move, all {MOVES}", r["moves"], base)
         line(f"read the game at move {MOVES}", r["reads"])
+        line("undo at move 10", r["undo10"], base)
+        line(f"undo at move {MOVES}", r["undo_late"], base)
     extra = statistics.median(runs["FULL"]["moves"]) - statistics.median(runs["NORMAL"]["moves"])
     print(f" FULL costs {extra * 1000:+.2f} ms a move (median of {MOVES}) over NORMAL")
 

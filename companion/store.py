@@ -52,7 +52,7 @@ import orjson
 import sqlite_utils
 
 from companion import games
-from companion.errors import IllegalMove, InvalidMove, MoveError, OptionError
+from companion.errors import IllegalMove, InvalidMove, MoveError, OptionError, Reason
 
 try:
     from sqlite_utils import Migrations
@@ -83,6 +83,8 @@ BUSY_TIMEOUT = 5.0
 #: What a one-use referee link does: "add" makes one more referee phone; "handover"
 #: makes the new phone the only referee (every other key is revoked).
 LINK_KINDS = ("add", "handover", "confirm")
+#: A move keeps the state after it at least this often (undo replays fewer moves than this).
+SNAPSHOT_EVERY = 32
 
 #: SQLite's ``synchronous`` settings a store may use (``COMPANION_SYNCHRONOUS``). With WAL,
 #: NORMAL never corrupts the file and loses nothing when the server crashes, but a power
@@ -373,6 +375,42 @@ def m011_deals_confirmed_by_the_other_side(db: sqlite_utils.Database) -> None:
     NULL: not asked). The statistics count only those deals, and the game's result once
     every deal is confirmed."""
     db.table("games").add_column("confirmed", int)
+
+
+@migrations()
+def m012_snapshots_for_undo(db: sqlite_utils.Database) -> None:
+    """Undo in constant time (issue 17): every ``SNAPSHOT_EVERY`` moves a move keeps the
+    game's state after it (``snapshot``), so undo replays at most that many moves from the
+    latest snapshot in effect instead of the whole game. The partial index finds that
+    snapshot without reading the moves between. Older games have none until their next
+    moves: their undo replays from the start, as before."""
+    db.table("moves").add_column("snapshot", str)
+    db.execute("CREATE INDEX moves_snapshots ON moves (game_id, seq) WHERE snapshot IS NOT NULL")
+
+
+@migrations()
+def m013_moves_say_themselves(db: sqlite_utils.Database) -> None:
+    """The move log without replaying the game (issue 17): each move keeps its words as the
+    engine said them when it was entered (``said``: its narration, as data the pages word in
+    the reader's language). Existing games are replayed once here to fill it, as the log
+    page replayed them on every visit; a move the engine no longer accepts keeps NULL (the
+    log shows the move as stored)."""
+    db.table("moves").add_column("said", str)
+    for game_id, game, players, options in db.execute("SELECT id, game, players, options FROM games").fetchall():
+        rules = games.get(game)
+        state = rules.start(json.loads(players), json.loads(options))
+        rows = db.execute("SELECT seq, move, undone FROM moves WHERE game_id = ? ORDER BY seq", (game_id,))
+        for seq, move, undone in rows.fetchall():
+            try:
+                after = rules.apply(state, json.loads(move))
+            except ValueError:
+                continue
+            db.execute(
+                "UPDATE moves SET said = ? WHERE game_id = ? AND seq = ?",
+                (_said(rules, after, json.loads(move)), game_id, seq),
+            )
+            if not undone:
+                state = after
 
 
 def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> None:
@@ -822,16 +860,22 @@ class Store:
             seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE game_id = ?", (game_id,)).fetchone()[
                 0
             ]
+            snapshot = None
+            if seq - self._snapshot(conn, game_id)[0] >= SNAPSHOT_EVERY:
+                snapshot = _dump_state(rules.dump(state))
             now = _now()
             conn.execute(
-                "INSERT INTO moves (game_id, seq, move, time, undone, referee, entry) VALUES (?, ?, ?, ?, 0, ?, ?)",
-                (game_id, seq, _dumps(move), now, referee, entry),
+                "INSERT INTO moves (game_id, seq, move, time, undone, referee, entry, snapshot, said) "
+                "VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                (game_id, seq, _dumps(move), now, referee, entry, snapshot, _said(rules, state, move)),
             )
             new_version = self._save(conn, rules, row, game_id, state, now)
         return new_version, state
 
     def undo(self, game_id: str, version: int, key: str | None = None) -> tuple[int, object]:
-        """Mark the latest move in effect undone and rebuild the state by replaying the rest.
+        """Mark the latest move in effect undone and rebuild the state: from the latest
+        snapshot in effect, replaying the moves in effect after it (fewer than
+        ``SNAPSHOT_EVERY``), so undo costs the same at move 1,000 as at move 10.
 
         ``NothingToUndo`` (an ``IllegalMove``) when no move is in effect; ``Conflict``
         for a stale version. Returns ``(new_version, state)``. The move keeps who undid
@@ -851,9 +895,13 @@ class Store:
                 "UPDATE moves SET undone = 1, undone_by = ?, undone_time = ? WHERE game_id = ? AND seq = ?",
                 (referee, now, game_id, last["seq"]),
             )
-            state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
+            since, snapshot = self._snapshot(conn, game_id)
+            if snapshot is None:
+                state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
+            else:
+                state = rules.load(_load_state(snapshot))
             for (move,) in conn.execute(
-                "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,)
+                "SELECT move FROM moves WHERE game_id = ? AND undone = 0 AND seq > ? ORDER BY seq", (game_id, since)
             ).fetchall():
                 state = rules.apply(state, json.loads(move))
             new_version = self._save(conn, rules, row, game_id, state, now)
@@ -877,9 +925,10 @@ class Store:
                 "imported": bool(r["imported"]),
                 "undone_by": r["undone_by"],
                 "undone_time": r["undone_time"],
+                "said": None if r["said"] is None else [Reason.from_json(x) for x in json.loads(r["said"])],
             }
             for r in conn.execute(
-                "SELECT seq, move, time, undone, referee, imported, undone_by, undone_time "
+                "SELECT seq, move, time, undone, referee, imported, undone_by, undone_time, said "
                 "FROM moves WHERE game_id = ? ORDER BY seq",
                 (game_id,),
             )
@@ -942,7 +991,7 @@ class Store:
             state = rules.start(players, options)
         except OptionError as e:
             raise BadTranscript(f"The transcript's game can't be set up: {e}") from None
-        plain = []
+        plain, said = [], []
         for i, move in enumerate(moves, 1):
             try:
                 move = _plain(move, InvalidMove, "The move")
@@ -950,12 +999,13 @@ class Store:
             except MoveError as e:
                 raise BadTranscript(f"Move {i} of {len(moves)} is refused: {e}", index=i) from None
             plain.append(move)
+            said.append(_said(rules, state, move))
         key = secrets.token_urlsafe(16)
         with self._write() as conn:
             row = self._insert_game(conn, rules, data["game"], players, options, state, key, version=len(plain))
             conn.executemany(
-                "INSERT INTO moves (game_id, seq, move, time, undone, imported) VALUES (?, ?, ?, ?, 0, 1)",
-                [(row["id"], i, _dumps(m), row["created"]) for i, m in enumerate(plain, 1)],
+                "INSERT INTO moves (game_id, seq, move, time, undone, imported, said) VALUES (?, ?, ?, ?, 0, 1, ?)",
+                [(row["id"], i, _dumps(m), row["created"], w) for i, (m, w) in enumerate(zip(plain, said), 1)],
             )
         return row, key
 
@@ -1015,6 +1065,15 @@ class Store:
         if row is None:
             raise NotFound(f"No game {game_id!r}")
         return row
+
+    def _snapshot(self, conn, game_id: str) -> tuple[int, str | None]:
+        """The latest snapshot in effect: its move's seq and the state after it, or (0, None)."""
+        row = conn.execute(
+            "SELECT seq, snapshot FROM moves WHERE game_id = ? AND snapshot IS NOT NULL AND undone = 0 "
+            "ORDER BY seq DESC LIMIT 1",
+            (game_id,),
+        ).fetchone()
+        return (0, None) if row is None else (row[0], row[1])
 
     def _current(self, conn, game_id: str, version) -> sqlite3.Row:
         """The game row, if ``version`` is its current version (inside the write transaction)."""
@@ -1176,6 +1235,12 @@ def _keep_figures(conn, rules, game_id: str, view: dict, confirmed: int | None =
             "WHERE game_id = ? AND side = ?",
             (*(figures[k] for k in games.FIGURES), won, int(draw and side in winners), game_id, side),
         )
+
+
+def _said(rules, state, move: dict) -> str:
+    """A move's words as the engine says them from the state it led to (``rules.narrate``),
+    kept with it as data (JSON) for the move log."""
+    return json.dumps([r.as_data() for r in rules.narrate(state, move)], ensure_ascii=False)
 
 
 def _summary(view: dict) -> tuple[int, str]:

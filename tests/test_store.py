@@ -44,6 +44,8 @@ MIGRATIONS = [
     "m009_totals_for_standings",
     "m010_entries_applied_once",
     "m011_deals_confirmed_by_the_other_side",
+    "m012_snapshots_for_undo",
+    "m013_moves_say_themselves",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -167,7 +169,20 @@ def test_first_open_applies_every_migration(tmp_path):
         ),
         (
             "moves",
-            {"game_id", "seq", "move", "time", "undone", "referee", "imported", "undone_by", "undone_time", "entry"},
+            {
+                "game_id",
+                "seq",
+                "move",
+                "time",
+                "undone",
+                "referee",
+                "imported",
+                "undone_by",
+                "undone_time",
+                "entry",
+                "snapshot",
+                "said",
+            },
         ),
         ("referees", {"id", "game_id", "key_hash", "created", "revoked"}),
         ("links", {"token_hash", "game_id", "kind", "created", "expires", "used"}),

@@ -118,10 +118,9 @@ def log(game_id: str):
     """Every move in words, with when it was entered and by which referee phone, and who
     undid it: the audit trail a dispute is settled from."""
     row = load_game(game_id)
-    rules = games.get(row["game"])
     me = this_phone(game_id)
     phones = store().phone_numbers(game_id)
-    entries = rules_log(rules, row, store().moves(game_id))
+    entries = rules_log(store().moves(game_id))
     for e in entries:
         e["by"] = "imported" if e["imported"] else _phone(e["referee"], phones, me)
         e["undone_by"] = _phone(e["undone_by"], phones, me)
@@ -142,24 +141,15 @@ def _phone(referee: str | None, phones: dict[str, int], me: str | None) -> str |
     return _("this phone") if referee == me else _("phone %(n)s", n=phones[referee])
 
 
-def rules_log(rules, row: dict, moves: list[dict]) -> list[dict]:
-    """Each stored move in words, replaying the moves in effect; undone ones are struck through."""
-    state = rules.start(row["players"], row["options"])
-    out = []
-    for m in moves:
-        text = None
-        try:
-            after = rules.apply(state, m["move"])
-            text = rules.narrate(after, m["move"])
-        except ValueError:
-            after = None
-        if text is None:
-            text = json.dumps(m["move"], ensure_ascii=False)
-        # the stored move's row (seq, time, undone and the audit trail) with its words
-        out.append({k: v for k, v in m.items() if k != "move"} | {"text": text})
-        if not m["undone"] and after is not None:
-            state = after
-    return out
+def rules_log(moves: list[dict]) -> list[dict]:
+    """Each stored move in words, as the engine said it when the move was entered (kept
+    with the move: the game is not replayed); undone ones are struck through. A move kept
+    without words (one the engine no longer accepts) shows as stored."""
+    return [
+        {k: v for k, v in m.items() if k not in ("move", "said")}
+        | {"text": m["said"] if m["said"] is not None else json.dumps(m["move"], ensure_ascii=False)}
+        for m in moves
+    ]
 
 
 @bp.get("/games/<game_id>/transcript")

@@ -54,7 +54,7 @@ def board_context(row: dict, **extra) -> dict:
     context["unconfirmed"] = list(range(confirmed + 1, finished + 1))
     context["confirmer"] = confirms_here(row["id"])
     context["undo"] = _undo_label(rules, row) if referee else None
-    context["recent"] = None if referee else recent_moves(rules, row)
+    context["recent"] = None if referee else recent_moves(row)
     return context
 
 
@@ -63,17 +63,15 @@ RECENT = 10
 _recent_cache: dict[tuple[str, int], list[dict]] = {}
 
 
-def recent_moves(rules, row: dict) -> list[dict]:
-    """The last moves in effect, in words, newest first: what a watcher looks for.
-
-    Words need the state after each move, so the game is replayed (as the move log is),
-    once per version: every watcher's poll of the same version shares it."""
+def recent_moves(row: dict) -> list[dict]:
+    """The last moves in effect, in words (kept with each move), newest first: what a
+    watcher looks for. Read once per version: every watcher's poll of it shares them."""
     key = (row["id"], row["version"])
     if key not in _recent_cache:
         from companion.views.games import rules_log
 
         moves = [m for m in store().moves(row["id"]) if not m["undone"]]
-        entries = rules_log(rules, row, moves)[-RECENT:][::-1]
+        entries = rules_log(moves)[-RECENT:][::-1]
         if len(_recent_cache) > 256:
             _recent_cache.clear()
         _recent_cache[key] = entries
