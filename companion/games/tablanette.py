@@ -44,7 +44,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations, product
+from itertools import combinations, islice, product
 from typing import Any
 
 from companion.cards import PACK_52, RANKS, SUITS, Card
@@ -438,41 +438,61 @@ class _Search:
         return any(self.fits(t, r) for t in self.types(v))
 
     def unions(self, v: int, maximal: bool) -> Iterator[int]:
-        """Packed count vectors of every legal non-empty take for ``v`` (maximal ones if asked)."""
-        types = self.types(v)
-        # A rank in no group is never taken: leave it out of the search altogether.
-        live = [i for i in range(len(self.ranks)) if any((t >> (_BITS * i)) & _MASK for t in types)]
-        counts = self.counts
-        if not maximal:
-            for picked in product(*(range(counts[i] + 1) for i in live)):
-                u = sum(k << (_BITS * i) for i, k in zip(live, picked))
-                if u and self.split(v, u) is not None:
-                    yield u
-            return
-        # Enumerate what is left behind, r, rank by rank; a group that fits in the
-        # ranks of r decided so far makes every larger r fail too, so stop there.
-        by_last: dict[int, list[int]] = {i: [] for i in live}
-        for t in types:
-            by_last[(t.bit_length() - 1) // _BITS].append(t)
-        everything = sum(counts[i] << (_BITS * i) for i in live)
-        all_low, all_aces = self.weight(everything)
+        """Packed count vectors of every legal non-empty take for ``v`` (maximal ones if
+        asked), each once. Both walks build takes group by group, so only what splits is
+        ever visited and the first few come at once however large the table."""
+        return self.maximal_takes(v) if maximal else self.takes(v)
 
-        def walk(pos: int, r: int, low: int, aces: int) -> Iterator[int]:
-            if pos == len(live):
-                u = everything - r
-                if u and self.split(v, u, (all_low - low, all_aces - aces)) is not None:
-                    yield u
-                return
-            i = live[pos]
-            least, ace = self.vals[i][0], len(self.vals[i]) > 1
-            closing, guard = by_last[i], self.guard
-            for k in range(counts[i] + 1):
-                rk = r + (k << (_BITS * i))
-                if any(((rk | guard) - t) & guard == guard for t in closing):
-                    break
-                yield from walk(pos + 1, rk, low + k * least, aces + k * ace)
+    def maximal_takes(self, v: int) -> Iterator[int]:
+        """Every take for ``v`` that leaves no group behind (P3: forced capture).
 
-        yield from walk(0, 0, 0, 0)
+        From a take u whose rest still holds a group, the first such group g must lose a
+        card to every maximal take above u, so it is enough to add, one at a time, each
+        group sharing a rank with g. Every take reached where no group is left is
+        maximal, and every maximal take is reached (add its own groups in that order); a
+        take met again is not walked again, since what lies above it depends on it alone.
+        """
+        types, guard = self.types(v), self.guard
+        whole = self.pack(self.counts)
+        shares = [sum(1 << i for i in range(len(self.ranks)) if (t >> (_BITS * i)) & _MASK) for t in types]
+        seen: set[int] = set()
+        stack = [0]
+        while stack:
+            u = stack.pop()
+            rest = (whole - u) | guard
+            fitting = [j for j, t in enumerate(types) if (rest - t) & guard == guard]
+            if not fitting:
+                if u:
+                    yield u
+                continue
+            first = shares[fitting[0]]
+            for j in fitting:
+                if shares[j] & first and (w := u + types[j]) not in seen:
+                    seen.add(w)
+                    stack.append(w)
+
+    def takes(self, v: int) -> Iterator[int]:
+        """Every legal non-empty take for ``v`` when captures are free: each union of
+        disjoint groups, once, built group by group (only what splits is ever visited, so
+        the first few come at once however large the table). A take met again from a
+        lower group index is walked again, so nothing reachable is missed."""
+        types, guard = self.types(v), self.guard
+        whole = self.pack(self.counts)
+        lowest: dict[int, int] = {}  # take -> the lowest group index it was extended from
+        stack = [(0, 0)]
+        while stack:
+            u, start = stack.pop()
+            rest = whole - u
+            for j in range(start, len(types)):
+                t = types[j]
+                if ((rest | guard) - t) & guard != guard:
+                    continue
+                w, seen = u + t, lowest.get(u + t)
+                if seen is None:
+                    yield w
+                if seen is None or j < seen:
+                    lowest[w] = j
+                    stack.append((w, j))
 
     def kinds_of(self, cards: list[Card]) -> int | None:
         """The packed count vector of some table cards, or ``None`` if one can't be grouped."""
@@ -534,6 +554,56 @@ def capture_options(
         found.append(Capture(frozenset()))
     found.sort(key=lambda c: (-len(c.cards), sorted(_PACK_INDEX[x] for x in c.cards)))
     return found
+
+
+#: How many legal captures a card's path lists at most (a refusal's or a "say which"'s
+#: ``options``); past it the engine stops counting and says "more than". Random games
+#: rarely offer more than 100; a free-capture table of 20 cards offers tens of thousands.
+LISTED = 256
+#: How many of them a refusal's words name.
+NAMED = 6
+
+
+def some_captures(
+    card: str | Card, table: Iterable[str | Card], options: dict[str, Any] | Options | None = None, limit: int = LISTED
+) -> tuple[list[list[str]], bool]:
+    """Up to ``limit`` legal captures of ``card`` on ``table``, as sorted card lists, and
+    whether they are all of them. When they are, they are exactly ``capture_options``'
+    captures in its order. The search stops as soon as it has counted past ``limit``, so a
+    card tap costs the same on a table of 20 cards as on one of 4 (issue 17), and nothing
+    is built for a capture beyond the ones listed.
+
+    >>> some_captures("KH", ["2S", "3H", "5D", "9C"])
+    ([['2S', '3H', '9C'], ['5D', '9C']], True)
+    >>> some_captures("KH", ["AS", "AH", "AD", "AC", "2S", "2H", "2D", "2C", "3S", "3H"], {"preset": "tablic"}, 5)[1]
+    False
+    """
+    opts = options if isinstance(options, Options) else resolve_options(options)
+    room = limit - (not opts.forced_capture)  # laying down takes a place when it is always legal
+    found = list(islice(_captured_cards(_played(card), [Card.parse(c) for c in table], opts), room + 1))
+    complete = len(found) <= room
+    del found[room:]
+    if not opts.forced_capture or (complete and not found):
+        found.append([])
+    found.sort(key=lambda cards: (-len(cards), list(map(_PACK_INDEX.__getitem__, cards))))
+    return found, complete
+
+
+def _captured_cards(p: Card, t: list[Card], opts: Options) -> Iterator[list[str]]:
+    """Each legal non-empty capture once, as sorted cards, in the order the search finds them."""
+    if _is_special_jack(p, opts):
+        if t:
+            yield sort_cards(map(str, t))
+        return
+    search = _Search(t, opts)
+    seen: set[int] = set()
+    for v in _values(p, opts):
+        for u in search.unions(v, maximal=opts.forced_capture):
+            if u not in seen:
+                seen.add(u)
+                picks = [combinations(cs, k) for cs, k in zip(search.names, search.unpack(u))]
+                for choice in product(*picks):
+                    yield [c for cs in choice for c in cs]  # ranks in order: sorted already
 
 
 def _jack_capture(p: Card, table: list[Card], opts: Options) -> Capture:
@@ -668,7 +738,7 @@ def explain_refusal(
     p = _played(card)
     t = [Card.parse(c) for c in table]
     took = [Card.parse(c) for c in taken]
-    legal = [_describe(c) for c in capture_options(p, t, opts)]
+    legal = _named(*some_captures(p, t, opts, NAMED + 1))
     missing = [c for c in took if c not in t]
     if len(set(took)) != len(took):
         return Reason("capture_listed_twice", "A card is listed twice in the capture. Legal: %(legal)s.", legal=legal)
@@ -820,9 +890,38 @@ def sweep_of(card: str | Card, taken: Iterable[str | Card], options: dict[str, A
     return judged
 
 
-def _describe(c: Capture) -> str:
+def _describe(cards: list[str]) -> str:
     """A capture as a refusal lists it among the legal ones: its cards, or "lay it down"."""
-    return " ".join(c.sorted_cards()) if c.cards else N_("lay it down")
+    return " ".join(cards) if cards else N_("lay it down")
+
+
+def _named(legal: list[list[str]], complete: bool = True) -> list[str]:
+    """The legal captures a refusal names: the first :data:`NAMED`, then "another capture"
+    when there are more."""
+    named = [_describe(c) for c in legal[:NAMED]]
+    return named + [N_("another capture")] if len(legal) > NAMED or not complete else named
+
+
+def _say_which(p: Card, legal: list[list[str]], complete: bool) -> Reason:
+    """A card played without its capture where more than one is legal: the captures, or
+    when there are many, how many and a few of them."""
+    if complete and len(legal) <= NAMED:
+        return Reason("say_which", "%(card)s can take %(choices)s: say which.", card=p, choices=_named(legal))
+    if complete:
+        return Reason(
+            "say_which_of_many",
+            "%(card)s can take %(count)s different sets of cards, such as %(choices)s: say which.",
+            card=p,
+            count=len(legal),
+            choices=_named(legal, complete),
+        )
+    return Reason(
+        "say_which_of_more",
+        "%(card)s can take more than %(count)s different sets of cards, such as %(choices)s: say which.",
+        card=p,
+        count=len(legal),
+        choices=_named(legal, complete),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -969,23 +1068,22 @@ def _play(s: State, move: Move) -> None:
         raise IllegalMove("card_on_table", "%(card)s is on the table already: each card is played once.", card=p)
     if any(str(p) in pile for pile in s.piles):
         raise IllegalMove("already_played", "%(card)s was already played this deal: each card is played once.", card=p)
+    # A card's path never lists every legal capture (some_captures stops past LISTED):
+    # a declared capture is judged alone; without one, the first few tell whether it is
+    # the only one.
     if "capture" in move and move["capture"] is not None:
         taken = _cards_field(move, "capture")
         outcome = judge_capture(p, s.table, taken, s.options)
         if outcome is None:
-            legal = capture_options(p, s.table, s.options)
-            raise IllegalMove(explain_refusal(p, s.table, taken, s.options), options=[c.sorted_cards() for c in legal])
+            legal, _ = some_captures(p, s.table, s.options)
+            raise IllegalMove(explain_refusal(p, s.table, taken, s.options), options=legal)
     else:
-        legal = capture_options(p, s.table, s.options)
+        legal, complete = some_captures(p, s.table, s.options)
         if len(legal) > 1:
-            raise AmbiguousMove(
-                "say_which",
-                "%(card)s can take %(choices)s: say which.",
-                card=p,
-                choices=[_describe(c) for c in legal],
-                options=[c.sorted_cards() for c in legal],
-            )
-        outcome = legal[0]
+            raise AmbiguousMove(_say_which(p, legal, complete), options=legal)
+        judged = judge_capture(p, s.table, legal[0], s.options)
+        assert judged is not None  # some_captures lists only legal captures
+        outcome = judged
 
     if str(p) in s.buried and s.round < rounds_per_deal(s):
         recut = Reason(

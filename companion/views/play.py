@@ -175,7 +175,10 @@ def move(game_id: str):
             notice=_("Another phone entered a move first. This is the board now: check it and enter yours again."),
         )
     except AmbiguousMove as e:
-        return _answer(row, before, 200, choice={"move": the_move, "options": e.options, "message": e.reason})
+        # "unanswered": a choice's answer came back without it (Take with no card tapped).
+        unanswered = request.form.get("resume") is not None
+        choice = {"move": the_move, "options": e.options, "message": e.reason, "unanswered": unanswered}
+        return _answer(row, before, 200, choice=choice)
     except MoveError as e:
         return _answer(
             row,

@@ -110,3 +110,43 @@ def test_a_refused_capture_reads_plainly(page, base_url, shot):
     expect_version(page, 1)
     assert_thumb_zone(page)
     shot("10-refused")
+
+
+def test_a_tablic_capture_is_tapped_card_by_card(page, base_url, live_app, shot):
+    """Issue 17: with captures optional and many of them (12 table cards: 18,000 ways for
+    K♦), the referee taps the cards taken instead of choosing among enumerated buttons; an
+    illegal set is refused in view with the cards still tapped, then the right one is taken."""
+    game = start_game(page, base_url, start="tablic")
+    store = live_app.extensions["store"]
+    version, _ = store.play(game, 0, {"type": "layout", "cards": ["AS", "2S", "3S", "4S"]})
+    for card in ["5S", "6S", "7S", "8S", "AH", "2H", "3H", "4H"]:  # each laid down
+        version, _ = store.play(game, version, {"type": "play", "card": card, "capture": []})
+    page.reload()
+    expect_version(page, version)
+    expect(page.locator("#live .table-cards .chip")).to_have_count(12)
+
+    tap_card(page, "KD")
+    sheet = page.locator("#live .choice.sheet")
+    expect(sheet.locator(".take-form .pick")).to_have_count(12)
+    expect(sheet.locator("button.option", has_text="Lay it down")).to_have_count(1)  # captures are optional
+    assert_thumb_zone(page, "the cards to tap")
+    shot("11-take-by-tapping")
+
+    for code in ["4S", "5S"]:  # 4 + 5 is not 14
+        sheet.locator(f".take-form label:has(input[value='{code}'])").click()
+    expect(sheet.locator(".take-form input:checked")).to_have_count(2)
+    answered(page, lambda: sheet.locator(".take-form button[type=submit]").click())
+    expect(page.locator("#live .choice [role=alert]")).to_contain_text("can't be taken with K♦")
+    expect(page.locator("#live .take-form input:checked")).to_have_count(2)  # what was tapped stays tapped
+    expect_version(page, version)
+    assert_thumb_zone(page, "the refusal")
+    shot("12-take-refused")
+
+    sheet = page.locator("#live .choice.sheet")
+    for code in ["4S", "5S", "6S", "8S"]:  # 4S and 5S off again; 6 + 8 = 14
+        sheet.locator(f".take-form label:has(input[value='{code}'])").click()
+    answered(page, lambda: sheet.locator(".take-form button[type=submit]").click())
+    expect_version(page, version + 1)
+    expect(page.locator("#live .last .chip")).to_have_text(["K♦", "6♠", "8♠"])  # K♦ took 6♠ 8♠
+    expect(page.locator("#live .table-cards .chip")).to_have_count(10)
+    expect(page.locator("#live .choice")).to_have_count(0)
