@@ -150,12 +150,19 @@ def _games(store: Store):
 
 
 def _deals(store: Store):
-    for r in store.query("SELECT id, game, state FROM games ORDER BY created"):
+    """Each finished deal as the store keeps it (once, in ``deals``), a row per side: its
+    game's state is read once, for the sides."""
+    views: dict[str, dict] = {}
+    for r in store.query(
+        "SELECT g.id, g.game, g.state, d.n, d.record FROM deals d JOIN games g ON g.id = d.game_id "
+        "ORDER BY g.created, g.id, d.n"
+    ):
         rules = games.get(r["game"])
-        view = rules.view(rules.load(json.loads(r["state"])))
-        for n, record in enumerate(view["history"], 1):
-            for side, figures in rules.figures({**view, "history": [record], "result": None}).items():
-                yield [r["id"], r["game"], n, side, *(figures[k] for k in COLUMNS["deals"][4:])]
+        if r["id"] not in views:
+            views = {r["id"]: rules.view(rules.load(json.loads(r["state"])))}
+        view = {**views[r["id"]], "history": [json.loads(r["record"])], "result": None}
+        for side, figures in rules.figures(view).items():
+            yield [r["id"], r["game"], r["n"], side, *(figures[k] for k in COLUMNS["deals"][4:])]
 
 
 _ROWS = {"players": _players, "games": _games, "deals": _deals}

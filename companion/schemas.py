@@ -290,12 +290,17 @@ class GameOut(Answer):
     players: list[str]
     options: dict[str, Any] | None  # as given when the game was started (the view has them all)
     version: int
+    deals: int = Field(description="How many deals are finished: the view's `history` lists them all")
     view: dict[str, Any]
 
 
 class Changed(Answer):
     version: int
-    view: dict[str, Any]
+    deals: int = Field(description="How many deals are finished")
+    view: dict[str, Any] = Field(
+        description="The view after the change; its `history` holds the last finished deal only "
+        "(the answer stays the same size however long the game): GET the game for them all"
+    )
 
 
 class LinkOut(Answer):

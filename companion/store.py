@@ -38,6 +38,7 @@ same connection, so the transaction boundaries stay explicit.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -297,7 +298,7 @@ def m008_players_and_seats(db: sqlite_utils.Database) -> None:
         rules = games.get(game)
         view = rules.view(rules.load(_load_state(state)))
         _seat_players(db.conn, game_id, view, created)
-        _keep_figures(db.conn, rules, game_id, view)
+        _keep_figures(db.conn, rules, game_id, view, len(view["history"]), history=view["history"])
 
 
 #: ``totals``' sums (and the statistics' over any seats), each of a seat's columns ({s}: the seat).
@@ -413,9 +414,39 @@ def m013_moves_say_themselves(db: sqlite_utils.Database) -> None:
                 state = after
 
 
+@migrations()
+def m014_finished_deals_stored_once(db: sqlite_utils.Database) -> None:
+    """A move that does not grow (issue 17): a finished deal's record is written once, in
+    ``deals`` (``n`` counts from 1), and the game row keeps how many there are (``deals``)
+    and, in its state, the last one only (what the engines read of it), so a move reads
+    and writes the same few bytes at move 1,000 as at move 10. Snapshots keep the same
+    trimmed state with the count it ends at: ``{"deals": n, "state": ...}``."""
+    db.execute(
+        "CREATE TABLE deals (game_id TEXT NOT NULL REFERENCES games(id), n INTEGER NOT NULL, "
+        "record TEXT NOT NULL, PRIMARY KEY (game_id, n))"
+    )
+    db.table("games").add_column("deals", int, not_null_default=0)
+    for game_id, state in db.execute("SELECT id, state FROM games").fetchall():
+        data = _load_state(state)
+        history = data.get("history") or []
+        db.conn.executemany(
+            "INSERT INTO deals (game_id, n, record) VALUES (?, ?, ?)",
+            [(game_id, n, _dump_state(r)) for n, r in enumerate(history, 1)],
+        )
+        db.execute("UPDATE games SET state = ?, deals = ? WHERE id = ?", (_trimmed(data), len(history), game_id))
+    rows = db.execute("SELECT game_id, seq, snapshot FROM moves WHERE snapshot IS NOT NULL").fetchall()
+    for game_id, seq, snapshot in rows:
+        data = _load_state(snapshot)
+        db.execute(
+            "UPDATE moves SET snapshot = ? WHERE game_id = ? AND seq = ?",
+            (_snapshot_text(data, len(data.get("history") or [])), game_id, seq),
+        )
+
+
 def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> None:
     """Rebuild each game's state (of the game ``only``, if given) by replaying its moves in
     effect, as undo does, so what the engines keep in it is as they now write it."""
+    apart = "deals" in db.table_names()  # finished deals kept apart since m014
     rows = db.execute("SELECT id, game, players, options FROM games WHERE ? IS NULL OR game = ?", (only, only))
     for game_id, game, players, options in rows.fetchall():
         rules = games.get(game)
@@ -428,9 +459,16 @@ def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> No
         except ValueError:  # a log the engine no longer accepts: its state stays (the pages show old words as they are)
             continue
         finished, status = _summary(rules.view(state))
+        text = _dump_state(rules.dump(state))
+        if apart:
+            db.execute("DELETE FROM deals WHERE game_id = ?", (game_id,))
+            db.conn.executemany(
+                "INSERT INTO deals (game_id, n, record) VALUES (?, ?, ?)",
+                [(game_id, n, _dump_state(r)) for n, r in enumerate(state.history, 1)],
+            )
+            text = _trimmed(rules.dump(state))
         db.execute(
-            "UPDATE games SET state = ?, finished = ?, status = ? WHERE id = ?",
-            (_dump_state(rules.dump(state)), finished, status, game_id),
+            "UPDATE games SET state = ?, finished = ?, status = ? WHERE id = ?", (text, finished, status, game_id)
         )
 
 
@@ -438,7 +476,9 @@ def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> No
 # The store
 # ---------------------------------------------------------------------------
 
-_GAME_COLUMNS = "id, game, players, options, created, updated, version, state, finished, status, archived, confirmed"
+_GAME_COLUMNS = (
+    "id, game, players, options, created, updated, version, state, finished, status, archived, confirmed, deals"
+)
 _LIST_COLUMNS = "id, game, players, created, updated, version, finished, status, archived"
 
 
@@ -563,7 +603,7 @@ class Store:
 
     # -- whole-server export --------------------------------------------------------
     #: The tables a whole-server export carries, parents first (the order rows are inserted).
-    TABLES = ("players", "games", "seats", "moves", "referees", "links")
+    TABLES = ("players", "games", "seats", "moves", "referees", "links", "deals")
 
     def schema(self) -> dict[str, list[str]]:
         """Each exported table's columns, in order."""
@@ -618,13 +658,27 @@ class Store:
             row = self._insert_game(conn, rules, game, players, options, state, key, version=0)
         return row, key
 
-    def get(self, game_id: str) -> dict | None:
+    def get(self, game_id: str, history: bool = False) -> dict | None:
         """The game, with its latest ``state`` loaded; ``None`` for an unknown id.
 
-        One row is read and no move is replayed, however long the game.
+        One row is read and no move is replayed, however long the game. ``deals`` is how
+        many deals are finished; the state's ``history`` holds the last of them only (all
+        an engine reads of it), or every one with ``history=True`` (one more read).
         """
-        row = self._conn().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
-        return None if row is None else _game_dict(row)
+        conn = self._conn()
+        row = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        return _game_dict(row, _finished_deals(conn, game_id) if history else None)
+
+    def history(self, game_id: str) -> list[dict]:
+        """Every finished deal's record, in order (what a view's ``history`` lists)."""
+        return _finished_deals(self._conn(), game_id)
+
+    def version(self, game_id: str) -> int | None:
+        """The game's version (None for an unknown game): what a poll compares, one indexed read."""
+        row = self._conn().execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else row[0]
 
     def check_key(self, game_id: str, key) -> bool:
         """Whether ``key`` is one of the game's referee keys still in force (False for an unknown game)."""
@@ -689,9 +743,7 @@ class Store:
             if kind == "confirm":  # from now on a deal counts once the other side confirms it
                 row = self._require(conn, game_id)
                 if row["confirmed"] is None:
-                    rules = games.get(row["game"])
-                    finished = len(rules.view(rules.load(_load_state(row["state"])))["history"])
-                    conn.execute("UPDATE games SET confirmed = ? WHERE id = ?", (finished, game_id))
+                    conn.execute("UPDATE games SET confirmed = ? WHERE id = ?", (row["deals"], game_id))
         return token
 
     def link_kind(self, game_id: str, token) -> str:
@@ -727,9 +779,9 @@ class Store:
                 raise NotFound(f"{game_id!r} asks for no confirmation")
             rules = games.get(row["game"])
             view = rules.view(rules.load(_load_state(row["state"])))
-            confirmed = len(view["history"])
+            confirmed = row["deals"]
             conn.execute("UPDATE games SET confirmed = ? WHERE id = ?", (confirmed, game_id))
-            _keep_figures(conn, rules, game_id, view, confirmed)
+            _keep_figures(conn, rules, game_id, view, confirmed, confirmed)
             return confirmed
 
     def rotate_key(self, game_id: str, key) -> str:
@@ -765,7 +817,7 @@ class Store:
         """Remove the game with its moves, referees and links, in one transaction."""
         with self._write() as conn:
             self._require(conn, game_id)
-            for table in ("moves", "links", "referees", "seats"):
+            for table in ("moves", "links", "referees", "seats", "deals"):
                 conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
@@ -834,7 +886,16 @@ class Store:
     def play(
         self, game_id: str, version: int, move: dict, key: str | None = None, entry: str | None = None
     ) -> tuple[int, object]:
-        """Apply ``move`` if ``version`` is current; return ``(new_version, state)``.
+        """Apply ``move`` if ``version`` is current; return ``(new_version, state)``, as
+        :meth:`play_and_read` does."""
+        game = self.play_and_read(game_id, version, move, key, entry)
+        return game["version"], game["state"]
+
+    def play_and_read(
+        self, game_id: str, version: int, move: dict, key: str | None = None, entry: str | None = None
+    ) -> dict:
+        """Apply ``move`` if ``version`` is current; return the game after it, as :meth:`get`
+        reads it, with its ``view`` (so the answer to a move needs no second read).
 
         ``Conflict`` for a stale version, the engine's ``MoveError`` for a refused move:
         either way nothing is written. The move is stored as given (after a JSON round
@@ -851,35 +912,41 @@ class Store:
                 entry is not None
                 and conn.execute("SELECT 1 FROM moves WHERE game_id = ? AND entry = ?", (game_id, entry)).fetchone()
             ):
-                row = self._require(conn, game_id)
-                return row["version"], games.get(row["game"]).load(_load_state(row["state"]))
+                return _game_dict(self._require(conn, game_id))
             row = self._current(conn, game_id, version)
             referee = self._device(conn, game_id, key)
             rules = games.get(row["game"])
-            state = rules.apply(rules.load(_load_state(row["state"])), move)
+            before = _load_state(row["state"])
+            state = rules.apply(rules.load(before), move)
             seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE game_id = ?", (game_id,)).fetchone()[
                 0
             ]
+            deals = self._keep_deals(conn, game_id, state, row["deals"] - len(before["history"]), row["deals"])
             snapshot = None
             if seq - self._snapshot(conn, game_id)[0] >= SNAPSHOT_EVERY:
-                snapshot = _dump_state(rules.dump(state))
+                snapshot = _snapshot_text(rules.dump(state), deals)
             now = _now()
             conn.execute(
                 "INSERT INTO moves (game_id, seq, move, time, undone, referee, entry, snapshot, said) "
                 "VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
                 (game_id, seq, _dumps(move), now, referee, entry, snapshot, _said(rules, state, move)),
             )
-            new_version = self._save(conn, rules, row, game_id, state, now)
-        return new_version, state
+            return self._save(conn, rules, row, game_id, state, now, deals)
 
     def undo(self, game_id: str, version: int, key: str | None = None) -> tuple[int, object]:
+        """Undo the latest move in effect; return ``(new_version, state)``, as
+        :meth:`undo_and_read` does."""
+        game = self.undo_and_read(game_id, version, key)
+        return game["version"], game["state"]
+
+    def undo_and_read(self, game_id: str, version: int, key: str | None = None) -> dict:
         """Mark the latest move in effect undone and rebuild the state: from the latest
         snapshot in effect, replaying the moves in effect after it (fewer than
         ``SNAPSHOT_EVERY``), so undo costs the same at move 1,000 as at move 10.
 
         ``NothingToUndo`` (an ``IllegalMove``) when no move is in effect; ``Conflict``
-        for a stale version. Returns ``(new_version, state)``. The move keeps who undid
-        it (the phone of ``key``, as in :meth:`play`) and when.
+        for a stale version. Returns the game after it, as :meth:`play_and_read` does. The move
+        keeps who undid it (the phone of ``key``, as in :meth:`play`) and when.
         """
         with self._write() as conn:
             row = self._current(conn, game_id, version)
@@ -897,24 +964,40 @@ class Store:
             )
             since, snapshot = self._snapshot(conn, game_id)
             if snapshot is None:
-                state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
+                state, base = rules.start(json.loads(row["players"]), json.loads(row["options"])), 0
             else:
-                state = rules.load(_load_state(snapshot))
+                kept = _load_state(snapshot)
+                state, base = rules.load(kept["state"]), kept["deals"] - len(kept["state"]["history"])
             for (move,) in conn.execute(
                 "SELECT move FROM moves WHERE game_id = ? AND undone = 0 AND seq > ? ORDER BY seq", (game_id, since)
             ).fetchall():
                 state = rules.apply(state, json.loads(move))
-            new_version = self._save(conn, rules, row, game_id, state, now)
-        return new_version, state
+            deals = self._keep_deals(conn, game_id, state, base, row["deals"])
+            return self._save(conn, rules, row, game_id, state, now, deals)
 
     # -- the log ----------------------------------------------------------------
-    def moves(self, game_id: str) -> list[dict]:
+    def moves(self, game_id: str, first: int = 1, last: int | None = None, latest: int | None = None) -> list[dict]:
         """Every stored move in order, undone ones included: seq, move, time, undone, and
         the audit trail: referee (the id of the phone that entered it, or None: imported,
         or stored before phones were recorded), imported, undone_by (a phone id or None)
-        and undone_time (None when not undone, or undone before undos were recorded)."""
+        and undone_time (None when not undone, or undone before undos were recorded).
+
+        Those numbered ``first`` to ``last`` only (a page of the log), or the ``latest``
+        moves in effect (what a watcher sees): an indexed range, whatever the game's length.
+        """
         conn = self._conn()
         self._require(conn, game_id)
+        columns = "seq, move, time, undone, referee, imported, undone_by, undone_time, said"
+        if latest is not None:
+            rows = conn.execute(
+                f"SELECT {columns} FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT ?",
+                (game_id, latest),
+            ).fetchall()[::-1]
+        else:
+            rows = conn.execute(
+                f"SELECT {columns} FROM moves WHERE game_id = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+                (game_id, first, 2**62 if last is None else last),
+            ).fetchall()
         return [
             {
                 "seq": r["seq"],
@@ -927,12 +1010,13 @@ class Store:
                 "undone_time": r["undone_time"],
                 "said": None if r["said"] is None else [Reason.from_json(x) for x in json.loads(r["said"])],
             }
-            for r in conn.execute(
-                "SELECT seq, move, time, undone, referee, imported, undone_by, undone_time, said "
-                "FROM moves WHERE game_id = ? ORDER BY seq",
-                (game_id,),
-            )
+            for r in rows
         ]
+
+    def move_count(self, game_id: str) -> int:
+        """How many moves are stored, undone ones included (the log's length). One indexed read."""
+        row = self._conn().execute("SELECT max(seq) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
+        return row[0] or 0
 
     def last_move(self, game_id: str) -> dict | None:
         """The latest move in effect (what Undo would take back), or None. One indexed row."""
@@ -1059,9 +1143,7 @@ class Store:
         return row
 
     def _require(self, conn, game_id: str) -> sqlite3.Row:
-        row = conn.execute(
-            "SELECT game, players, options, version, state, confirmed FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
+        row = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFound(f"No game {game_id!r}")
         return row
@@ -1082,18 +1164,37 @@ class Store:
             raise Conflict(row["version"], version)
         return row
 
-    def _save(self, conn, rules, row: sqlite3.Row, game_id: str, state, now: str) -> int:
-        view = rules.view(state)
+    def _keep_deals(self, conn, game_id: str, state, base: int, stored: int) -> int:
+        """Write the deals ``state`` finished that are not stored yet, and drop stored ones it
+        has not (an undo); return how many it has. Its ``history`` starts at deal ``base + 1``
+        (a state read back holds the last deal only); ``stored`` deals are kept so far."""
+        count = base + len(state.history)
+        if count < stored:
+            conn.execute("DELETE FROM deals WHERE game_id = ? AND n > ?", (game_id, count))
+        conn.executemany(
+            "INSERT INTO deals (game_id, n, record) VALUES (?, ?, ?)",
+            [(game_id, n, _dump_state(r)) for n, r in enumerate(state.history, base + 1) if n > stored],
+        )
+        return count
+
+    def _save(self, conn, rules, row: sqlite3.Row, game_id: str, state, now: str, deals: int) -> dict:
+        """Write ``state`` (``deals`` finished) as the game's latest; return the game as :meth:`get`
+        reads it, with its ``view`` (built once: the answer to the change shows it)."""
+        trimmed = dataclasses.replace(state, history=state.history[-1:])
+        view = rules.view(trimmed)
         finished, status = _summary(view)
         # A confirmed deal undone is no longer confirmed: entered again, it is confirmed again.
-        confirmed = None if row["confirmed"] is None else min(row["confirmed"], len(view["history"]))
+        confirmed = None if row["confirmed"] is None else min(row["confirmed"], deals)
+        text = _trimmed(rules.dump(state))
+        version = row["version"] + 1
         conn.execute(
-            "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ?, confirmed = ? "
+            "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ?, confirmed = ?, deals = ? "
             "WHERE id = ?",
-            (_dump_state(rules.dump(state)), row["version"] + 1, now, finished, status, confirmed, game_id),
+            (text, version, now, finished, status, confirmed, deals, game_id),
         )
-        _keep_figures(conn, rules, game_id, view, confirmed)
-        return row["version"] + 1
+        _keep_figures(conn, rules, game_id, view, deals, confirmed)
+        changed = {"version": version, "updated": now, "finished": finished, "status": status, "confirmed": confirmed}
+        return _game_dict({**dict(row), **changed, "deals": deals}, state=trimmed) | {"view": view}
 
     def _insert_game(self, conn, rules, game, players, options, state, key, version) -> dict:
         now = _now()
@@ -1116,24 +1217,27 @@ class Store:
             now,
             now,
             version,
-            _dump_state(rules.dump(state)),
+            _trimmed(rules.dump(state)),
             finished,
             status,
+            len(state.history),
         )
         while True:
             game_id = secrets.token_urlsafe(9)  # 72 random bits; a clash is retried, not overwritten
             try:
                 conn.execute(
                     "INSERT INTO games (id, game, players, options, created, updated, version, "
-                    "state, finished, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "state, finished, status, deals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (game_id, *values),
                 )
             except sqlite3.IntegrityError:  # pragma: no cover - astronomically rare
                 continue
             self._add_referee(conn, game_id, now, key)
             _seat_players(conn, game_id, view, now)
-            _keep_figures(conn, rules, game_id, view)
-            return {"id": game_id, **row, "archived": False, "confirmed": None, "state": state}
+            deals = self._keep_deals(conn, game_id, state, 0, 0)
+            _keep_figures(conn, rules, game_id, view, deals)
+            trimmed = dataclasses.replace(state, history=state.history[-1:])
+            return {"id": game_id, **row, "archived": False, "confirmed": None, "deals": deals, "state": trimmed}
 
 
 # ---------------------------------------------------------------------------
@@ -1165,6 +1269,22 @@ def _load_state(text: str) -> dict:
     return orjson.loads(text)
 
 
+def _finished_deals(conn, game_id: str) -> list[dict]:
+    """The game's finished deals' records, in order."""
+    rows = conn.execute("SELECT record FROM deals WHERE game_id = ? ORDER BY n", (game_id,))
+    return [_load_state(r) for (r,) in rows]
+
+
+def _trimmed(data: dict) -> str:
+    """A state as the game row keeps it: its finished deals but the last are in ``deals``."""
+    return _dump_state({**data, "history": data["history"][-1:]})
+
+
+def _snapshot_text(data: dict, deals: int) -> str:
+    """A state as a move keeps it for undo: trimmed, with how many deals it has finished."""
+    return _dump_state({"deals": deals, "state": {**data, "history": data["history"][-1:]}})
+
+
 def _plain(data, error: type[MoveError | OptionError], what: str):
     """``data`` as it will read back from the database (tuples become lists, ...).
 
@@ -1178,8 +1298,13 @@ def _plain(data, error: type[MoveError | OptionError], what: str):
         ) from None
 
 
-def _game_dict(row: sqlite3.Row) -> dict:
+def _game_dict(row, history: list[dict] | None = None, state=None) -> dict:
+    """A game row as :meth:`Store.get` returns it; its state read from the row (its
+    ``history`` replaced by ``history`` when given) unless ``state`` is given."""
     rules = games.get(row["game"])
+    if state is None:
+        data = _load_state(row["state"])
+        state = rules.load(data if history is None else {**data, "history": history})
     return {
         "id": row["id"],
         "game": row["game"],
@@ -1192,7 +1317,8 @@ def _game_dict(row: sqlite3.Row) -> dict:
         "status": _status(row["status"]),
         "archived": bool(row["archived"]),
         "confirmed": row["confirmed"],
-        "state": rules.load(_load_state(row["state"])),
+        "deals": row["deals"],
+        "state": state,
     }
 
 
@@ -1216,16 +1342,22 @@ def _seat_players(conn, game_id: str, view: dict, now: str) -> None:
     )
 
 
-def _keep_figures(conn, rules, game_id: str, view: dict, confirmed: int | None = None) -> None:
+def _keep_figures(
+    conn, rules, game_id: str, view: dict, deals: int, confirmed: int | None = None, history: list | None = None
+) -> None:
     """Each side's figures and result in its seats, when a deal or the game has ended or
     been undone (or confirmed) since they were written (one indexed read otherwise). With
     ``confirmed`` deals of the game confirmed by the other side, only those count, and the
-    result once they all are."""
-    history = view["history"] if confirmed is None else view["history"][:confirmed]
-    result = view["result"] if len(history) == len(view["history"]) else None
+    result once they all are. ``view`` is of the game's state, ``deals`` finished; their
+    records are read from ``deals`` then (or given: ``history``)."""
+    counted = deals if confirmed is None else min(confirmed, deals)
+    result = view["result"] if counted == deals else None
     kept = conn.execute("SELECT deals, won FROM seats WHERE game_id = ? LIMIT 1", (game_id,)).fetchone()
-    if kept is None or (kept[0] == len(history) and (kept[1] is None) == (result is None)):
+    if kept is None or (kept[0] == counted and (kept[1] is None) == (result is None)):
         return
+    if history is None:
+        history = _finished_deals(conn, game_id)
+    history = history[:counted]
     draw = bool(result and result.get("draw"))
     winners = result.get("winners", []) if result else []
     for side, figures in rules.figures({**view, "history": history, "result": result}).items():

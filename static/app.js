@@ -55,6 +55,21 @@
   });
 }());
 
+// A choice waiting for its answer (which capture, which total) locks the card grid until it
+// is answered or cancelled: #live says so (data-locked) and the grid goes inert, which no
+// tap, keyboard or screen reader reaches. The answer to a tap then never has to send the
+// whole grid again (templates/play/_live.html).
+(function () {
+  "use strict";
+  function lock() {
+    var live = document.getElementById("live"), picker = document.getElementById("picker");
+    if (picker) { picker.inert = !!(live && live.hasAttribute("data-locked")); }
+  }
+  document.addEventListener("htmx:afterSwap", lock);
+  document.addEventListener("htmx:afterSettle", lock);
+  document.addEventListener("DOMContentLoaded", lock);
+}());
+
 // The new-game form: the dealer list names the players as they are typed.
 (function () {
   "use strict";

@@ -45,7 +45,7 @@ def test_create_refuses_bad_bodies_with_400(client, body):
 
 def test_get_answers_200_and_404(client, game):
     got = client.get(f"/api/games/{game['id']}").get_json()
-    assert set(got) == {"id", "game", "players", "options", "version", "view"}
+    assert set(got) == {"id", "game", "players", "options", "version", "deals", "view"}
     assert got["players"] == ["Ann", "Ben"]
     assert client.get("/api/games/unknown").status_code == 404
 

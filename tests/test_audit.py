@@ -50,7 +50,7 @@ def undo(phone, game_id: str):
 def log_items(phone, game_id: str) -> list[str]:
     """The log's entries as the phone reads them (text only, spaces collapsed)."""
     page = phone.get(f"/games/{game_id}/log").get_data(as_text=True)
-    items = re.findall(r"<li[^>]*>(.*?)</li>", page[page.index('<ol class="log">') :], re.S)
+    items = re.findall(r"<li[^>]*>(.*?)</li>", page[page.index('<ol class="log"') :], re.S)
     return [" ".join(re.sub(r"<[^>]+>", " ", item).split()) for item in items]
 
 

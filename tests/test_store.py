@@ -5,6 +5,7 @@ Plain functions and parametrized cases; the engine is Tablanette throughout.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -46,6 +47,7 @@ MIGRATIONS = [
     "m011_deals_confirmed_by_the_other_side",
     "m012_snapshots_for_undo",
     "m013_moves_say_themselves",
+    "m014_finished_deals_stored_once",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -88,6 +90,11 @@ def play_all(store, game_id, moves, version=0):
     for m in moves:
         version, _ = store.play(game_id, version, m)
     return version
+
+
+def last_deal_only(state):
+    """A state as the store reads it back: its finished deals but the last are in ``deals``."""
+    return dataclasses.replace(state, history=state.history[-1:])
 
 
 def snapshot(store, game_id):
@@ -165,6 +172,7 @@ def test_first_open_applies_every_migration(tmp_path):
                 "status",
                 "archived",
                 "confirmed",
+                "deals",
             },
         ),
         (
@@ -371,8 +379,8 @@ def test_play_moves(store, game, count):
     for i, m in enumerate(MOVES[:count], 1):
         version, state = store.play(game, version, m)
         assert version == i
-        assert state == replay(["Ann", "Ben"], None, MOVES[:i])
-    row = store.get(game)
+        assert state == last_deal_only(replay(["Ann", "Ben"], None, MOVES[:i]))
+    row = store.get(game, history=True)
     assert row["version"] == count
     assert row["state"] == replay(["Ann", "Ben"], None, MOVES[:count])
     assert row["created"] == created["created"] and row["updated"] >= created["updated"]
@@ -488,8 +496,8 @@ def test_undo_marks_and_replays(store, game, played, undos):
     for i in range(undos):
         version, state = store.undo(game, version)
         assert version == played + i + 1
-        assert state == replay(["Ann", "Ben"], None, MOVES[: played - i - 1])
-    row = store.get(game)
+        assert state == last_deal_only(replay(["Ann", "Ben"], None, MOVES[: played - i - 1]))
+    row = store.get(game, history=True)
     assert row["version"] == played + undos
     assert row["state"] == replay(["Ann", "Ben"], None, MOVES[: played - undos])
     log = store.moves(game)
@@ -856,7 +864,7 @@ def test_racing_writers_lose_nothing(tmp_path, stores, undo_every):
         t.join()
     assert errors == []
     assert done["play"] + done["undo"] == threads_n * per_thread
-    final = shared.get(game_id)
+    final = shared.get(game_id, history=True)
     assert final["version"] == threads_n * per_thread  # every change counted, once
     log = shared.moves(game_id)
     assert [m["seq"] for m in log] == list(range(1, done["play"] + 1))  # no gap, no double
@@ -973,3 +981,69 @@ def test_m007_rewords_a_tallied_hand_of_100(tmp_path):
             ("lost_tallied", "Tallied: the hand's cards were not entered.", {})
         ]
     assert state.losses == [1, 0] and reopened.get(row["id"])["version"] == 1
+
+
+# ---------------------------------------------------------------------------
+# Finished deals stored once (issue 17)
+# ---------------------------------------------------------------------------
+
+
+def long_game(count: int, seed: int = 3) -> list[dict]:
+    """A legal Tablanette game of ``count`` moves (target out of reach): several deals."""
+    from tests.test_undo_properties import tablanette_moves
+
+    return tablanette_moves(seed, count)
+
+
+def test_a_move_writes_a_finished_deal_once_and_the_row_keeps_the_last(store):
+    """Each deal's record is one ``deals`` row; the game row's state holds the last only, so
+    what a move reads and writes does not grow with the game; get(history=True) has them all."""
+    moves = long_game(150)
+    row, key = store.create("tablanette", ["Ann", "Ben"], {"target": 10**6})
+    play_all(store, row["id"], moves)
+    full = replay(["Ann", "Ben"], {"target": 10**6}, moves)
+    assert len(full.history) >= 2
+    conn = store._conn()
+    records = [
+        json.loads(r) for (r,) in conn.execute("SELECT record FROM deals WHERE game_id = ? ORDER BY n", (row["id"],))
+    ]
+    assert records == full.history
+    stored = json.loads(conn.execute("SELECT state FROM games WHERE id = ?", (row["id"],)).fetchone()[0])
+    assert stored["history"] == full.history[-1:]
+    game = store.get(row["id"])
+    assert game["deals"] == len(full.history) and game["state"] == last_deal_only(full)
+    assert store.get(row["id"], history=True)["state"] == full
+    assert store.history(row["id"]) == full.history
+
+
+def test_m014_moves_the_finished_deals_of_existing_games_apart(tmp_path):
+    """A database from before m014 (every finished deal in the game row's state, snapshots
+    holding the whole state): opening it keeps every deal once in ``deals``; the games read,
+    play on and undo as before, snapshots included."""
+    path = tmp_path / "old.db"
+    store = Store(path)
+    moves = long_game(120)
+    row, key = store.create("tablanette", ["Ann", "Ben"], {"target": 10**6})
+    version = play_all(store, row["id"], moves)
+    store.close()
+    options = {"target": 10**6}
+    with sqlite_utils.Database(path) as db:  # back to the shape m013 left
+        full = rules.dump(replay(["Ann", "Ben"], options, moves))
+        db.execute("UPDATE games SET state = ? WHERE id = ?", (json.dumps(full), row["id"]))
+        for seq, _ in db.execute("SELECT seq, snapshot FROM moves WHERE snapshot IS NOT NULL").fetchall():
+            whole = rules.dump(replay(["Ann", "Ben"], options, moves[:seq]))
+            db.execute("UPDATE moves SET snapshot = ? WHERE seq = ?", (json.dumps(whole), seq))
+        db.execute("DROP TABLE deals")
+        db.execute("ALTER TABLE games DROP COLUMN deals")
+        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm014_finished_deals_stored_once'")
+        db.conn.commit()
+    reopened = Store(path)
+    assert reopened.migrate() == []  # m014 ran on opening
+    assert reopened.get(row["id"], history=True)["state"] == replay(["Ann", "Ben"], options, moves)
+    assert reopened.get(row["id"])["deals"] == len(full["history"])
+    for undone in range(1, 40):  # back past a snapshot and a deal's end
+        version, state = reopened.undo(row["id"], version, key)
+        expected = replay(["Ann", "Ben"], options, moves[:-undone])
+        assert reopened.get(row["id"], history=True)["state"] == expected
+        assert state == last_deal_only(expected)
+    reopened.close()

@@ -61,7 +61,7 @@ def test_undo_gives_the_state_of_replaying_the_moves_in_effect(tmp_path_factory,
             elif n < 0 and done > 0:
                 version, _state = store.undo(game, version, key)
                 done -= 1
-        assert rules.dump(store.get(game)["state"]) == replayed(store, game)
+        assert rules.dump(store.get(game, history=True)["state"]) == replayed(store, game)
     store.close()
 
 
@@ -77,7 +77,7 @@ def test_every_game_family_undoes_to_its_replay(tmp_path):
         rules = games.get(name)
         for _ in finished["moves"]:
             version, _state = store.undo(row["id"], version, key)
-            assert rules.dump(store.get(row["id"])["state"]) == replayed(store, row["id"]), name
+            assert rules.dump(store.get(row["id"], history=True)["state"]) == replayed(store, row["id"]), name
 
 
 def test_undo_replays_fewer_moves_than_the_snapshot_interval(tmp_path, monkeypatch):

@@ -57,6 +57,7 @@ def _body() -> object:
 
 
 def _game_json(row: dict) -> dict:
+    """A game as GET answers it: its view lists every finished deal (``history``)."""
     rules = games.get(row["game"])
     return {
         "id": row["id"],
@@ -64,6 +65,7 @@ def _game_json(row: dict) -> dict:
         "players": row["players"],
         "options": row["options"],
         "version": row["version"],
+        "deals": row["deals"],
         "view": rules.view(row["state"]),
     }
 
@@ -85,7 +87,7 @@ def create():
 
 @bp.get("/games/<game_id:game_id>")
 def show(game_id: str):
-    row = store().get(game_id)
+    row = store().get(game_id, history=True)
     if row is None:
         return _error(404, _("No such game"))
     return jsonify(_game_json(row))
@@ -110,7 +112,7 @@ def _change(game_id: str, model: type[schemas.Strict], action):
     if refused:
         return refused
     try:
-        version, state = action(row, schemas.check_body(model, _body()), request.headers["X-Edit-Key"])
+        game = action(row, schemas.check_body(model, _body()), request.headers["X-Edit-Key"])
     except schemas.SchemaError as e:
         return _refused(400, e)
     except Conflict as e:
@@ -118,7 +120,9 @@ def _change(game_id: str, model: type[schemas.Strict], action):
     except MoveError as e:
         extra = {"options": e.options} if e.options else {}
         return _refused(422, e, **extra)
-    return jsonify({"version": version, "view": games.get(row["game"]).view(state)})
+    # The same size at move 1,000 as at move 10: the view's history holds the last finished
+    # deal only (GET lists them all), and "deals" says how many there are.
+    return jsonify({"version": game["version"], "deals": game["deals"], "view": game["view"]})
 
 
 @bp.post("/games/<game_id:game_id>/moves")
@@ -126,13 +130,17 @@ def move(game_id: str):
     return _change(
         game_id,
         schemas.MoveBody,
-        lambda row, body, key: store().play(game_id, body.version, schemas.check_move(row["game"], body.move), key=key),
+        lambda row, body, key: store().play_and_read(
+            game_id, body.version, schemas.check_move(row["game"], body.move), key=key
+        ),
     )
 
 
 @bp.post("/games/<game_id:game_id>/undo")
 def undo(game_id: str):
-    return _change(game_id, schemas.VersionBody, lambda row, body, key: store().undo(game_id, body.version, key=key))
+    return _change(
+        game_id, schemas.VersionBody, lambda row, body, key: store().undo_and_read(game_id, body.version, key=key)
+    )
 
 
 @bp.post("/games/<game_id:game_id>/links")

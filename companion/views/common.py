@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 import segno
-from flask import abort, current_app, session, url_for
+from flask import abort, current_app, g, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from jinja2 import pass_context
@@ -18,7 +19,7 @@ from markupsafe import Markup
 from companion import charts, games, stats
 from companion.cards import CARD_CODE, PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
 from companion.games.tricks import DUTY_TEXT
-from companion.i18n import card_name, names, suit_name
+from companion.i18n import card_name, language, names, suit_name
 
 
 def store():
@@ -80,9 +81,15 @@ def phone_games() -> list[str]:
 
 
 def referee_key(game_id: str) -> str | None:
-    """This phone's edit key for the game, if it still works (a hand-over revokes it)."""
+    """This phone's edit key for the game, if it still works (a hand-over revokes it).
+    Checked once per request (a move's answer asks again)."""
     key = session.get("keys", {}).get(game_id)
-    return key if key and store().check_key(game_id, key) else None
+    if not key:
+        return None
+    checked = g.setdefault("keys_checked", {})
+    if (game_id, key) not in checked:
+        checked[game_id, key] = store().check_key(game_id, key)
+    return key if checked[game_id, key] else None
 
 
 def is_referee(game_id: str) -> bool:
@@ -146,7 +153,13 @@ def game_context(row: dict, view: dict | None = None) -> dict:
 
 def card_face(code: str, spanish: bool = False) -> dict:
     """How a card is shown: rank, suit symbol, colour, spoken name in the page's language
-    ("queen of spades", "スペードのクイーン"); ``spanish``: "R" and "rey de oros" for KD."""
+    ("queen of spades", "スペードのクイーン"); ``spanish``: "R" and "rey de oros" for KD.
+    A board shows a hundred cards: each face is worked out once per language."""
+    return _face(code, spanish, language())
+
+
+@lru_cache(maxsize=2048)
+def _face(code: str, spanish: bool, lang: str) -> dict:
     c = Card.parse(code)
     rank = SPANISH_LETTERS.get(c.rank, c.rank) if spanish else c.rank
     return {"code": str(c), "rank": rank, "suit": SUIT_SYMBOLS[c.suit], "red": c.red, "name": card_name(c, spanish)}
@@ -207,6 +220,19 @@ def clock(stamp: str, date: bool = False) -> str:
     return when.astimezone(ZoneInfo(zone) if zone else None).strftime("%Y-%m-%d %H:%M" if date else "%H:%M")
 
 
+def with_history(row: dict, view: dict) -> dict:
+    """``view`` with every finished deal in its ``history``: a stored game's state keeps the
+    last one only (the store keeps them apart, so a move does not grow), and the pages read
+    them where they show them (the deal table, the chart), once per request."""
+    if row["deals"] <= len(view["history"]):
+        return view
+    key = (row["id"], row["version"])
+    kept = g.setdefault("histories", {})
+    if key not in kept:
+        kept[key] = store().history(row["id"])
+    return {**view, "history": kept[key]}
+
+
 def score_chart(view: dict) -> dict | None:
     """A game's running scores as a chart (deal by deal), or None before a deal has ended."""
     series = charts.running_scores(games.get(view["game"]), view)
@@ -227,6 +253,7 @@ def register_template_helpers(app) -> None:
     app.jinja_env.globals.update(
         LINK_TITLES=LINK_TITLES,
         score_chart=score_chart,
+        with_history=with_history,
         STATS_SHOWN=stats.SHOWN,
         figure=stats.shown,
         card=with_card_names(card_face),

@@ -113,6 +113,10 @@ def show(game_id: str):
     return render_template("play/page.html", **board_context(row, reveal=request.args.get("reveal") == "1"))
 
 
+#: Moves on a page of the log.
+LOG_PAGE = 50
+
+
 @bp.get("/games/<game_id>/log")
 def log(game_id: str):
     """Every move in words, with when it was entered and by which referee phone, and who
@@ -120,13 +124,20 @@ def log(game_id: str):
     row = load_game(game_id)
     me = this_phone(game_id)
     phones = store().phone_numbers(game_id)
-    entries = rules_log(store().moves(game_id))
+    # A page of LOG_PAGE moves (the latest by default), so a long game's log costs what a
+    # short one's does; the pages around it are one tap away.
+    pages = max(1, -(-store().move_count(game_id) // LOG_PAGE))
+    page = min(max(request.args.get("page", pages, type=int), 1), pages)
+    entries = rules_log(store().moves(game_id, (page - 1) * LOG_PAGE + 1, page * LOG_PAGE))
     for e in entries:
         e["by"] = "imported" if e["imported"] else _phone(e["referee"], phones, me)
         e["undone_by"] = _phone(e["undone_by"], phones, me)
     return render_template(
         "play/log.html",
         entries=entries,
+        page=page,
+        pages=pages,
+        first=(page - 1) * LOG_PAGE + 1,
         referee=me is not None,
         phone=phones.get(me) if me else None,
         **game_context(row),

@@ -31,11 +31,14 @@ _NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal", "entry"}
 _ENTRY = re.compile(r"[0-9a-f]{32}")
 
 
-def board_context(row: dict, **extra) -> dict:
+def board_context(row: dict, view: dict | None = None, last: dict | None = None, **extra) -> dict:
+    """What the board renders with: the game's context (its ``view`` built unless given),
+    who is looking, and what waits for an answer. ``last``: the move Undo would take back,
+    when the caller knows it (it was just entered), else it is read."""
     rules = games.get(row["game"])
     referee = is_referee(row["id"])
     context = {
-        **game_context(row),
+        **game_context(row, view),
         "referee": referee,
         "error": None,
         "choice": None,
@@ -49,11 +52,11 @@ def board_context(row: dict, **extra) -> dict:
     # One thing at a time: while a choice waits for its answer, no card can be tapped.
     context["locked"] = bool(context["choice"] or context["confirm"])
     # Opponent confirmation: the finished deals the other side has not confirmed yet.
-    finished = len(context["view"]["history"])
+    finished = row["deals"]
     confirmed = finished if row["confirmed"] is None else row["confirmed"]
     context["unconfirmed"] = list(range(confirmed + 1, finished + 1))
     context["confirmer"] = confirms_here(row["id"])
-    context["undo"] = _undo_label(rules, row) if referee else None
+    context["undo"] = _undo_label(rules, row, last) if referee else None
     context["recent"] = None if referee else recent_moves(row)
     return context
 
@@ -70,17 +73,16 @@ def recent_moves(row: dict) -> list[dict]:
     if key not in _recent_cache:
         from companion.views.games import rules_log
 
-        moves = [m for m in store().moves(row["id"]) if not m["undone"]]
-        entries = rules_log(moves)[-RECENT:][::-1]
+        entries = rules_log(store().moves(row["id"], latest=RECENT))[::-1]
         if len(_recent_cache) > 256:
             _recent_cache.clear()
         _recent_cache[key] = entries
     return _recent_cache[key]
 
 
-def _undo_label(rules, row: dict) -> str | None:
+def _undo_label(rules, row: dict, last: dict | None = None) -> str | None:
     """What Undo takes back, in words ("Ben played 6♦"); None when nothing can be undone."""
-    last = store().last_move(row["id"])
+    last = last or store().last_move(row["id"])
     if last is None:
         return None
     try:
@@ -103,13 +105,21 @@ def move_from_form(form) -> dict:
     return move
 
 
-def _answer(row: dict, before: dict | None, status: int = 200, **extra):
-    """The live region, plus out-of-band updates of the card picker.
+def _answer(row: dict, before: dict | None, status: int = 200, last: dict | None = None, **extra):
+    """The live region, plus out-of-band updates of the card picker and the record.
 
-    Only the picker cards whose state changed are sent (a played card greys out), so a
-    move costs a few hundred bytes; a new deal or phase re-sends the whole picker.
+    ``before``: the game as the phone saw it (None: it may have seen anything). Only the
+    picker cards whose state changed are sent (a played card greys out), so a move costs a
+    few hundred bytes; a new deal or phase re-sends the whole picker, and the finished
+    deals (their table and chart) go only when one ended or was undone.
     """
-    context = board_context(row, **extra)
+    view: dict | None = row.get("view")  # the store's answer to a change brings the view after it
+    prior: dict | None = None
+    if before is not None and before["version"] == row["version"]:  # refused or asked: one view serves both
+        view = prior = games.get(row["game"]).view(row["state"])
+    elif before is not None:
+        prior = games.get(before["game"]).view(before["state"])
+    context = board_context(row, view, last, **extra)
     # The version the answer shows: a phone sending its waiting taps tells by it whether a
     # tap was applied (one more than it sent) or answered with a question (the same).
     headers = {"X-Version": str(row["version"])}
@@ -117,11 +127,21 @@ def _answer(row: dict, before: dict | None, status: int = 200, **extra):
         return render_template("play/page.html", **context), status, headers
     view = context["view"]
     changed, whole = [], True
-    # The picker is re-sent whole when a choice locks it or a choice's answer unlocks it.
-    if before is not None and _mode(before) == _mode(view) and not context["locked"] and not request.form.get("resume"):
+    # A choice locks the picker and its answer unlocks it on the page (#live's data-locked),
+    # so only a new deal or phase re-sends it whole.
+    if prior is not None and _mode(prior) == _mode(view):
         whole = False
-        changed = sorted(set(before.get("seen", [])) ^ set(view.get("seen", [])))
-    return render_template("play/_answer.html", changed=changed, whole_picker=whole, **context), status, headers
+        changed = sorted(set(prior.get("seen", [])) ^ set(view.get("seen", [])))
+    finished = (
+        before is None
+        or prior is None
+        or (before["deals"], prior["result"] is None) != (row["deals"], view["result"] is None)
+    )
+    return (
+        render_template("play/_answer.html", changed=changed, whole_picker=whole, finished_changed=finished, **context),
+        status,
+        headers,
+    )
 
 
 def _mode(view: dict):
@@ -154,19 +174,18 @@ def move(game_id: str):
     row = load_game(game_id)
     key = require_referee(game_id)
     rules = games.get(row["game"])
-    before = rules.view(row["state"])
     the_move = move_from_form(request.form)
     try:
         the_move = schemas.check_move(row["game"], the_move)
     except schemas.SchemaError as e:  # not a move any picker sends: said in place, nothing else asked
-        return _answer(row, before, 422, error=e.reason)
+        return _answer(row, row, 422, error=e.reason)
     # A move that ends the hand for its player is confirmed first (the game says which).
     ask = getattr(rules, "confirm_needed", None)
     message = ask(row["state"], the_move) if ask and request.form.get("confirm") != "1" else None
     if message:
-        return _answer(row, before, 200, confirm={"move": the_move, "message": message})
+        return _answer(row, row, 200, confirm={"move": the_move, "message": message})
     try:
-        version, state = store().play(game_id, _version(), the_move, key=key, entry=_entry())
+        after = store().play_and_read(game_id, _version(), the_move, key=key, entry=_entry())
     except Conflict:
         return _answer(
             load_game(game_id),
@@ -178,11 +197,11 @@ def move(game_id: str):
         # "unanswered": a choice's answer came back without it (Take with no card tapped).
         unanswered = request.form.get("resume") is not None
         choice = {"move": the_move, "options": e.options, "message": e.reason, "unanswered": unanswered}
-        return _answer(row, before, 200, choice=choice)
+        return _answer(row, row, 200, choice=choice)
     except MoveError as e:
         return _answer(
             row,
-            before,
+            row,
             422,
             error=e.reason,
             choice=_ask_again(rules, row, the_move),
@@ -190,7 +209,9 @@ def move(game_id: str):
         )
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    return _answer(load_game(game_id), before)
+    # The game as the store wrote it: no second read. A tap sent again (its entry already
+    # applied) is answered with the game as it is, whose last move may be another phone's.
+    return _answer(after, row, last=the_move if after["version"] == row["version"] + 1 else None)
 
 
 def _ask_again(rules, row: dict, refused: dict) -> dict | None:
@@ -213,31 +234,32 @@ def _ask_again(rules, row: dict, refused: dict) -> dict | None:
 def undo(game_id: str):
     row = load_game(game_id)
     key = require_referee(game_id)
-    before = games.get(row["game"]).view(row["state"])
     try:
-        store().undo(game_id, _version(), key=key)
+        after = store().undo_and_read(game_id, _version(), key=key)
     except Conflict:
         return _answer(
             load_game(game_id), None, 409, notice=_("Another phone changed the game first. This is the board now.")
         )
     except MoveError as e:
-        return _answer(row, before, 422, error=e.reason)
+        return _answer(row, row, 422, error=e.reason)
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    return _answer(load_game(game_id), before, notice=_("Undone."))
+    return _answer(after, row, notice=_("Undone."))
 
 
 @bp.get("/live")
 def live(game_id: str):
     """Watchers poll this: 204 while nothing changed, else the board. ``reveal=1``: the
     board with its grid turned to entering the hand a player shows (100's "can't go")."""
-    row = load_game(game_id)
     if request.args.get("reveal") == "1":
-        return _answer(row, None, reveal=True)
+        return _answer(load_game(game_id), None, reveal=True)
     try:
         seen = int(request.args.get("version", "-1"))
     except ValueError:
         seen = -1
-    if seen == row["version"]:
+    version = store().version(game_id)  # one indexed read while nothing changes: no state loaded
+    if version is None:
+        abort(404)
+    if seen == version:
         return "", 204, {"Cache-Control": "no-store"}
-    return _answer(row, None)
+    return _answer(load_game(game_id), None)
