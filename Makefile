@@ -67,6 +67,7 @@ screens: $(STAMP) chromium $(MO)
 bench: $(STAMP) $(MO)
 	$(PY) bench/capture_options.py
 	$(PY) bench/server.py
+	$(PY) bench/watch.py
 	$(PY) bench/page_weight.py
 	$(PY) bench/taps.py
 	$(PY) bench/stats.py

@@ -13,10 +13,9 @@ def main() -> None:
     app = create_app({"DATABASE": tempfile.mkdtemp() + "/w.db", "SECRET_KEY": "w", "WTF_CSRF_ENABLED": False})
     client = app.test_client()
     gz = {"Accept-Encoding": "gzip"}
-    static = sum(
-        len(client.get(path, headers=gz).data) for path in ("/static/htmx.min.js", "/static/app.css", "/static/app.js")
-    )
-    print(f"htmx + app.css + app.js, gzip: {static / 1024:.1f} KB")
+    assets = ("/static/htmx.min.js", "/static/sse.min.js", "/static/app.css", "/static/app.js")
+    static = sum(len(client.get(path, headers=gz).data) for path in assets)
+    print(f"htmx + its sse extension + app.css + app.js, gzip: {static / 1024:.1f} KB")
     for game in games.GAMES:
         players, moves = web.get(game).SAMPLE["players"], web.get(game).SAMPLE["moves"]
         created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()

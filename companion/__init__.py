@@ -101,7 +101,15 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         MAX_CONTENT_LENGTH=1024 * 1024,
-        POLL_SECONDS=0.5,  # watchers see a move within half a second; an unchanged poll is a 0-byte 204
+        # Other phones are told each move at once (views/events.py, a stream of server-sent events),
+        # and check anyway every PUSH_POLL_SECONDS; while their stream is not open (the browser has
+        # none, or this process's PUSH_STREAMS are taken) they poll every POLL_SECONDS instead, as
+        # before. An unchanged poll is a 0-byte 204.
+        POLL_SECONDS=0.5,
+        PUSH_POLL_SECONDS=10,
+        # Streams open at once per server process: each holds one of gunicorn's 8 threads, so half
+        # of them stay free for the moves (a stream also ends after 25 s: views/events.py).
+        PUSH_STREAMS=4,
         HANDOVER_MINUTES=10,  # how long an "add a referee" or "hand over" link stays good
         # SQLite's synchronous: NORMAL (with WAL, a power cut may lose the last moves, a crash
         # never does) or FULL (every move waits for the disk; see `make bench` for its cost).
@@ -155,9 +163,9 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     )
 
     from companion import cli
-    from companion.views import api, games, offline, play, players, rules, share, tally
+    from companion.views import api, events, games, offline, play, players, rules, share, tally
 
-    for blueprint in (games.bp, play.bp, share.bp, api.bp, rules.bp, tally.bp, players.bp, offline.bp):
+    for blueprint in (games.bp, play.bp, events.bp, share.bp, api.bp, rules.bp, tally.bp, players.bp, offline.bp):
         app.register_blueprint(blueprint)
     rules.register(app)
     cli.register(app)

@@ -311,3 +311,62 @@
     if (load().length) { show(load()); later(); flush(); }
   });
 }());
+
+// Moves pushed (issue 17): the server says each new version on the page's stream (htmx's sse
+// extension, sse-connect on .game) and #live fetches the board (hx-trigger "sse:move"), unless
+// it shows that version; nor does it fetch or poll while a tap of this phone is in flight (its
+// answer brings the board). While no stream is open (none, the server's all taken, no network)
+// it polls every data-poll seconds.
+(function () {
+  "use strict";
+  var open = false, pushed = -1, posting = [];
+
+  function shown() {
+    var v = document.getElementById("version");
+    return v ? Number(v.value) : -1;
+  }
+  function refresh() {
+    var live = document.getElementById("live");
+    if (live && window.htmx) { window.htmx.trigger(live, "poll"); }
+  }
+  function isPost(e) {
+    var cfg = e.detail && e.detail.requestConfig;
+    return cfg && String(cfg.verb).toLowerCase() === "post";
+  }
+
+  function stream(state) {
+    return function (e) {
+      open = state === "open";
+      if (e.target && e.target.dataset) { e.target.dataset.push = state; }  // said on .game (tests read it)
+    };
+  }
+  document.addEventListener("htmx:sseOpen", stream("open"));
+  document.addEventListener("htmx:sseError", stream("closed"));
+  document.addEventListener("htmx:sseClose", stream("closed"));
+  document.addEventListener("htmx:confirm", function (e) {  // #live about to fetch the board
+    if (!e.detail.elt || e.detail.elt.id !== "live") { return; }
+    var event = e.detail.triggeringEvent;
+    if (event && event.type === "sse:move") {
+      var version = Number(event.detail && event.detail.data);
+      if (version > pushed) { pushed = version; }
+      if (!(version > shown())) { e.preventDefault(); return; }
+    }
+    if (posting.length) { e.preventDefault(); }
+  });
+  document.addEventListener("htmx:beforeSend", function (e) {  // sent: htmx:afterRequest follows
+    if (isPost(e) && e.detail.xhr) { posting.push(e.detail.xhr); }
+  });
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var i = posting.indexOf(e.detail.xhr);
+    if (i < 0) { return; }
+    posting.splice(i, 1);
+    if (!posting.length && pushed > shown()) { refresh(); }
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var game = document.querySelector("[sse-connect][data-poll]");
+    var seconds = game ? Number(game.dataset.poll) : 0;
+    if (seconds > 0) {
+      window.setInterval(function () { if (!open) { refresh(); } }, seconds * 1000);
+    }
+  });
+}());

@@ -1,0 +1,217 @@
+"""Moves pushed to the other phones (issue 17): one hub per server process.
+
+Every game page keeps one stream of server-sent events open (views/events.py), and each
+stream waits here for its game's version to grow. No stream asks the database itself: the
+hub has one thread, running only while at least one stream is open, that asks SQLite every
+``interval`` (50 ms) whether any connection has committed since it last asked (``PRAGMA
+data_version`` on the hub's own read connection, answered from shared memory), and only
+when one has, reads the versions of the games being watched in one query and wakes the
+streams whose game moved. The other worker processes' writes are seen that way; a write
+made in this process wakes the thread at once (:meth:`Hub.nudge`). So an idle server with
+no stream open runs no thread and asks nothing; an idle game being watched costs one pragma
+per 50 ms per process, however many phones watch it.
+
+Each stream holds a server thread, so the streams a process keeps open are capped
+(:meth:`Hub.open` says no beyond ``limit``, and the page falls back to polling), and the
+same tick notices a phone that went away (its socket closed), so its thread is given back
+at once rather than when its stream would have ended.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import socket
+import sqlite3
+import threading
+
+from companion.store import BUSY_TIMEOUT
+
+log = logging.getLogger(__name__)
+
+#: How often the hub's thread asks SQLite whether anything was committed (seconds).
+INTERVAL = 0.05
+
+
+class Watch:
+    """One open stream: the game it watches, the phone's socket (when the server gives it
+    one), and whether the phone went away."""
+
+    __slots__ = ("game_id", "sock", "gone")
+
+    def __init__(self, game_id: str, sock: socket.socket | None = None):
+        self.game_id = game_id
+        self.sock = sock
+        self.gone = False
+
+
+class Hub:
+    """The process's streams and the versions of the games they watch.
+
+    >>> import tempfile, os
+    >>> from companion.store import Store
+    >>> path = os.path.join(tempfile.mkdtemp(), "hub.db")
+    >>> store = Store(path)
+    >>> row, key = store.create("hundred", ["Ann", "Ben"])
+    >>> hub = Hub(path, limit=1)
+    >>> watch = hub.open(row["id"], 0)
+    >>> hub.open(row["id"], 0) is None  # over the limit: that page polls
+    True
+    >>> _ = store.play(row["id"], 0, {"type": "play", "card": "5C"}, key=key)
+    >>> hub.wait(watch, 0, timeout=5)
+    1
+    >>> hub.close(watch); hub.streams
+    0
+    """
+
+    def __init__(self, path, limit: int = 4, interval: float = INTERVAL):
+        self.path = os.fspath(path)
+        self.limit = limit
+        self.interval = interval
+        #: How many times the thread asked whether anything was committed, and how many
+        #: times it then read the versions (tests and bench/watch.py read them).
+        self.looks = self.reads = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self._pid = os.getpid()
+        self._lock = threading.Condition()
+        self._watches: set[Watch] = set()
+        self._versions: dict[str, int] = {}
+        self._fresh = False  # a game newly watched: read the versions even if nothing was committed
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def streams(self) -> int:
+        return len(self._watches)
+
+    @property
+    def running(self) -> bool:
+        """Whether the hub's thread is running (only while a stream is open)."""
+        return self._thread is not None
+
+    def open(self, game_id: str, version: int, sock: socket.socket | None = None) -> Watch | None:
+        """A stream of ``game_id``, which its opener read at ``version``; None when this
+        process already holds ``limit`` streams."""
+        with self._lock:
+            if os.getpid() != self._pid:  # forked: nothing of the parent's streams is ours
+                self._reset()
+            if len(self._watches) >= self.limit:
+                return None
+            watch = Watch(game_id, sock)
+            self._watches.add(watch)
+            self._versions[game_id] = max(version, self._versions.get(game_id, version))
+            self._fresh = True
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="companion-live", daemon=True)
+                self._thread.start()
+        self._wake.set()
+        return watch
+
+    def close(self, watch: Watch) -> None:
+        """The stream ended; the thread stops by itself once no stream is left."""
+        with self._lock:
+            self._watches.discard(watch)
+            if not any(w.game_id == watch.game_id for w in self._watches):
+                self._versions.pop(watch.game_id, None)
+
+    def wait(self, watch: Watch, seen: int, timeout: float) -> int | None:
+        """Block until the watched game is past version ``seen`` (its version), the phone
+        has gone, or ``timeout`` seconds have passed (None)."""
+        with self._lock:
+
+            def moved() -> bool:
+                return watch.gone or self._versions.get(watch.game_id, seen) > seen
+
+            self._lock.wait_for(moved, timeout)
+            version = self._versions.get(watch.game_id, seen)
+            return version if version > seen and not watch.gone else None
+
+    def nudge(self) -> None:
+        """Something was just written in this process: look now rather than at the next tick."""
+        if self._thread is not None:
+            self._wake.set()
+
+    # -- the thread ---------------------------------------------------------------
+    def _run(self) -> None:
+        conn: sqlite3.Connection | None = None
+        committed: int | None = None
+        while True:
+            with self._lock:
+                if not self._watches:
+                    self._thread = None
+                    break
+                ids = sorted({w.game_id for w in self._watches})
+                socks = [w for w in self._watches if w.sock is not None and not w.gone]
+                fresh, self._fresh = self._fresh, False
+            rows: list[tuple[str, int]] = []
+            try:
+                conn = conn or sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+                self.looks += 1
+                now = conn.execute("PRAGMA data_version").fetchone()[0]
+                if now != committed or fresh:
+                    committed = now
+                    rows = self._versions_of(conn, ids)
+            except sqlite3.Error:  # the database is busy or gone for a moment: again next tick
+                log.exception("live updates: reading the versions failed")
+                if conn is not None:
+                    conn.close()
+                conn, committed, self._fresh = None, None, True
+            gone = _departed(socks)
+            if rows or gone:
+                self._tell(rows, gone)
+            self._wake.wait(self.interval)
+            self._wake.clear()
+        if conn is not None:
+            conn.close()
+
+    def _versions_of(self, conn: sqlite3.Connection, ids: list[str]) -> list[tuple[str, int]]:
+        """The watched games' versions, in one query (read to the end: no read stays open)."""
+        self.reads += 1
+        marks = ", ".join("?" * len(ids))
+        return conn.execute(f"SELECT id, version FROM games WHERE id IN ({marks})", ids).fetchall()
+
+    def _tell(self, rows: list[tuple[str, int]], gone: list[Watch]) -> None:
+        """Wake the streams: their game moved on (a version only grows), or their phone left."""
+        with self._lock:
+            for game_id, version in rows:
+                if game_id in self._versions and version > self._versions[game_id]:
+                    self._versions[game_id] = version
+            for watch in gone:
+                watch.gone = True
+            self._lock.notify_all()
+
+
+def _departed(watches: list[Watch]) -> list[Watch]:
+    """The watches whose phone closed its end of the connection (one system call for all
+    of them; a socket only says so when it turns readable)."""
+    if not watches:
+        return []
+    poller = select.poll()
+    by_fd = {}
+    for watch in watches:
+        try:
+            fd = watch.sock.fileno() if watch.sock is not None else -1
+        except OSError:
+            fd = -1
+        if fd < 0:
+            continue
+        by_fd[fd] = watch
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    gone = []
+    for fd, events in poller.poll(0):
+        watch = by_fd[fd]
+        if events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+            gone.append(watch)
+            continue
+        try:
+            assert watch.sock is not None
+            if watch.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                gone.append(watch)  # the phone closed the connection
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            gone.append(watch)
+    return gone
