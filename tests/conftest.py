@@ -3,12 +3,15 @@
 import re
 import sqlite3
 import tempfile
+import threading
+from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
+from werkzeug.serving import make_server
 
 from companion import create_app
 
@@ -17,6 +20,19 @@ from companion import create_app
 set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "companion-hypothesis"))
 settings.register_profile("companion", database=None)
 settings.load_profile("companion")
+
+
+@contextmanager
+def served(app):
+    """The app on 127.0.0.1, a free port, in a thread of this process; its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()  # the port refuses connections from now on
 
 
 def make_app(folder, **config):

@@ -8,12 +8,11 @@ import time
 from contextlib import contextmanager
 
 import pytest
-from werkzeug.serving import make_server
 
 from companion.live import Hub
 from companion.store import Store
 from companion.views import events
-from tests.conftest import make_app, snapshot
+from tests.conftest import make_app, served, snapshot
 
 FIRST = {"type": "play", "card": "5C"}  # 100: the first player's card
 SECOND = {"type": "play", "card": "6C"}
@@ -261,26 +260,14 @@ def test_the_game_page_opens_the_stream_with_the_extension_and_the_policy_allows
 # -- through a real server: a phone that goes away ----------------------------------
 
 
-@contextmanager
-def served(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_port
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_a_phone_closing_its_stream_frees_the_thread_long_before_the_bound(tmp_path, bounds):
     bounds(life=60, beat=60)
     app = make_app(tmp_path)
     client = app.test_client()
     game_id, headers = new_api_game(client)
     hub = app.extensions["live"]
-    with served(app) as port:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    with served(app) as url:
+        conn = http.client.HTTPConnection(url.removeprefix("http://"), timeout=5)
         conn.request("GET", f"/games/{game_id}/events?version=0")
         response = conn.getresponse()
         assert response.status == 200 and response.readline() == b"retry: 500\n"

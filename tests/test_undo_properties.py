@@ -2,35 +2,19 @@
 the stored state is always exactly the state of replaying, from the start, the moves in
 effect; and undo replays fewer than ``SNAPSHOT_EVERY`` moves, whatever the game's length."""
 
-import random
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.server import legal_moves
 from companion import games, web
-from companion.cards import PACK_52
 from companion.games import tablanette
 from companion.store import SNAPSHOT_EVERY, Store
 
 
 def tablanette_moves(seed: int, count: int) -> list[dict]:
-    """A long legal Tablanette game (target out of reach): layouts without jacks, random
-    captures among the legal ones."""
-    rng = random.Random(seed)
-    state = tablanette.start(["Ann", "Ben"], {"target": 10**6})
-    moves: list[dict] = []
-    while len(moves) < count:
-        deck = [str(c) for c in PACK_52]
-        rng.shuffle(deck)
-        layout = [c for c in deck if c[0] != "J"][:4]
-        batch = [{"type": "layout", "cards": layout}]
-        state = tablanette.apply(state, batch[0])
-        for card in (c for c in deck if c not in layout):
-            outcome = rng.choice(tablanette.capture_options(card, state.table, state.options))
-            batch.append({"type": "play", "card": card, "capture": outcome.sorted_cards()})
-            state = tablanette.apply(state, batch[-1])
-        moves += batch
-    return moves[:count]
+    """A long legal Tablanette game (target out of reach), every capture spelled out: the
+    benchmark's (bench/server.py)."""
+    return legal_moves(count, seed)
 
 
 def replayed(store: Store, game_id: str):

@@ -907,21 +907,18 @@ def _say_which(p: Card, legal: list[list[str]], complete: bool) -> Reason:
     when there are many, how many and a few of them."""
     if complete and len(legal) <= NAMED:
         return Reason("say_which", "%(card)s can take %(choices)s: say which.", card=p, choices=_named(legal))
-    if complete:
-        return Reason(
+    code, text = (
+        (
             "say_which_of_many",
-            "%(card)s can take %(count)s different sets of cards, such as %(choices)s: say which.",
-            card=p,
-            count=len(legal),
-            choices=_named(legal, complete),
+            N_("%(card)s can take %(count)s different sets of cards, such as %(choices)s: say which."),
         )
-    return Reason(
-        "say_which_of_more",
-        "%(card)s can take more than %(count)s different sets of cards, such as %(choices)s: say which.",
-        card=p,
-        count=len(legal),
-        choices=_named(legal, complete),
+        if complete
+        else (
+            "say_which_of_more",
+            N_("%(card)s can take more than %(count)s different sets of cards, such as %(choices)s: say which."),
+        )
     )
+    return Reason(code, text, card=p, count=len(legal), choices=_named(legal, complete))
 
 
 # ---------------------------------------------------------------------------

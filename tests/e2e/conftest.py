@@ -6,14 +6,12 @@ chromium and we point Playwright at it (executable_path below).
 
 import os
 import shutil
-import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from companion import create_app
+from tests.conftest import served
 from tests.e2e.helpers import PHONE
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -43,19 +41,6 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": PHONE, "device_scale_factor": 1, "has_touch": True, "is_mobile": True}
-
-
-@contextmanager
-def served(app):
-    """The app on 127.0.0.1, a free port, in a thread of this process; its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()  # the port refuses connections from now on
 
 
 def e2e_app(path, **config):

@@ -10,7 +10,8 @@ import struct
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import e2e_app, served
+from tests.conftest import served
+from tests.e2e.conftest import e2e_app
 from tests.e2e.helpers import PHONE, answered, assert_thumb_zone, expect_version, lay_out, start_game
 
 LAYOUT = ["2S", "3H", "5D", "9C"]

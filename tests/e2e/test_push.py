@@ -5,7 +5,8 @@ poll an hour away; a page refused a stream (the server's streams all taken) poll
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import e2e_app, served
+from tests.conftest import served
+from tests.e2e.conftest import e2e_app
 from tests.e2e.helpers import PHONE, answered, expect_version, lay_out, start_game, tap_card
 
 LAYOUT = ["2S", "3H", "5D", "9C"]  # KH then has a choice (TB-08): a question is not a move
