@@ -9,12 +9,13 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import time
 from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
-from flask import Flask, current_app, jsonify, render_template, request
+from flask import Flask, current_app, g, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
 from flask_compress import Compress
@@ -182,10 +183,18 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         if endpoint == "static" and "filename" in values and "v" not in values:
             values["v"] = _file_hash(Path(app.static_folder) / values["filename"])
 
+    @app.before_request
+    def started():
+        g.started = time.perf_counter()
+
     @app.after_request
     def caching(response):
         # One place says that answers differ for htmx (a fragment) and for a page load.
         response.vary.add("HX-Request")
+        # How long the app took: browsers' developer tools show it, and bench/server.py
+        # tells the server's time from the network's by it.
+        if "started" in g:
+            response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - g.started) * 1000:.2f}"
         if request.endpoint == "static" and request.args.get("v") and response.status_code == 200:
             response.cache_control.public = True
             response.cache_control.max_age = STATIC_MAX_AGE

@@ -194,3 +194,11 @@ def test_trust_proxy_comes_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_TRUST_PROXY", "1")
     app = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE": str(tmp_path / "t.db")}, str(tmp_path))
     assert _session_cookie(app, headers={"X-Forwarded-Proto": "https"}).count("Secure") == 1
+
+
+def test_every_answer_says_how_long_the_app_took(client):
+    """Server-Timing: developer tools show it, and bench/server.py tells the server's time
+    from the network's by it (issue 17: a card tap's server time)."""
+    for path in ("/healthz", "/", "/games/new", "/no-such-page"):
+        timing = client.get(path).headers["Server-Timing"]
+        assert timing.startswith("app;dur=") and float(timing.removeprefix("app;dur=")) >= 0, path

@@ -111,15 +111,15 @@ def test_the_log_shows_a_page_of_moves_the_latest_first(app, client, long_game):
     LOG_PAGE moves, numbered as in the game, the latest page unless another is asked for."""
     from companion.views.games import LOG_PAGE
 
-    game, version, _ = long_game  # 152 moves: pages of 50, the last holds 151-152
+    game, version, _ = long_game  # 152 moves: pages of 25, the last holds 151-152
     with Statements(app.extensions["store"]) as sql:
         page = client.get(f"/games/{game['id']}/log").get_data(as_text=True)
-    assert LOG_PAGE == 50 and version == 152
+    assert LOG_PAGE == 25 and version == 152
     assert '<ol class="log" start="151">' in page and logged(page) == 2
-    assert "Page 4 of 4" in page and "page=3" in page and "page=5" not in page
+    assert "Page 7 of 7" in page and "page=6" in page and "page=8" not in page
     assert sql.count("FROM moves WHERE game_id", "AND seq >=", "AND seq <=") == 1  # one page read, no whole log
     first = client.get(f"/games/{game['id']}/log?page=1").get_data(as_text=True)
-    assert '<ol class="log" start="1">' in first and logged(first) == 50 and "page=2" in first
+    assert '<ol class="log" start="1">' in first and logged(first) == 25 and "page=2" in first
     for asked in ("99", "0", "x"):  # out of range or not a number: the nearest page, never an error
         answer = client.get(f"/games/{game['id']}/log?page={asked}")
         assert answer.status_code == 200 and "Page" in answer.get_data(as_text=True)

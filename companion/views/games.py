@@ -114,7 +114,7 @@ def show(game_id: str):
 
 
 #: Moves on a page of the log.
-LOG_PAGE = 50
+LOG_PAGE = 25
 
 
 @bp.get("/games/<game_id>/log")
