@@ -2,7 +2,7 @@
 
 from playwright.sync_api import expect
 
-from companion.cards import PACK_52
+from companion.cards import PACK_52, SUIT_SYMBOLS
 from tests.e2e.helpers import (
     answered,
     assert_fits_a_phone,
@@ -80,8 +80,14 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
         expect(summary).to_contain_text(str(points))
 
     answered(page, lambda: page.click("header >> text=Log"), "body")
-    expect(page.locator(".log li.undone")).to_have_count(1)
+    last = rest[-1][:-1] + SUIT_SYMBOLS[rest[-1][-1]]
+    expect(page.locator(".log li").last).to_contain_text(last)  # the latest page first: the deal's last card
     shot("08-log")
+    earlier = page.locator(".pages a", has_text="Earlier moves").first
+    while earlier.count():  # back to the first page, where 5♣ was undone
+        answered(page, earlier.click, "body")
+    expect(page.locator(".pages").first).to_contain_text("Page 1 of")
+    expect(page.locator(".log li.undone")).to_have_count(1)
 
 
 def test_a_watcher_sees_moves_without_a_picker(page, base_url, shot, browser):
