@@ -902,23 +902,25 @@ def _named(legal: list[list[str]], complete: bool = True) -> list[str]:
     return named + [N_("another capture")] if len(legal) > NAMED or not complete else named
 
 
+#: "Say which" when the legal captures are many: all counted, or counted past LISTED.
+_SAY_WHICH_OF = {
+    True: (
+        "say_which_of_many",
+        N_("%(card)s can take %(count)s different sets of cards, such as %(choices)s: say which."),
+    ),
+    False: (
+        "say_which_of_more",
+        N_("%(card)s can take more than %(count)s different sets of cards, such as %(choices)s: say which."),
+    ),
+}
+
+
 def _say_which(p: Card, legal: list[list[str]], complete: bool) -> Reason:
     """A card played without its capture where more than one is legal: the captures, or
     when there are many, how many and a few of them."""
     if complete and len(legal) <= NAMED:
         return Reason("say_which", "%(card)s can take %(choices)s: say which.", card=p, choices=_named(legal))
-    code, text = (
-        (
-            "say_which_of_many",
-            N_("%(card)s can take %(count)s different sets of cards, such as %(choices)s: say which."),
-        )
-        if complete
-        else (
-            "say_which_of_more",
-            N_("%(card)s can take more than %(count)s different sets of cards, such as %(choices)s: say which."),
-        )
-    )
-    return Reason(code, text, card=p, count=len(legal), choices=_named(legal, complete))
+    return Reason(*_SAY_WHICH_OF[complete], card=p, count=len(legal), choices=_named(legal, complete))
 
 
 # ---------------------------------------------------------------------------
