@@ -354,3 +354,25 @@ def test_tantony_TT09_next_hands(client):
 def test_adding_cant_go(client, vid, args, answer):
     """RULES.md 4.6: a "can't go" hand: a loss only when every card goes over the target."""
     assert attrs(lab(client, "hundred", **args), "data-lose") == [answer]
+
+
+def test_a_free_capture_lab_lists_the_first_captures_and_says_there_are_more(client):
+    """Issue 17: with captures optional, a table of 20 cards gives a king thousands of legal
+    captures (the lab listed them all: a 5 MB page, a second to build). It lists the first
+    ones the search finds (in capture_options' order), says there are more, and still
+    judges any other as a claim."""
+    from companion.games import tablanette as T
+    from companion.web.tablanette import LAB_SHOWN
+
+    cards = [f"{r}{s}" for r in "A2345" for s in "SHDC"]
+    page = lab(client, "tablanette", table=",".join(cards), card="KD", forced_capture="false")
+    listed = attrs(page, "data-cards")
+    shown, complete = T.some_captures("KD", cards, {"forced_capture": False}, LAB_SHOWN)
+    assert not complete and listed == [" ".join(c) for c in shown if c] and len(listed) == LAB_SHOWN - 1
+    assert f"More than {len(listed)} legal captures" in page and len(page) < 100_000
+    more, _ = T.some_captures("KD", cards, {"forced_capture": False}, 4 * LAB_SHOWN)
+    further = next(c for c in more if c and " ".join(c) not in listed)  # legal, not listed
+    claimed = lab(
+        client, "tablanette", table=",".join(cards), card="KD", forced_capture="false", claim=",".join(further)
+    )
+    assert "Legal: taking" in claimed

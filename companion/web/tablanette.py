@@ -35,6 +35,9 @@ from companion.web.tally import (
 CITED = "Tablanette"
 #: The options the lab lets you change in place (the ones its answers depend on).
 LAB_OPTIONS = ("max_group_size", "jack_is_12", "forced_capture")
+#: The legal captures the lab lists at most: a free-capture table of 20 cards has
+#: thousands (a 5 MB page, a second to build); any other is checked by tapping it as a claim.
+LAB_SHOWN = 50
 #: A game as the page posts it: the players, two moves, and how the second is told.
 SAMPLE = {
     "players": ["Ann", "Ben"],
@@ -149,9 +152,12 @@ def lab(rules, opts, q: Query) -> dict:
 
 
 def _tablanette_captures(rules, opts, played: str, table: list[str], claim: list[str], last: bool) -> dict:
-    """Every legal capture of ``played`` (with what the deal's last card leaves), and the
-    verdict on a claimed one."""
-    out = {"captures": rules.capture_options(played, table, opts), "verdict": None}
+    """The legal captures of ``played``: every one, or the first ``LAB_SHOWN`` the search
+    finds (``complete`` says which), each as ``capture_options`` gives it, in its order,
+    with what the deal's last card leaves; and the verdict on a claimed one."""
+    legal, complete = rules.some_captures(played, table, opts, LAB_SHOWN)
+    out = {"captures": [rules.judge_capture(played, table, c, opts) for c in legal], "complete": complete}
+    out["verdict"] = None
     if last:
         out["leftovers"] = [rules.leftovers(played, table, c) for c in out["captures"]]
     if claim:
