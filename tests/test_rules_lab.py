@@ -376,3 +376,11 @@ def test_a_free_capture_lab_lists_the_first_captures_and_says_there_are_more(cli
         client, "tablanette", table=",".join(cards), card="KD", forced_capture="false", claim=",".join(further)
     )
     assert "Legal: taking" in claimed
+
+
+@pytest.mark.parametrize("lang,words", [("en", "no other implementation"), ("ja", "ほかの実装が見つかっていません")])
+def test_the_tantony_rules_say_no_other_implementation_has_variants(client, lang, words):
+    """Issue 18: Tantony has no implementation beyond RULES.md §3 to take variants from; its
+    rules page says so, in both languages."""
+    page = client.get(f"/rules/tantony/words?lang={lang}").get_data(as_text=True)
+    assert 'id="variants"' in page and words in page
