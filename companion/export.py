@@ -150,17 +150,17 @@ def _games(store: Store):
 
 
 def _deals(store: Store):
-    """Each finished deal as the store keeps it (once, in ``deals``), a row per side: its
-    game's state is read once, for the sides."""
-    views: dict[str, dict] = {}
+    """Each finished deal as the store keeps it (once, in ``deals``), a row per side; each
+    game's view (for its sides) is built once."""
+    game_id, game_view = None, {}
     for r in store.query(
         "SELECT g.id, g.game, g.state, d.n, d.record FROM deals d JOIN games g ON g.id = d.game_id "
         "ORDER BY g.created, g.id, d.n"
     ):
         rules = games.get(r["game"])
-        if r["id"] not in views:
-            views = {r["id"]: rules.view(rules.load(json.loads(r["state"])))}
-        view = {**views[r["id"]], "history": [json.loads(r["record"])], "result": None}
+        if r["id"] != game_id:
+            game_id, game_view = r["id"], rules.view(rules.load(json.loads(r["state"])))
+        view = {**game_view, "history": [json.loads(r["record"])], "result": None}
         for side, figures in rules.figures(view).items():
             yield [r["id"], r["game"], r["n"], side, *(figures[k] for k in COLUMNS["deals"][4:])]
 

@@ -429,10 +429,7 @@ def m014_finished_deals_stored_once(db: sqlite_utils.Database) -> None:
     for game_id, state in db.execute("SELECT id, state FROM games").fetchall():
         data = _load_state(state)
         history = data.get("history") or []
-        db.conn.executemany(
-            "INSERT INTO deals (game_id, n, record) VALUES (?, ?, ?)",
-            [(game_id, n, _dump_state(r)) for n, r in enumerate(history, 1)],
-        )
+        _add_deals(db.conn, game_id, history, 1)
         db.execute("UPDATE games SET state = ?, deals = ? WHERE id = ?", (_trimmed(data), len(history), game_id))
     rows = db.execute("SELECT game_id, seq, snapshot FROM moves WHERE snapshot IS NOT NULL").fetchall()
     for game_id, seq, snapshot in rows:
@@ -462,10 +459,7 @@ def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> No
         text = _dump_state(rules.dump(state))
         if apart:
             db.execute("DELETE FROM deals WHERE game_id = ?", (game_id,))
-            db.conn.executemany(
-                "INSERT INTO deals (game_id, n, record) VALUES (?, ?, ?)",
-                [(game_id, n, _dump_state(r)) for n, r in enumerate(state.history, 1)],
-            )
+            _add_deals(db.conn, game_id, state.history, 1)
             text = _trimmed(rules.dump(state))
         db.execute(
             "UPDATE games SET state = ?, finished = ?, status = ? WHERE id = ?", (text, finished, status, game_id)
@@ -1171,10 +1165,8 @@ class Store:
         count = base + len(state.history)
         if count < stored:
             conn.execute("DELETE FROM deals WHERE game_id = ? AND n > ?", (game_id, count))
-        conn.executemany(
-            "INSERT INTO deals (game_id, n, record) VALUES (?, ?, ?)",
-            [(game_id, n, _dump_state(r)) for n, r in enumerate(state.history, base + 1) if n > stored],
-        )
+        new = max(0, stored - base)  # the first record not stored yet
+        _add_deals(conn, game_id, state.history[new:], base + new + 1)
         return count
 
     def _save(self, conn, rules, row: sqlite3.Row, game_id: str, state, now: str, deals: int) -> dict:
@@ -1267,6 +1259,14 @@ def _dump_state(data: dict) -> str:
 
 def _load_state(text: str) -> dict:
     return orjson.loads(text)
+
+
+def _add_deals(conn, game_id: str, records: list[dict], first: int) -> None:
+    """Store ``records`` as the game's finished deals ``first``, ``first + 1``, ..."""
+    conn.executemany(
+        "INSERT INTO deals (game_id, n, record) VALUES (?, ?, ?)",
+        [(game_id, n, _dump_state(r)) for n, r in enumerate(records, first)],
+    )
 
 
 def _finished_deals(conn, game_id: str) -> list[dict]:
