@@ -16,15 +16,17 @@ from companion.games import tablanette as T
 
 ALL = [str(c) for c in PACK_52]
 
-PRESETS = st.sampled_from(["tablanette", "tablic"])
+PRESETS = st.sampled_from(list(T.PRESETS))
 OPTION_SETS = st.fixed_dictionaries(
     {"preset": PRESETS},
     optional={
         "max_group_size": st.sampled_from([2, 3, 4, None]),
         "jack_is_12": st.booleans(),
-        "forced_capture": st.booleans(),
+        "forced_capture": st.sampled_from([True, "any", False]),
+        "ace_as_one": st.booleans(),
         "jack_sweep_is_tablanette": st.booleans(),
         "sweep_scoring": st.sampled_from(["values", "flat1"]),
+        "sweep_aces": st.sampled_from(["eleven", "one", "as_played"]),
     },
 )
 
@@ -59,7 +61,7 @@ def test_some_captures_is_a_prefix_count_of_capture_options(deck, size, options,
         assert len(some) == limit
         assert len({frozenset(c) for c in some}) == limit
         assert all(c in full for c in some)
-        assert ([] in some) == (not o.forced_capture)  # laying down is always named when legal
+        assert ([] in some) == ([] in full)  # laying down is always named when legal
     whole, whole_complete = T.some_captures(played, table, o)
     assert whole_complete == (len(full) <= T.LISTED)
     if whole_complete:

@@ -33,6 +33,14 @@ CONFIGS = {
     "unlimited-groups": (["Ann", "Ben"], {"max_group_size": None}),
     "free-capture": (["Ann", "Ben"], {"forced_capture": False}),
     "tablic": (["Ann", "Ben"], {"preset": "tablic"}),
+    # Issue 18's variants and the family rule page (seed 001).
+    "family": (["Ann", "Ben"], {"preset": "family"}),
+    "family-4p-partners": (["Ann", "Ben", "Cat", "Dan"], {"preset": "family", "partnership": True}),
+    "any-capture": (["Ann", "Ben"], {"forced_capture": "any", "sweep_aces": "one"}),
+    "ace-as-one": (["Ann", "Ben", "Cat"], {"ace_as_one": True, "sweep_aces": "as_played", "most_cards_tie": "split"}),
+    "3p-hand6": (["Ann", "Ben", "Cat"], {"hand_size": 6}),
+    "4p-hand6": (["Ann", "Ben", "Cat", "Dan"], {"hand_size": 6, "partnership": True}),
+    "2p-hand12": (["Ann", "Ben"], {"hand_size": 12, "win_at": "exceed"}),
 }
 
 SCALE_TOTALS = {"standard": 22, "ace_ten": 120}  # RULES.md 1.5
@@ -68,12 +76,16 @@ def check_finished_deal(record, options):
     deal_points = SCALE_TOTALS[options.point_scale]  # 22 on the standard scale
     assert sum(record["card_points"].values()) == deal_points
     counts = list(record["cards"].values())
-    unique_most = counts.count(max(counts)) == 1
+    tied = counts.count(max(counts))
+    # The bonus to the one side with the most; tied, nobody's, or shared rounded down.
+    share = options.most_cards_bonus if tied == 1 else 0
+    if tied > 1 and options.most_cards_tie == "split":
+        share = options.most_cards_bonus // tied
     without_sweeps = sum(record["points"].values()) - sum(sum(b) for b in record["sweeps"].values())
     # 25 when one side has strictly the most cards, 22 when the most is tied.
-    assert without_sweeps == (deal_points + options.most_cards_bonus if unique_most else deal_points)
+    assert without_sweeps == deal_points + share * tied
     for label, n in record["cards"].items():
-        bonus = options.most_cards_bonus if (unique_most and n == max(counts)) else 0
+        bonus = share if n == max(counts) else 0
         assert record["most_cards"][label] == bonus
         assert record["points"][label] == record["card_points"][label] + bonus + sum(record["sweeps"][label])
 
@@ -93,7 +105,7 @@ def check_capture_outcomes(card, table, options, legal):
                 assert c.bonus == 1
         else:
             assert c.bonus == 0
-    if options.forced_capture and len(legal) > 1:
+    if options.forced_capture and not options.ace_as_one and len(legal) > 1:
         assert all(c.cards for c in legal)  # trailing is only legal when nothing can be taken
 
 
@@ -160,6 +172,7 @@ def play_random_game(players, options, rng, max_deals=40):
         side_of = {m: label for label, members in zip(T.labels(state), T.sides(state)) for m in members}
         piles = {label: [] for label in T.labels(state)}  # rebuilt from what each play announced
         deal = state.deal
+        round_size = o.hand_size
         while state.phase == "play" and state.deal == deal:
             v = T.view(state)
             seat = T.to_act(state)
@@ -168,7 +181,7 @@ def play_random_game(players, options, rng, max_deals=40):
             assert v["hands"] == {p: len(hands[i]) for i, p in enumerate(players)}
             if not any(hands):
                 raise AssertionError("the engine expects a play but every hand is empty")
-            if all(len(h) == o.hand_size for h in hands):
+            if all(len(h) == round_size for h in hands):
                 assert seat == (dealer + 1) % n  # RULES.md 1.2: D+1 starts every round
             card = hands[seat].pop(rng.randrange(len(hands[seat])))
             legal = T.capture_options(card, state.table, o)
@@ -201,9 +214,11 @@ def play_random_game(players, options, rng, max_deals=40):
             snapshot = check_serialisation(state)
             check_scores_match_history(state)
             if not any(hands) and stock and state.phase == "play":
-                # RULES.md 1.2 step 5: a new round of h cards each from the top of the stock.
+                # RULES.md 1.2 step 5: a new round of h cards each from the top of the stock
+                # (issue 18: when h does not share the 48 out evenly, the last round has the rest).
+                round_size = min(o.hand_size, len(stock) // n)
                 for i in range(n):
-                    hands[i], stock = stock[: o.hand_size], stock[o.hand_size :]
+                    hands[i], stock = stock[:round_size], stock[round_size:]
                 if buried and not stock:
                     # TB-L1 soft check: the buried jacks are in the last round's hands.
                     assert set(buried) <= {c for h in hands for c in h}
@@ -299,9 +314,21 @@ def brute_force_jack(table, o):
         found = {(frozenset(table), True, bonus)}
     else:
         found = {(frozenset(table), False, 0)}
-    if not o.forced_capture:
+    if o.forced_capture is False:
         found.add((frozenset(), False, 0))
     return found
+
+
+def brute_bonus(played, v, groups, o):
+    """P8 by hand: the played card and each group count v; under sweep_aces, an ace taken
+    alone counts 1 (as 11 it would be 11), and with "one" a played ace that took only aces too."""
+    if o.sweep_scoring == "flat1":
+        return 1
+    lone = sum(len(g) == 1 and g[0][:-1] == "A" for g in groups) if v == 11 and o.sweep_aces != "eleven" else 0
+    played_value = v
+    if o.sweep_aces == "one" and v == 11 and played[:-1] == "A" and lone == len(groups):
+        played_value = 1
+    return played_value + sum(1 if len(g) == 1 and g[0][:-1] == "A" and lone else v for g in groups)
 
 
 def brute_force(played, table, o):
@@ -325,29 +352,31 @@ def brute_force(played, table, o):
                 )
             if ok:
                 groups.append(m)
-        most = {0: 0}  # P2: the most disjoint groups a set splits into, or None
+        splits = {0: [[]]}  # P2: every way a set splits into disjoint groups
 
         def split(m):
-            if m not in most:
+            if m not in splits:
                 low = m & -m
-                counts = [split(m & ~g) for g in groups if g & low and g & m == g]
-                counts = [k for k in counts if k is not None]
-                most[m] = max(counts) + 1 if counts else None
-            return most[m]
+                splits[m] = [[g] + rest for g in groups if g & low and g & m == g for rest in split(m & ~g)]
+            return splits[m]
 
         for m in range(1, 1 << n):
-            k = split(m)
-            if k is None:
+            ways = split(m)
+            if not ways:
                 continue
-            if o.forced_capture and any(g & m == 0 for g in groups):  # P3: maximal
+            if o.forced_capture is True and any(g & m == 0 for g in groups):  # P3: maximal
                 continue
             cards = frozenset(pool[i] for i in range(n) if m >> i & 1)
             sweep = m == full and len(pool) == len(table)  # P7
-            bonus = (1 if o.sweep_scoring == "flat1" else v * (k + 1)) if sweep else 0  # P8
+            named = [[[pool[i] for i in range(n) if g >> i & 1] for g in way] for way in ways]
+            bonus = max(brute_bonus(played, v, way, o) for way in named) if sweep else 0  # P8
             if cards not in best or bonus > best[cards][2]:
                 best[cards] = (cards, sweep, bonus)
     found = set(best.values())
-    if not found or not o.forced_capture:
+    # P4: laying down is legal when nothing can be taken, when captures are free, or
+    # (ace_as_one) for an ace declared 1 with no ace to take.
+    no_ace = not any(c[:-1] == "A" for c in pool)
+    if not found or o.forced_capture is False or (o.ace_as_one and played[:-1] == "A" and no_ace):
         found.add((frozenset(), False, 0))
     return found
 
@@ -356,9 +385,11 @@ OPTION_SETS = st.fixed_dictionaries(
     {
         "max_group_size": st.sampled_from([2, 3, 4, None]),
         "jack_is_12": st.booleans(),
-        "forced_capture": st.booleans(),
+        "forced_capture": st.sampled_from([True, "any", False]),
+        "ace_as_one": st.booleans(),
         "jack_sweep_is_tablanette": st.booleans(),
         "sweep_scoring": st.sampled_from(["values", "flat1"]),
+        "sweep_aces": st.sampled_from(["eleven", "one", "as_played"]),
     }
 )
 

@@ -15,6 +15,13 @@ def tag(page: str, name: str) -> str:
     return re.search(rf'<(?:input|select)[^>]*name="{name}"[^>]*>', page).group(0)
 
 
+def chosen(page: str, name: str) -> str:
+    """The value of the option selected in the select called ``name``."""
+    select = re.search(rf'<select[^>]*name="{name}"[^>]*>(.*?)</select>', page, re.S).group(1)
+    option = next(o for o in re.findall(r"<option[^>]*>", select) if " selected" in o)
+    return re.search(r'value="([^"]*)"', option).group(1)
+
+
 def play(client, game_id, headers=HX, **fields):
     data = {"version": str(version_of(client, game_id))}
     for k, v in fields.items():
@@ -47,13 +54,14 @@ def test_new_game_form_shows_every_option_with_its_default(client):
     ):
         assert f'name="{name}"' in page, name
     assert 'value="3"' in tag(page, "max_group_size")
-    assert "checked" in tag(page, "forced_capture") and "checked" not in tag(page, "jack_is_12")
+    # Issue 18: "captures are compulsory" has three values, so it is a list, not a box.
+    assert chosen(page, "forced_capture") == "True" and "checked" not in tag(page, "jack_is_12")
 
 
 def test_a_start_fills_in_its_rules(client):
     page = client.get("/games/new/options?game=tablanette&start=tablic", headers=HX).get_data(as_text=True)
     assert 'value="101"' in tag(page, "target") and 'value="tablic"' in tag(page, "preset")
-    assert "checked" not in tag(page, "forced_capture") and "checked" in tag(page, "jack_is_12")
+    assert chosen(page, "forced_capture") == "False" and "checked" in tag(page, "jack_is_12")
     assert "As usual for Tablić" in page
 
 
@@ -87,7 +95,7 @@ def test_changed_rules_are_summed_up_and_the_rules_open_on_an_error(client):
     [
         (("Ann",), {}, "player1", "Enter a name"),
         (("Ann", "Ben"), {"partnership": "y"}, "partnership", "“Two teams (4 players)” needs exactly 4 players"),
-        (("Ann", "Ben", "Cat"), {"hand_size": "8"}, "hand_size", "only for 2 players"),
+        (("Ann", "Ben", "Cat"), {"hand_size": "5"}, "hand_size", "share out the 48 cards evenly among 3 players"),
         (("Ann", "Ann"), {}, "player0", "no two the same"),
         (("Ann", "Ben"), {"max_group_size": "1"}, "max_group_size", "2 or more"),
         (("Ann", "Ben"), {"dealer": "2"}, "dealer", "Player 3 has no name"),

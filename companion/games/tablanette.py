@@ -35,8 +35,13 @@ referee would expect, and the rules page shows them):
 * ``direction`` only tells which way play goes round the table (Tablić plays
   anticlockwise): players are always listed in play order, so the engine needs no more.
 * ``on_tie`` (``"draw"``, or ``"play_on"`` for Tablić's "a tie means another hand")
-  decides sides level on top at or above the target; in ``fixed_deals`` mode a tie is
-  always a draw.
+  decides sides level on top at or above the target, or after the last of ``fixed_deals``
+  (then ``"play_on"`` deals on until one side leads: overtime).
+* Issue 18's variants, each named after where it comes from: ``forced_capture = "any"``
+  (a capture is compulsory but any one will do), ``ace_as_one`` (seed 000 leaves the
+  played ace's value to the player: as 1 it may take nothing), ``sweep_aces`` (what an ace
+  taken by rank counts in a sweep), ``most_cards_tie``, ``win_at`` (seed 001 "passing 251")
+  and hand sizes that share the 48 cards out evenly, or 6 (a short last round).
 """
 
 from __future__ import annotations
@@ -62,9 +67,17 @@ SEATING = N_(
     "players 1 and 3 against 2 and 4."
 )
 #: Options whose usual value depends on the number of players (left blank: this).
-USUAL = {"hand_size": N_("6 for 2 players, 4 for 3-4"), "target": N_("251 for 2 players or teams, 151 for 3-4")}
+USUAL = {
+    "hand_size": N_("6 for 2 players, 4 for 3-4"),
+    "target": N_("251 for 2 players or teams, 151 for 3-4 (the family rules: 151 for teams too)"),
+}
 PACK = PACK_52
 LAYOUT_SIZE = 4
+#: The cards dealt in a deal: the pack but the layout (RULES.md 1.2).
+DEALT = len(PACK) - LAYOUT_SIZE
+#: A hand size that does not share the deal's cards out evenly, and still what Balkan
+#: tables deal to 3 players: the last round then deals what is left (4 each).
+UNEVEN_HANDS = (6,)
 
 # RULES.md 1.3: the values a card can count as when capturing. The jack has none
 # (it is special, P5) unless `jack_is_12`.
@@ -94,6 +107,9 @@ POINT_SCALES = {
 # RULES.md 1.7 and 1.9: named presets; explicit options override them.
 PRESETS: dict[str, dict[str, Any]] = {
     "tablanette": {},
+    # Seed 001 (the family rule page): sums of any number of cards, the game ends on passing
+    # 251, and 151 recommended for every 3-4 player game, partnerships included.
+    "family": {"max_group_size": None, "win_at": "exceed"},
     "tablic": {
         "jack_is_12": True,
         "forced_capture": False,
@@ -109,6 +125,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 STARTS = {
     "tablanette": Start(N_("Tablanette"), N_("2 players or teams to 251, 3-4 players to 151")),
     "partners": Start(N_("4 players, two teams"), N_("Partners sit opposite; to 251"), {"partnership": True}),
+    "family": Start(
+        N_("Tablanette, sums of any size"),
+        N_("The family rule page: any number of cards adding up; the game ends above 251 (151 with 3-4)"),
+        {"preset": "family", **PRESETS["family"]},
+    ),
     "tablic": Start(
         N_("Tablić"),
         N_("Jack 12, captures optional, 1 point a tabla, to 101"),
@@ -124,14 +145,18 @@ OPTION_LABELS = {
     "max_group_size": N_("Most cards in an adding group"),
     "jack_is_12": N_("The jack counts 12"),
     "forced_capture": N_("Captures are compulsory"),
+    "ace_as_one": N_("A played ace may count 1 only"),
     "point_scale": N_("Card points"),
     "most_cards_bonus": N_("Bonus for the most cards"),
+    "most_cards_tie": N_("Most cards, tied"),
     "target": N_("Points to win"),
+    "win_at": N_("The game ends"),
     "fixed_deals": N_("A fixed number of deals"),
     "jack_sweep_is_tablanette": N_("A jack taking the whole table is a sweep"),
     "sweep_scoring": N_("A sweep scores"),
+    "sweep_aces": N_("Aces in a sweep"),
     "direction": N_("Direction of play"),
-    "on_tie": N_("Level at the target"),
+    "on_tie": N_("Level at the end"),
 }
 
 #: One line per option, for the new-game form and the rules page.
@@ -143,36 +168,72 @@ OPTION_HELP = {
         )
     ),
     "partnership": N_("Four players as two teams, partners opposite (seats 1+3 and 2+4)."),
-    "hand_size": N_("Cards dealt to each player per round: 6 or 8 with 2 players, 4 with 3-4."),
+    "hand_size": N_(
+        "Cards dealt to each player a round: any number that shares the 48 out evenly, or 6 (3 players: the last "
+        "round is then 4 each)."
+    ),
     "max_group_size": N_("Most cards in one adding group (empty: no limit)."),
     "jack_is_12": N_("The jack is an ordinary card worth 12 (no layout swap, no special take)."),
-    "forced_capture": N_("A card that can capture must take every group it can."),
+    "forced_capture": N_(
+        "A card that can capture must: take every group it can, or take any one capture it likes; or captures "
+        "are optional."
+    ),
+    "ace_as_one": N_(
+        "The player says what a played ace counts: as 1 it takes only an ace, and with none on the table "
+        "it takes nothing."
+    ),
     "point_scale": N_("Standard: A K Q J 10 one each, 10♦ two, 2♣ one. Ace 11, ten 10: A 11, 10 10, K 4, Q 3, J 2."),
-    "most_cards_bonus": N_("Points for taking the most cards (a tie scores nothing)."),
+    "most_cards_bonus": N_("Points for taking the most cards."),
+    "most_cards_tie": N_("When the most cards are tied: nobody scores the bonus, or the tied sides share it."),
     "target": N_("Points that win the game: 251 for two players or teams, 151 for 3-4 individuals."),
+    "win_at": N_("On reaching the target (seed 000), or only on passing it (seed 001)."),
     "fixed_deals": N_("Play exactly this many deals instead of playing to a target."),
     "jack_sweep_is_tablanette": N_("A jack that takes the whole table scores it as a sweep."),
     "sweep_scoring": N_("A sweep scores the values taken, or 1 point a sweep (Tablić)."),
+    "sweep_aces": N_(
+        "What aces count in a sweep's bonus: 11 where it can, 1 each, or the played ace what it took as "
+        "and the table's aces 1 (seed 001's example)."
+    ),
     "direction": N_("Which way play goes round the table (players are listed in play order)."),
-    "on_tie": N_("Sides level on top at the target: a draw, or play another deal."),
+    "on_tie": N_("Sides level on top at the target or after the last fixed deal: a draw, or play another deal."),
 }
 
 # Options whose value is one of a few words.
-CHOICES = {
+CHOICES: dict[str, tuple[Any, ...]] = {
+    "forced_capture": (True, "any", False),
     "point_scale": tuple(POINT_SCALES),
+    "most_cards_tie": ("nobody", "split"),
+    "win_at": ("reach", "exceed"),
     "sweep_scoring": ("values", "flat1"),
+    "sweep_aces": ("eleven", "one", "as_played"),
     "direction": ("clockwise", "anticlockwise"),
     "on_tie": ("draw", "play_on"),
-    "fixed_deals": (None, 2, 4),
+    "fixed_deals": (None, *range(1, 21)),
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "preset": {"tablanette": N_("Tablanette (the Japanese rule pages)"), "tablic": N_("Tablić (Balkan)")},
+    "preset": {
+        "tablanette": N_("Tablanette (the Japanese rule pages)"),
+        "family": N_("Tablanette (the family rule page)"),
+        "tablic": N_("Tablić (Balkan)"),
+    },
+    "forced_capture": {
+        True: N_("Yes: take every group it can"),
+        "any": N_("Yes: any one capture"),
+        False: N_("No: captures are optional"),
+    },
     "point_scale": {"standard": N_("Standard: 22 points a deal"), "ace_ten": N_("Ace 11, ten 10: 120 points a deal")},
+    "most_cards_tie": {"nobody": N_("Nobody scores it"), "split": N_("The tied sides share it (rounded down)")},
+    "win_at": {"reach": N_("On reaching the target"), "exceed": N_("On passing the target")},
     "sweep_scoring": {"values": N_("The values taken"), "flat1": N_("1 point a sweep (tabla)")},
+    "sweep_aces": {
+        "eleven": N_("11 where it can"),
+        "one": N_("1 each"),
+        "as_played": N_("The played ace as it took; the table's 1"),
+    },
     "direction": {"clockwise": N_("Clockwise"), "anticlockwise": N_("Anticlockwise")},
     "on_tie": {"draw": N_("A draw"), "play_on": N_("Play another deal")},
-    "fixed_deals": {None: N_("No: play to the target"), 2: N_("2 deals"), 4: N_("4 deals")},
+    "fixed_deals": {None: N_("No: play to the target")},
 }
 
 
@@ -185,15 +246,29 @@ class Options:
     hand_size: int = 6
     max_group_size: int | None = 3
     jack_is_12: bool = False
-    forced_capture: bool = True
+    forced_capture: bool | str = True  # True: every group (P3); "any": any one capture; False: free
+    ace_as_one: bool = False
     point_scale: str = "standard"
     most_cards_bonus: int = 3
+    most_cards_tie: str = "nobody"
     target: int = 251
+    win_at: str = "reach"
     fixed_deals: int | None = None
     jack_sweep_is_tablanette: bool = False
     sweep_scoring: str = "values"
+    sweep_aces: str = "eleven"
     direction: str = "clockwise"
     on_tie: str = "draw"
+
+    @property
+    def must_capture(self) -> bool:
+        """A card that can capture may not be laid down (P4)."""
+        return self.forced_capture is not False
+
+    @property
+    def maximal(self) -> bool:
+        """A capture must leave no group behind (P3)."""
+        return self.forced_capture is True
 
 
 OPTION_NAMES = tuple(f.name for f in Options.__dataclass_fields__.values())
@@ -207,10 +282,10 @@ def resolve_options(options: dict[str, Any] | None, players: int | None = None) 
 
     >>> resolve_options({"preset": "tablic"}, 2).target
     101
-    >>> resolve_options({"hand_size": 8}, 3)
+    >>> resolve_options({"hand_size": 5}, 3)
     Traceback (most recent call last):
     ...
-    companion.errors.OptionError: hand_size 8 is only for 2 players; 3 players get 4 cards a round
+    companion.errors.OptionError: hand_size must share out the 48 cards evenly among 3 players (1, 2, 4, 8, 16), or be 6
     """
     given, count = common.read_options(options, players, sys.modules[__name__], TITLE)
     preset = given.get("preset", "tablanette")
@@ -251,29 +326,42 @@ def resolve_options(options: dict[str, Any] | None, players: int | None = None) 
     if partnership and count != 4:
         raise OptionError("partnership_not_four", "%(option)s needs exactly 4 players", option="partnership")
     hand = merged.get("hand_size")
+    if hand is not None and not _is_int(hand):
+        raise OptionError(
+            "bad_hand_size", "%(option)s must be a whole number (not %(value)r)", option="hand_size", value=hand
+        )
     if count is not None:
-        allowed = (6, 8) if count == 2 else (4,)
+        sizes = hand_sizes(count)
         if hand is None:
-            hand = allowed[0]
-        elif hand not in allowed or not _is_int(hand):
-            if hand == 8:
-                raise OptionError(
-                    "hand_size_8_for_two",
-                    "%(option)s 8 is only for 2 players; %(players)s players get 4 cards a round",
-                    option="hand_size",
-                    players=count,
-                )
-            if count == 2:
-                raise OptionError("hand_size_for_two", "%(option)s must be 6 or 8 with 2 players", option="hand_size")
+            hand = 6 if count == 2 else 4
+        elif hand not in sizes:
             raise OptionError(
-                "hand_size_for_more", "%(option)s must be 4 with %(players)s players", option="hand_size", players=count
+                "hand_size_shares",
+                "%(option)s must share out the 48 cards evenly among %(players)s players (%(sizes)s), or be 6",
+                option="hand_size",
+                players=count,
+                sizes=", ".join(str(h) for h in sizes if h not in UNEVEN_HANDS or DEALT // count % h == 0),
             )
         merged["hand_size"] = hand
-        two_sides = count == 2 or partnership
+        # Seed 000 recommends 151 for 3-4 individuals; seed 001 for teams too.
+        two_sides = count == 2 or (partnership and preset != "family")
         merged.setdefault("target", 251 if two_sides else 151)
-    elif hand is not None and hand not in (4, 6, 8):
-        raise OptionError("bad_hand_size", "%(option)s must be 4, 6 or 8", option="hand_size")
+    elif hand is not None and not 1 <= hand <= DEALT // MIN_PLAYERS:
+        raise OptionError(
+            "hand_size_range", "%(option)s must be from 1 to %(most)s", option="hand_size", most=DEALT // MIN_PLAYERS
+        )
     return Options(**merged)
+
+
+def hand_sizes(players: int) -> tuple[int, ...]:
+    """The hand sizes ``players`` may be dealt (RULES.md 1.2, issue 18): each that shares
+    out the deal's 48 cards evenly, and 6 (Balkan tables deal 6 to 3 players as well).
+
+    >>> hand_sizes(2), hand_sizes(3), hand_sizes(4)
+    ((1, 2, 3, 4, 6, 8, 12, 24), (1, 2, 4, 6, 8, 16), (1, 2, 3, 4, 6, 12))
+    """
+    each = DEALT // players
+    return tuple(h for h in range(1, each + 1) if each % h == 0 or h in UNEVEN_HANDS)
 
 
 # ---------------------------------------------------------------------------
@@ -494,6 +582,23 @@ class _Search:
                     lowest[w] = j
                     stack.append((w, j))
 
+    def lone_aces(self, groups: Iterable[int]) -> int:
+        """How many of ``groups`` are one ace each (an ace taken by rank)."""
+        if "A" not in self.ranks:
+            return 0
+        ace = 1 << (_BITS * self.ranks.index("A"))
+        return sum(g == ace for g in groups)
+
+    def bonus(self, p: Card, v: int, groups: tuple[int, ...]) -> int:
+        """What a sweep taking ``groups`` for ``v`` scores (P8, :func:`_sweep_bonus`)."""
+        return _sweep_bonus(p, v, len(groups), self.lone_aces(groups), self.opts)
+
+    def lays_down(self, p: Card) -> bool:
+        """Laying ``p`` down is legal whatever the table holds: captures are optional, or a
+        played ace may count 1 (``ace_as_one``) and no ace is there to take (P4)."""
+        opts = self.opts
+        return not opts.must_capture or (opts.ace_as_one and p.rank == "A" and not self.types(1))
+
     def kinds_of(self, cards: list[Card]) -> int | None:
         """The packed count vector of some table cards, or ``None`` if one can't be grouped."""
         u = 0
@@ -509,6 +614,23 @@ _BITS, _MASK, _HIGH = 4, 0b0111, 0b1000  # 3 bits hold a count (0-4), the 4th is
 _Split = tuple[int, tuple[int, ...]]
 
 
+def _sweep_bonus(p: Card, v: int, groups: int, lone_aces: int, opts: Options) -> int:
+    """What a sweep of ``groups`` groups for ``v`` scores (P8): the played card and each
+    group count ``v``. Under ``sweep_aces`` but "eleven" (RULES.md A1), an ace taken by
+    rank (one of ``lone_aces``) counts 1, and so, when aces count 1 each, does a played ace
+    that took only aces.
+
+    >>> o = resolve_options({"sweep_aces": "as_played"})
+    >>> _sweep_bonus(Card.parse("AC"), 11, 1, 1, o), _sweep_bonus(Card.parse("AC"), 11, 1, 1, Options())
+    (12, 22)
+    """
+    bonus = v * (groups + 1)
+    if v != 11 or opts.sweep_aces == "eleven":
+        return bonus
+    played_low = opts.sweep_aces == "one" and p.rank == "A" and lone_aces == groups
+    return bonus - 10 * (lone_aces + played_low)
+
+
 def _played(card: str | Card) -> Card:
     return Card.parse(card)
 
@@ -519,7 +641,8 @@ def capture_options(
     """Every legal outcome of playing ``card`` on ``table`` (RULES.md 1.4 P4-P8).
 
     An empty capture (the card is laid down) is listed only when nothing can be taken,
-    or when captures are optional (``forced_capture = false``).
+    when captures are optional (``forced_capture = false``), or when a played ace may
+    count 1 (``ace_as_one``) and there is no ace to take.
 
     >>> [c.sorted_cards() for c in capture_options("AC", ["AS", "10H"])]
     [['AS', '10H'], ['AS']]
@@ -538,19 +661,19 @@ def capture_options(
         best: dict[int, tuple[int, int, tuple[int, ...]]] = {}
         whole = search.pack(search.counts)  # taking it all may be a sweep
         for v in _values(p, opts):
-            for u in search.unions(v, maximal=opts.forced_capture):
+            for u in search.unions(v, maximal=opts.maximal):
                 split = search.split(v, u, most=u == whole)
                 assert split is not None  # unions() yields only takes that split
-                k, groups = split
-                if u not in best or v * (k + 1) > best[u][0] * (best[u][1] + 1):
-                    best[u] = (v, k, groups)
+                bonus = search.bonus(p, v, split[1])
+                if u not in best or bonus > best[u][1]:
+                    best[u] = (v, bonus, split[1])
         for u, (v, _, groups) in best.items():
             # Ranks of one group are interchangeable: every choice of actual cards counts.
             picks = [combinations(cs, k) for cs, k in zip(search.names, search.unpack(u))]
             shape = [search.unpack(g) for g in groups]
             for choice in product(*picks):
                 found.append(_make_capture(p, len(t), search, v, shape, choice))
-    if not found or not opts.forced_capture:
+    if not found or search.lays_down(p):
         found.append(Capture(frozenset()))
     found.sort(key=lambda c: (-len(c.cards), sorted(_PACK_INDEX[x] for x in c.cards)))
     return found
@@ -579,26 +702,29 @@ def some_captures(
     False
     """
     opts = options if isinstance(options, Options) else resolve_options(options)
-    room = limit - (not opts.forced_capture)  # laying down takes a place when it is always legal
-    found = list(islice(_captured_cards(_played(card), [Card.parse(c) for c in table], opts), room + 1))
+    p, t = _played(card), [Card.parse(c) for c in table]
+    search = _Search(t, opts)
+    free = search.lays_down(p)
+    room = limit - free  # laying down takes a place when it is always legal
+    found = list(islice(_captured_cards(p, t, search), room + 1))
     complete = len(found) <= room
     del found[room:]
-    if not opts.forced_capture or (complete and not found):
+    if free or (complete and not found):
         found.append([])
     found.sort(key=lambda cards: (-len(cards), list(map(_PACK_INDEX.__getitem__, cards))))
     return found, complete
 
 
-def _captured_cards(p: Card, t: list[Card], opts: Options) -> Iterator[list[str]]:
+def _captured_cards(p: Card, t: list[Card], search: _Search) -> Iterator[list[str]]:
     """Each legal non-empty capture once, as sorted cards, in the order the search finds them."""
+    opts = search.opts
     if _is_special_jack(p, opts):
         if t:
             yield sort_cards(map(str, t))
         return
-    search = _Search(t, opts)
     seen: set[int] = set()
     for v in _values(p, opts):
-        for u in search.unions(v, maximal=opts.forced_capture):
+        for u in search.unions(v, maximal=opts.maximal):
             if u not in seen:
                 seen.add(u)
                 picks = [combinations(cs, k) for cs, k in zip(search.names, search.unpack(u))]
@@ -660,15 +786,29 @@ def _make_capture(
         return Capture(taken, False, 0, tuple(named), v)
     if search.opts.sweep_scoring == "flat1":
         return Capture(taken, True, 1, tuple(named), v, _FLAT_TABLA)
-    # P8: every group adds up to v and the played card counts v too: v x (groups + 1).
-    bonus = v * (len(named) + 1)
-    how = Reason(
-        *_SWEEP_HOW[len(named) == 1, p.rank == "A"],
-        card=p,
-        value=v,
-        groups=", ".join("+".join(g) for g in named),
-        sum=f"{v} × {len(named) + 1} = {bonus}",
-    )
+    # P8: every group adds up to v and the played card counts v too: v x (groups + 1),
+    # less 10 for each ace counted 1 (sweep_aces).
+    full = v * (len(named) + 1)
+    lone = sum(len(g) == 1 and g[0][0] == "A" for g in named)
+    bonus = _sweep_bonus(p, v, len(named), lone, search.opts)
+    groups = ", ".join("+".join(g) for g in named)
+    if bonus != full:
+        how = Reason(
+            "sweep_aces_low",
+            "%(card)s counts %(value)s; %(groups)s make %(value)s each, but an ace taken by rank counts 1: %(bonus)s.",
+            card=p,
+            value=v,
+            groups=groups,
+            bonus=bonus,
+        )
+    else:
+        how = Reason(
+            *_SWEEP_HOW[len(named) == 1, p.rank == "A"],
+            card=p,
+            value=v,
+            groups=groups,
+            sum=f"{v} × {len(named) + 1} = {bonus}",
+        )
     return Capture(taken, True, bonus, tuple(named), v, how)
 
 
@@ -693,29 +833,27 @@ def judge_capture(
         return None
     if _is_special_jack(p, opts):
         if not took:
-            return Capture(frozenset()) if (not t or not opts.forced_capture) else None
+            return Capture(frozenset()) if (not t or not opts.must_capture) else None
         return _jack_capture(p, t, opts) if set(took) == set(t) else None
     search = _Search(t, opts)
+    if not took:
+        free = search.lays_down(p) or not any(search.types(v) for v in _values(p, opts))
+        return Capture(frozenset()) if free else None
     u = search.kinds_of(took)
     if u is None:
         return None
     rest = search.pack(search.counts) - u
-    best: tuple[int, _Split] | None = None
+    best: tuple[int, int, _Split] | None = None
     for v in _values(p, opts):
-        if not took:
-            if opts.forced_capture and search.types(v):
-                return None
-            continue
         split = search.split(v, u, most=not rest)
-        if split is None or (opts.forced_capture and search.holds_group(v, rest)):
+        if split is None or (opts.maximal and search.holds_group(v, rest)):
             continue
-        if best is None or v * (split[0] + 1) > best[0] * (best[1][0] + 1):
-            best = (v, split)
-    if not took:
-        return Capture(frozenset())
+        bonus = search.bonus(p, v, split[1])
+        if best is None or bonus > best[1]:
+            best = (v, bonus, split)
     if best is None:
         return None
-    v, (_, groups) = best
+    v, _, (_, groups) = best
     choice = [[str(c) for c in cs if c in took] for cs in search.cards]
     return _make_capture(p, len(t), search, v, [search.unpack(g) for g in groups], choice)
 
@@ -859,6 +997,11 @@ def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None 
         usable = sum(4 for r in RANKS if (r != "J" or opts.jack_is_12) and min(_values(Card(r, "S"), opts)) <= v) - 1
         if bonus % v == 0 and 2 <= bonus // v <= usable + 1:
             return None
+        # Aces taken by rank (at most 3, the 4th played) counting 1 (sweep_aces).
+        low = range(4) if v == 11 and opts.sweep_aces != "eleven" else ()
+        played = Card("A", "S")
+        if any(_sweep_bonus(played, 11, k, j, opts) == bonus for k in range(1, usable + 1) for j in low if j <= k):
+            return None
     return Reason(
         "no_such_sweep",
         "No sweep scores %(bonus)s: a sweep scores its capture value (2 to 14) once for the played card "
@@ -982,9 +1125,15 @@ def _per_round(state: State) -> int:
     return len(state.players) * state.options.hand_size
 
 
+def _round_cards(state: State, round_: int) -> int:
+    """The cards dealt in round ``round_``: a hand each, but in the last round of a hand
+    size that does not share the 48 out evenly, what is left (issue 18: 6, 6, 4 to 3 players)."""
+    return min(_per_round(state), DEALT - (round_ - 1) * _per_round(state))
+
+
 def rounds_per_deal(state: State) -> int:
-    """RULES.md 1.2: 48 cards are dealt, so 48 / (players x hand size) rounds."""
-    return (len(PACK) - LAYOUT_SIZE) // _per_round(state)
+    """RULES.md 1.2: 48 cards are dealt, so 48 / (players x hand size) rounds (a short last one included)."""
+    return -(-DEALT // _per_round(state))
 
 
 def to_act(state: State) -> int | None:
@@ -1054,7 +1203,7 @@ def _layout(s: State, move: Move) -> None:
     s.table = [str(c) for c in cards]
     s.buried = [str(c) for c in buried]
     s.phase, s.round, s.played_in_round = "play", 1, 0
-    s.stock = len(PACK) - LAYOUT_SIZE - _per_round(s)
+    s.stock = DEALT - _round_cards(s, 1)
 
 
 def _play(s: State, move: Move) -> None:
@@ -1116,15 +1265,15 @@ def _play(s: State, move: Move) -> None:
         s.sweeps[side].append(outcome.bonus)
         s.scores[side] += outcome.bonus
         # RULES.md 1.6: a sweep that reaches the target wins at once.
-        if s.options.fixed_deals is None and s.scores[side] >= s.options.target:
+        if s.options.fixed_deals is None and _reached(s.scores[side], s.options):
             s.history.append(_deal_record(s, points=[sum(b) for b in s.sweeps], abandoned=True))
             _finish(s, [side], draw=False)
             return
-    if s.played_in_round == _per_round(s):
+    if s.played_in_round == _round_cards(s, s.round):
         if s.stock:
             s.round += 1
             s.played_in_round = 0
-            s.stock -= _per_round(s)
+            s.stock -= _round_cards(s, s.round)
         else:
             _end_of_deal(s)
 
@@ -1147,13 +1296,33 @@ def _end_of_deal(s: State) -> None:
 def _score_deal(s: State, counts: list[int], counters: list[list[str]], tallied: bool) -> None:
     """Card points and the most-cards bonus; then the game ends or the next deal starts."""
     gained = [card_points(c, s.options.point_scale) for c in counters]
-    most = max(counts)
-    bonus = [s.options.most_cards_bonus if c == most and counts.count(most) == 1 else 0 for c in counts]
+    bonus = most_cards(counts, s.options)
     for i in range(len(counts)):
         s.scores[i] += gained[i] + bonus[i]
     points = [g + b + sum(sw) for g, b, sw in zip(gained, bonus, s.sweeps)]
     s.history.append(_deal_record(s, points, counts=counts, card_pts=gained, most=bonus, tallied=tallied))
     _after_deal(s)
+
+
+def most_cards(counts: list[int], options: Options) -> list[int]:
+    """Each side's most-cards bonus (RULES.md 1.5): the bonus to the one side with the most
+    cards; when the most are tied, nobody's (A9), or shared by the tied sides, rounded down
+    (``most_cards_tie = "split"``).
+
+    >>> most_cards([26, 26], Options()), most_cards([26, 26], Options(most_cards_tie="split"))
+    ([0, 0], [1, 1])
+    """
+    most = max(counts)
+    tied = counts.count(most)
+    share = options.most_cards_bonus if tied == 1 else 0
+    if tied > 1 and options.most_cards_tie == "split":
+        share = options.most_cards_bonus // tied
+    return [share if c == most else 0 for c in counts]
+
+
+def _reached(score: int, options: Options) -> bool:
+    """A score wins the game (RULES.md 1.6): at the target, or past it (``win_at = "exceed"``, seed 001)."""
+    return score > options.target if options.win_at == "exceed" else score >= options.target
 
 
 def _deal_record(
@@ -1190,10 +1359,11 @@ def _after_deal(s: State) -> None:
     top = max(scores)
     leaders = [i for i, x in enumerate(scores) if x == top]
     if o.fixed_deals is not None:
-        if s.deal >= o.fixed_deals:
+        # The last fixed deal: the highest wins; level, a draw or deals on until one leads.
+        if s.deal >= o.fixed_deals and (len(leaders) == 1 or o.on_tie == "draw"):
             _finish(s, leaders, draw=len(leaders) > 1)
             return
-    elif verdict(dict(zip(labels(s), scores)), o.target, o.on_tie) is not None:
+    elif verdict(dict(zip(labels(s), scores)), o.target, o.on_tie, win_at=o.win_at) is not None:
         _finish(s, leaders, draw=len(leaders) > 1)
         return
     s.deal += 1
@@ -1205,13 +1375,14 @@ def _after_deal(s: State) -> None:
 
 
 def verdict(
-    scores: dict[str, int], target: int = 251, on_tie: str = "draw", sweeper: str | None = None
+    scores: dict[str, int], target: int = 251, on_tie: str = "draw", sweeper: str | None = None, win_at: str = "reach"
 ) -> Record | None:
     """Who wins with these scores, or None to play on (RULES.md 1.6).
 
     After a deal: the highest at or above the target wins; level there is a draw (or, with
     ``on_tie = "play_on"``, another deal). A ``sweeper`` whose sweep reached the target in
-    the middle of a deal wins at once.
+    the middle of a deal wins at once. With ``win_at = "exceed"`` (seed 001) the target must
+    be passed, not just reached.
 
     >>> verdict({"A": 255, "B": 258})["winners"], verdict({"A": 250, "B": 249})      # TB-F3
     (['B'], None)
@@ -1219,13 +1390,14 @@ def verdict(
     ['A']
     """
     names = list(scores)
+    opts = Options(target=target, win_at=win_at)
     if sweeper is not None:
-        if scores[sweeper] < target:
+        if not _reached(scores[sweeper], opts):
             return None
         return {"winners": [sweeper], "losers": [n for n in names if n != sweeper], "draw": False}
     top = max(scores.values())
     leaders = [n for n in names if scores[n] == top]
-    if top < target or (len(leaders) > 1 and on_tie != "draw"):
+    if not _reached(top, opts) or (len(leaders) > 1 and on_tie != "draw"):
         return None
     return {"winners": leaders, "losers": [n for n in names if n not in leaders], "draw": len(leaders) > 1}
 
@@ -1251,7 +1423,7 @@ def _tally(s: State, move: Move) -> None:
     before = list(s.scores)
     for i, b in enumerate(bonuses):
         s.scores[i] += sum(b)
-    reached = [i for i, x in enumerate(s.scores) if x >= s.options.target and before[i] < s.options.target]
+    reached = [i for i, x in enumerate(s.scores) if _reached(x, s.options) and not _reached(before[i], s.options)]
     if s.options.fixed_deals is None and len(reached) == 1 and sum(bonuses[reached[0]]) != 0:
         # Its sweeps alone reached the target: the game ended then (RULES.md 1.6).
         s.history.append(_deal_record(s, [sum(b) for b in bonuses], tallied=True, abandoned=True))
@@ -1384,7 +1556,7 @@ def view(state: State) -> Record:
         n = len(s.players)
         for i, p in enumerate(s.players):
             done = sum(1 for k in range(s.played_in_round) if (s.dealer + 1 + k) % n == i)
-            hands[p] = s.options.hand_size - done
+            hands[p] = _round_cards(s, s.round) // n - done
     return {
         **common.view_head(s, NAME, sides(s), s.deal, to_act(s), expects(s)),
         "scores": dict(zip(names, s.scores)),

@@ -263,6 +263,11 @@ def _shown(rules, name: str, current: str, words: list | None, labels: dict) -> 
     return current.replace("_", " ")
 
 
+def _choice_word(value) -> str:
+    """An option's value as the lab's query string spells it."""
+    return "none" if value is None else "true" if value is True else "false" if value is False else str(value)
+
+
 def _option_value(rules, name: str, raw: str):
     """An option's value read from its word; ValueError says what it must be instead."""
     kind = typing.get_type_hints(rules.Options)[name]
@@ -274,7 +279,7 @@ def _option_value(rules, name: str, raw: str):
             raise ValueError(_("true or false"))
         return raw in TRUE
     if choices:
-        words = {"none" if c is None else str(c): c for c in choices}
+        words = {_choice_word(c): c for c in choices}
         if raw not in words:
             raise ValueError(_("one of %(words)s", words=", ".join(words)))
         return words[raw]
@@ -359,13 +364,13 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
         words = (
             [
                 (
-                    "none" if c is None else "true" if c is True else "false" if c is False else str(c),
-                    _("yes")
+                    _choice_word(c),
+                    _(labels[c])
+                    if c in labels
+                    else _("yes")
                     if c is True
                     else _("no")
                     if c is False
-                    else _(labels[c])
-                    if c in labels
                     else str(c).replace("_", " "),
                 )
                 for c in choices
@@ -374,9 +379,7 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
             else None
         )
         default = defaults[name]
-        current = raw.get(
-            name, "none" if default is None else str(default).lower() if isinstance(default, bool) else str(default)
-        )
+        current = raw.get(name, _choice_word(default))
         shown = _shown(rules, name, current, words, labels)
         rows.append(
             {

@@ -34,7 +34,7 @@ from companion.web.tally import (
 #: How the engine's refusals cite a rule: "Tablanette 1.4" (the plain-words page's anchor).
 CITED = "Tablanette"
 #: The options the lab lets you change in place (the ones its answers depend on).
-LAB_OPTIONS = ("max_group_size", "jack_is_12", "forced_capture")
+LAB_OPTIONS = ("max_group_size", "jack_is_12", "forced_capture", "ace_as_one", "sweep_aces")
 #: The legal captures the lab lists at most: a free-capture table of 20 cards has
 #: thousands (a 5 MB page, a second to build); any other is checked by tapping it as a claim.
 LAB_SHOWN = 50
