@@ -32,6 +32,9 @@ Decisions where RULES.md leaves the engine a choice (besides those it lists, B1-
   trump pair now proves they held it then).
 * **Game end.** The players with the fewest loss marks are listed as ``winners``; those
   at ``loss_limit`` or more are the ``losers`` (jointly, B10).
+* **The duties in force** (``duties``, issue 18): ``full`` is RULES.md §2.4's rebuilt list;
+  ``follow_suit`` is seed 002 as its text survives (follow suit, else anything). The
+  known-card refusals and the hindsight audit both judge by the duties in force only.
 * ``spanish_names`` only changes how the app names the cards (oros, copas, espadas,
   bastos; rey, caballo, sota); the engine always uses French codes (RULES.md §0.2).
 """
