@@ -27,8 +27,9 @@ DEAL_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[
 
 
 @st.composite
-def deals(draw, n):
-    """(deck in dealing order, dealer seat, options)."""
+def deals(draw, n, start="tute"):
+    """(deck in dealing order, dealer seat, options): random follow options, then the
+    one-tap start's own (issue 18: the games run under every start)."""
     deck = draw(st.permutations(PACKS[n]))
     dealer = draw(st.integers(0, n - 1))
     options = {
@@ -36,7 +37,7 @@ def deals(draw, n):
         "must_head": draw(st.booleans()),
         "loss_limit": draw(st.sampled_from([1, 6])),
     }
-    return deck, dealer, options
+    return deck, dealer, options | T.STARTS[start].options
 
 
 class Deal:
@@ -189,12 +190,13 @@ def check_next_deal(d, h, dealer):
     assert T.load(json.loads(text)) == d.state
 
 
+@pytest.mark.parametrize("start", list(T.STARTS))
 @pytest.mark.parametrize("n", [3, 4, 5], ids=["3p", "4p", "5p"])
 @DEAL_SETTINGS
 @given(data=st.data())
-def test_random_legal_deal(n, data):
+def test_random_legal_deal(n, start, data):
     """RULES.md 2.2-2.6, 2.11: a random legal deal keeps every invariant and flags nothing."""
-    deck, dealer, options = data.draw(deals(n))
+    deck, dealer, options = data.draw(deals(n, start))
     rng = data.draw(st.randoms(use_true_random=False))
     d = Deal(n, deck, dealer, options)
     assert play_deal(d, rng) is None
@@ -207,13 +209,14 @@ def test_random_legal_deal(n, data):
     check_next_deal(d, h, dealer)
 
 
+@pytest.mark.parametrize("start", list(T.STARTS))
 @pytest.mark.parametrize("n", [3, 4, 5], ids=["3p", "4p", "5p"])
 @DEAL_SETTINGS
 @given(data=st.data())
-def test_injected_revoke_is_caught(n, data):
+def test_injected_revoke_is_caught(n, start, data):
     """RULES.md 2.11, B11: one card outside legal_plays is refused at once (known cards) or
     flagged on its trick by the end of the deal, and costs its player one loss mark."""
-    deck, dealer, options = data.draw(deals(n))
+    deck, dealer, options = data.draw(deals(n, start))
     rng = data.draw(st.randoms(use_true_random=False))
     inject_at = data.draw(st.integers(0, len(deck) - 1))
     d = Deal(n, deck, dealer, options)

@@ -72,8 +72,12 @@ def _duty(
     strength: Mapping[str, int],
     must_head: bool,
     undertrump_required: bool,
+    must_trump: bool = True,
 ) -> tuple[str | None, frozenset[str]]:
-    """(duty in force, cards that meet it). RULES.md §2.4 ``legal_plays``, step by step."""
+    """(duty in force, cards that meet it). RULES.md §2.4 ``legal_plays``, step by step.
+
+    ``must_trump`` false leaves only the duty to follow (and to head): a player out of the
+    suit led may play anything, trumps or not (Tute's "follow suit only" reading)."""
     if not trick:
         return None, hand  # leading is free
     led = suit(trick[0])
@@ -86,7 +90,7 @@ def _duty(
         above = frozenset(c for c in follow if strength[rank(c)] > best)
         return ("head", above) if above else ("follow", follow)
     trumps = frozenset(c for c in hand if trump is not None and suit(c) == trump)
-    if not trumps:
+    if not trumps or not must_trump:
         return None, hand  # void in the led suit and in trumps: anything
     if trumped:
         top = max(strength[rank(c)] for c in trick if suit(c) == trump)
@@ -104,9 +108,15 @@ def legal_plays(
     strength: Mapping[str, int],
     must_head: bool = True,
     undertrump_required: bool = True,
+    must_trump: bool = True,
 ) -> frozenset[str]:
-    """The cards of ``hand`` a player may add to ``trick`` (RULES.md §2.4)."""
-    return _duty(frozenset(hand), list(trick), trump, strength, must_head, undertrump_required)[1]
+    """The cards of ``hand`` a player may add to ``trick`` (RULES.md §2.4).
+
+    >>> STRENGTH = {r: i for i, r in enumerate("2 4 5 6 7 J Q K 3 A".split())}
+    >>> sorted(legal_plays(["AC", "5D"], ["7S"], "D", STRENGTH, must_trump=False))
+    ['5D', 'AC']
+    """
+    return _duty(frozenset(hand), list(trick), trump, strength, must_head, undertrump_required, must_trump)[1]
 
 
 def broken_duty(
@@ -117,10 +127,11 @@ def broken_duty(
     strength: Mapping[str, int],
     must_head: bool = True,
     undertrump_required: bool = True,
+    must_trump: bool = True,
 ) -> str | None:
     """Which duty playing ``card`` from ``hand`` breaks (a key of DUTY_TEXT), or None if legal."""
     hand, trick = frozenset(hand) | {card}, list(trick)
-    duty, allowed = _duty(hand, trick, trump, strength, must_head, undertrump_required)
+    duty, allowed = _duty(hand, trick, trump, strength, must_head, undertrump_required, must_trump)
     if card in allowed:
         return None
     led = suit(trick[0])

@@ -32,6 +32,9 @@ Decisions where RULES.md leaves the engine a choice (besides those it lists, B1-
   trump pair now proves they held it then).
 * **Game end.** The players with the fewest loss marks are listed as ``winners``; those
   at ``loss_limit`` or more are the ``losers`` (jointly, B10).
+* **The duties in force** (``duties``, issue 18): ``full`` is RULES.md §2.4's rebuilt list;
+  ``follow_suit`` is seed 002 as its text survives (follow suit, else anything). The
+  known-card refusals and the hindsight audit both judge by the duties in force only.
 * ``spanish_names`` only changes how the app names the cards (oros, copas, espadas,
   bastos; rey, caballo, sota); the engine always uses French codes (RULES.md §0.2).
 """
@@ -74,6 +77,12 @@ STARTS = {
         {"undertrump_required": False},
     ),
     "ludoteka": Start(N_("Ludoteka's rules"), N_("A player who takes no trick also loses"), {"no_trick_loses": True}),
+    # Seed 002 as it survives: "play by the rules of trick-taking games", its list of duties lost.
+    "seed_text": Start(
+        N_("The seed text's duties"),
+        N_("Follow suit if you can, nothing more: no duty to beat or to trump"),
+        {"duties": "follow_suit", "must_head": False, "undertrump_required": False},
+    ),
 }
 
 #: Each option's name on screen.
@@ -81,6 +90,7 @@ OPTION_LABELS = {
     "loss_limit": N_("Loss marks that end the game"),
     "undertrump_required": N_("Trump even when it cannot win"),
     "must_head": N_("Beat the best card when able"),
+    "duties": N_("Duties when playing to a trick"),
     "win_threshold": N_("Points that win a deal (4-5 players)"),
     "triple_tie": N_("Three players level"),
     "no_trick_loses": N_("No trick taken loses"),
@@ -96,6 +106,10 @@ OPTION_HELP = {
         "Out of the suit led and unable to beat the trump already played: must still play a trump."
     ),
     "must_head": N_("Must beat the best card of the suit led when able (off: just follow suit)."),
+    "duties": N_(
+        "Full: follow, beat, trump, overtrump (rebuilt, the original list is lost). "
+        "Follow suit only: as the surviving text says; out of the suit led, play anything."
+    ),
     "win_threshold": N_("4-5 players: anyone reaching this total wins the deal and all the others lose."),
     "triple_tie": N_("3 players all level: who loses."),
     "no_trick_loses": N_("A player who takes no trick also loses the deal."),
@@ -105,11 +119,16 @@ OPTION_HELP = {
     "spanish_names": N_("Name the cards as a Spanish pack: oros, copas, espadas, bastos; rey, caballo, sota."),
 }
 CHOICES = {
+    "duties": ("full", "follow_suit"),
     "triple_tie": ("all_lose", "last_trick_rule", "no_loser"),
     "revoke_penalty": ("loss_mark", "none", "replay_deal"),
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
+    "duties": {
+        "full": N_("Full Tute duties: follow, beat, trump, overtrump"),
+        "follow_suit": N_("Follow suit only (the seed text)"),
+    },
     "triple_tie": {
         "all_lose": N_("All three lose"),
         "last_trick_rule": N_("The last trick decides"),
@@ -130,6 +149,7 @@ class Options:
     loss_limit: int = 6
     undertrump_required: bool = True
     must_head: bool = True
+    duties: str = "full"
     win_threshold: int = 101
     triple_tie: str = "all_lose"
     no_trick_loses: bool = False
@@ -168,7 +188,26 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
             )
     if given.get("over_100_loses") and count is not None and count != 3:
         raise OptionError("three_player_rule", "%(option)s is a 3-player rule", option="over_100_loses")
+    if given.get("duties") == "follow_suit":
+        # Seed 002's surviving text names no duty but following suit: heading and trumping are off.
+        for name in ("must_head", "undertrump_required"):
+            if given.get(name):
+                raise OptionError(
+                    "full_duties_only",
+                    "%(option)s is one of the full duties: with duties follow_suit only following suit is required",
+                    option=name,
+                )
+        given |= {"must_head": False, "undertrump_required": False}
     return Options(**given)
+
+
+def _duties(o: Options) -> dict[str, bool]:
+    """The duties in force as ``tricks``' flags (RULES.md §2.4, or seed 002's text)."""
+    return {
+        "must_head": o.must_head,
+        "undertrump_required": o.undertrump_required,
+        "must_trump": o.duties == "full",
+    }
 
 
 def _options_of(options: dict[str, Any] | Options | None) -> Options:
@@ -196,16 +235,13 @@ def legal_plays(
     ['2D', '4D']
     >>> sorted(legal_plays(["AC", "4D", "2D"], ["7S", "5D"], "D", {"undertrump_required": False}))
     ['2D', '4D', 'AC']
+    >>> sorted(legal_plays(["AC", "4D", "2D"], ["7S", "5D"], "D", {"duties": "follow_suit"}))
+    ['2D', '4D', 'AC']
     """
     o = _options_of(options)
     return set(
         tricks.legal_plays(
-            [_code(c) for c in hand],
-            [_code(c) for c in trick],
-            _suit_or_none(trump),
-            STRENGTH,
-            o.must_head,
-            o.undertrump_required,
+            [_code(c) for c in hand], [_code(c) for c in trick], _suit_or_none(trump), STRENGTH, **_duties(o)
         )
     )
 
@@ -226,10 +262,10 @@ def why_illegal(
     o = _options_of(options)
     held, before, card = [_code(c) for c in hand], [_code(c) for c in trick], _code(card)
     trump = _suit_or_none(trump)
-    duty = tricks.broken_duty(held, before, trump, card, STRENGTH, o.must_head, o.undertrump_required)
+    duty = tricks.broken_duty(held, before, trump, card, STRENGTH, **_duties(o))
     if duty is None:
         return None
-    better = sorted(tricks.legal_plays(set(held) | {card}, before, trump, STRENGTH, o.must_head, o.undertrump_required))
+    better = sorted(tricks.legal_plays(set(held) | {card}, before, trump, STRENGTH, **_duties(o)))
     return _duty_reason(duty, better)
 
 
@@ -701,17 +737,11 @@ def _play(s: State, move: Move) -> None:
         )
     # RULES.md §2.11: known cards prove some revokes at once; take the card back (B11).
     before = [c for _, c in s.trick]
-    duty = tricks.broken_duty(
-        known, before, s.trump, card, STRENGTH, s.options.must_head, s.options.undertrump_required
-    )
+    duties = _duties(s.options)
+    duty = tricks.broken_duty(known, before, s.trump, card, STRENGTH, **duties)
     if duty is not None:
         proof = next(
-            c
-            for c in known
-            if tricks.broken_duty(
-                set(known) | {card}, before, s.trump, c, STRENGTH, s.options.must_head, s.options.undertrump_required
-            )
-            is None
+            c for c in known if tricks.broken_duty(set(known) | {card}, before, s.trump, c, STRENGTH, **duties) is None
         )
         raise IllegalMove(_take_back(duty, name, proof, _why_known(s, seat, proof), card))
     if holder == seat:
@@ -829,10 +859,10 @@ def _plays(s: State) -> list[tricks.Play]:
 
 
 def _audit(s: State) -> list[Record]:
-    o = s.options
+    duties = _duties(s.options)  # a revoke breaks a duty in force, and only those (seed text or full)
 
     def check(hand: frozenset[str], before: tuple[str, ...], trump: str | None, card: str) -> str | None:
-        return tricks.broken_duty(hand, before, trump, card, STRENGTH, o.must_head, o.undertrump_required)
+        return tricks.broken_duty(hand, before, trump, card, STRENGTH, **duties)
 
     return tricks.revokes(
         _plays(s),

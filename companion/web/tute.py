@@ -24,7 +24,15 @@ from companion.web.tally import Pick, TallyForm, all_but_last, seat_choice, whol
 #: How the engine's refusals cite a rule: "Tute 1.4" (the plain-words page's anchor).
 CITED = "Tute"
 #: The options the lab lets you change in place (the ones its answers depend on).
-LAB_OPTIONS = ("undertrump_required", "must_head", "win_threshold", "triple_tie", "over_100_loses", "loss_limit")
+LAB_OPTIONS = (
+    "duties",
+    "undertrump_required",
+    "must_head",
+    "win_threshold",
+    "triple_tie",
+    "over_100_loses",
+    "loss_limit",
+)
 #: A game as the page posts it: the players, two moves, and how the second is told.
 SAMPLE = {
     "players": ["Ann", "Ben", "Cat", "Dan"],
