@@ -31,6 +31,20 @@ Decisions where RULES.md leaves the engine a choice (besides C1-C8):
   12th trick's recipient; the lowest rank (any suit) scores for its holder, ties all.
 * **Sudden death** (``sudden_death``, usual: on with fixed partnerships only) uses
   the same 60-per-deal line for every mode when turned on.
+
+Seed 003 read the other way (issue 18), each an option named after the text:
+
+* **Three players score each for themself** (``partnership_mode = "individual"``, the
+  usual for 3: a 3-player table's "fixed" means the same). The seed's three-player
+  section ("change the following from the 4-player rules") runs straight on into
+  split partnership; ``"split"`` is that reading, one tap away. We keep individual
+  scores as the default because the split paragraph itself calls individual scoring
+  the basic count (「基本の得点計算は個人集計ですが」). Four players never play each for
+  themself: no text has it.
+* **The line after the last deal** (``sudden_death_last_deal``): the seed says the
+  game ends early when a line is reached "before deal 4" (「4ディールを迎える前」) and
+  then lists 240 after deal 4. On (the usual) follows the list: 240 after deal 4 is a
+  double win; off follows "before": after the last deal the higher total wins one game.
 """
 
 from __future__ import annotations
@@ -75,7 +89,7 @@ STARTS = {
     ),
     "split": Start(
         N_("Split partners"),
-        N_("Each scores their own and their left neighbour's points"),
+        N_("Each scores their own and their left neighbour's points: with 3 players, seed 003's other reading"),
         {"partnership_mode": "split"},
     ),
 }
@@ -88,10 +102,14 @@ OPTION_LABELS = {
     "deals": N_("Deals in a game"),
     "sudden_death": N_("Sudden death at 60 a deal"),
     "three_player_values": N_("Court values with 3 players"),
+    "sudden_death_last_deal": N_("Sudden death after the last deal too"),
 }
 
 OPTION_HELP = {
-    "partnership_mode": N_("Fixed partners opposite, or split: each scores own + left-hand neighbour's points."),
+    "partnership_mode": N_(
+        "Fixed partners opposite (4 players), each for themself (3 players), or split: each scores own + "
+        "left-hand neighbour's points (seed 003 can be read either way for 3)."
+    ),
     "value_scale": N_("Trick values: web 2023 (J 15, Q 20, K 25, A 30) or Penguin 2008 (courts 15, A 20)."),
     "last_card_rule": N_(
         "Web 2023: a 13th trick whose winner swaps for the runt. Penguin 2008: 12 tricks, "
@@ -102,16 +120,24 @@ OPTION_HELP = {
         N_("A side reaching 60 x the deal number wins at once, as two games (usual: on with fixed partners).")
     ),
     "three_player_values": N_("3 players: court values as usual, or shifted down (J 10, Q 15, K 20, A 25)."),
+    "sudden_death_last_deal": N_(
+        "Seed 003 lists 240 after deal 4 as a double win but says “before deal 4”: on, the list (usual); off, "
+        "the last deal only decides who has more."
+    ),
 }
 CHOICES = {
-    "partnership_mode": ("fixed", "split"),
+    "partnership_mode": ("fixed", "split", "individual"),
     "value_scale": ("web2023", "penguin2008"),
     "last_card_rule": ("web2023", "penguin2008"),
     "three_player_values": ("same", "shifted"),
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "partnership_mode": {"fixed": N_("Fixed partners"), "split": N_("Split: own + left neighbour's")},
+    "partnership_mode": {
+        "fixed": N_("Fixed partners (with 3: each for themself)"),
+        "split": N_("Split: own + left neighbour's"),
+        "individual": N_("Each for themself (3 players)"),
+    },
     "value_scale": {
         "web2023": N_("Web rules 2023 (J 15, Q 20, K 25, A 30)"),
         "penguin2008": N_("Penguin book 2008 (courts 15, A 20)"),
@@ -135,6 +161,7 @@ class Options:
     deals: int | None = None
     sudden_death: bool | None = None
     three_player_values: str = "same"
+    sudden_death_last_deal: bool = True
 
 
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
@@ -148,6 +175,8 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     (4, True)
     >>> resolve_options({"partnership_mode": "split"}, 3).deals
     3
+    >>> resolve_options(None, 3).partnership_mode          # seed 003 read as individual scores
+    'individual'
     """
     if isinstance(options, Options):
         return options
@@ -163,6 +192,16 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
             "not_bool", "%(option)s must be true or false (not %(value)r)", option="sudden_death", value=sudden
         )
     if count is not None:
+        mode = given.get("partnership_mode", "fixed")
+        if mode == "individual" and count == 4:
+            raise OptionError(
+                "individual_needs_3",
+                "Each for themself is the 3-player scoring; 4 players play fixed or split partners (%(rule)s).",
+                option="partnership_mode",
+                rule="Tantony 3.10",
+            )
+        if mode == "fixed" and count == 3:  # no partners opposite with 3: the usual, each for themself
+            given["partnership_mode"] = "individual"
         if deals is None:
             given["deals"] = 3 if count == 3 else 4
         if sudden is None:
@@ -585,14 +624,28 @@ def _next_hands(s: State) -> list[list[str]]:
     return [sort_cards(h) for h in hands]
 
 
+def deal_points(own: dict[str, int], partnership_mode: str = "fixed") -> dict[str, int]:
+    """Each side's deal points from each player's own runts, players in seat order
+    (RULES.md §3.6, §3.9): fixed partners (4 players) add up; split players add their
+    left-hand neighbour's; otherwise (3 players, "fixed" or "individual") each their own.
+
+    >>> deal_points({"N": 10, "E": 20, "S": 30, "W": 40})
+    {'N & S': 40, 'E & W': 60}
+    >>> deal_points({"A": 10, "B": 20, "C": 30}, "split")     # seed 003: own + left neighbour's
+    {'A': 30, 'B': 50, 'C': 40}
+    """
+    names, points = list(own), list(own.values())
+    n = len(names)
+    if n == 4 and partnership_mode == "fixed":
+        return {f"{names[0]} & {names[2]}": points[0] + points[2], f"{names[1]} & {names[3]}": points[1] + points[3]}
+    if partnership_mode == "split":
+        return {names[i]: points[i] + points[(i + 1) % n] for i in range(n)}
+    return dict(own)
+
+
 def _side_points(s: State, individual: list[int]) -> list[int]:
     """Fixed partners add up; split players add their left-hand neighbour's (RULES.md §3.9)."""
-    n = len(s.players)
-    if _fixed(s):
-        return [individual[0] + individual[2], individual[1] + individual[3]]
-    if s.options.partnership_mode == "split":
-        return [individual[i] + individual[(i + 1) % n] for i in range(n)]
-    return list(individual)
+    return list(deal_points(dict(zip(s.players, individual)), s.options.partnership_mode).values())
 
 
 def _end_of_deal(s: State) -> None:
@@ -626,21 +679,38 @@ def _score_deal(s: State, scoring: list[list[str]], tallied: bool) -> None:
     s.trick, s.tricks, s.revokes = [], [], []
 
 
-def verdict(scores: dict[str, int], deal: int, deals: int = 4, sudden_death: bool = True) -> Record | None:
+def sudden_death_line(deal: int, deals: int = 4, sudden_death: bool = True, last_deal: bool = True) -> int | None:
+    """The sudden-death line after ``deal`` (RULES.md §3.8): 60 x the deal number, or None
+    when none applies (sudden death off, or the last deal read as seed 003's "before deal 4").
+
+    >>> sudden_death_line(4), sudden_death_line(4, last_deal=False), sudden_death_line(3, last_deal=False)
+    (240, None, 180)
+    """
+    if not sudden_death or (deal >= deals and not last_deal):
+        return None
+    return THRESHOLD * deal
+
+
+def verdict(
+    scores: dict[str, int], deal: int, deals: int = 4, sudden_death: bool = True, last_deal: bool = True
+) -> Record | None:
     """The game's result after ``deal`` with these cumulative ``scores``, or None to play on
     (RULES.md §3.8, C5): a side alone at 60 x deal or more wins at once, as two games;
     level leaders past the line play on; after the last deal the higher total wins.
+    ``last_deal`` (option ``sudden_death_last_deal``): the line holds after the last deal too.
 
     >>> verdict({"N & S": 125, "E & W": 70}, 2)["double"]      # TT-11
     True
     >>> verdict({"N & S": 59, "E & W": 30}, 1) is None          # TT-10
     True
+    >>> verdict({"N & S": 250, "E & W": 190}, 4, last_deal=False)["double"]   # seed 003: "before deal 4"
+    False
     """
     names = list(scores)
-    line = THRESHOLD * deal
+    line = sudden_death_line(deal, deals, sudden_death, last_deal)
     top = max(scores.values())
     leaders = [n for n in names if scores[n] == top]
-    if sudden_death and top >= line and len(leaders) == 1:
+    if line is not None and top >= line and len(leaders) == 1:
         return {
             "winners": leaders,
             "losers": [x for x in names if x not in leaders],
@@ -697,8 +767,9 @@ def _final_reason(leaders: list[str], top: int, deals: int, draw: bool) -> Reaso
 def _game_end(s: State) -> None:
     deals, sudden_death = s.options.deals, s.options.sudden_death
     assert deals is not None and sudden_death is not None  # start() resolves both for its players
-    s.result = verdict(dict(zip(labels(s), s.scores)), s.deal, deals, sudden_death)
-    s.history[-1]["line"] = THRESHOLD * s.deal if s.options.sudden_death else None
+    last = s.options.sudden_death_last_deal
+    s.result = verdict(dict(zip(labels(s), s.scores)), s.deal, deals, sudden_death, last)
+    s.history[-1]["line"] = sudden_death_line(s.deal, deals, sudden_death, last)
 
 
 def _tally(s: State, move: Move) -> None:
@@ -801,7 +872,9 @@ def view(state: State) -> Record:
         },
         "trick_number": len(s.tricks) + 1,
         "tricks_per_deal": tricks_per_deal(s),
-        "line": THRESHOLD * s.deal if s.options.sudden_death else None,
+        "line": sudden_death_line(
+            s.deal, s.options.deals or 4, bool(s.options.sudden_death), s.options.sudden_death_last_deal
+        ),
         "seen": sorted(tricks.played(s.tricks, s.trick)),
         "pack": [str(c) for c in pack(len(names))],
         "compass": dict(zip(names, COMPASS)) if len(names) == 4 else None,

@@ -11,7 +11,7 @@ from typing import Literal
 from flask_babel import lazy_gettext as _l
 from wtforms import Field, SubmitField
 
-from companion.errors import Reason
+from companion.errors import OptionError, Reason
 from companion.schemas import BySide, CardCode, CardList, Move, Name
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import TallyForm, card_choice, seat_choice
@@ -19,7 +19,7 @@ from companion.web.tally import TallyForm, card_choice, seat_choice
 #: How the engine's refusals cite a rule: "Tantony 1.4" (the plain-words page's anchor).
 CITED = "Tantony"
 #: The options the lab lets you change in place (the ones its answers depend on).
-LAB_OPTIONS = ("value_scale", "three_player_values")
+LAB_OPTIONS = ("value_scale", "three_player_values", "partnership_mode", "sudden_death_last_deal")
 #: A game as the page posts it: the players, two moves, and how the second is told.
 SAMPLE = {
     "players": ["Nan", "Eve", "Sam", "Wes"],
@@ -101,7 +101,8 @@ def lab(rules, opts, q: Query) -> dict:
         "gift": None,
     }
     out |= _tantony_gift(rules, q, seats, players)
-    out |= _tantony_sudden_death(rules, q)
+    out |= _tantony_sudden_death(rules, opts, q)
+    out |= _tantony_deal_points(rules, opts, q, seats)
     if any(c not in pack for c in trick):
         q.problems.append(Reason("no_7_to_10", "3-player Tantony has no 7s to 10s (%(rule)s).", rule="Tantony 3.10"))
         return out
@@ -132,13 +133,33 @@ def _tantony_gift(rules, q: Query, seats: list[str], players: int) -> dict:
     return out
 
 
-def _tantony_sudden_death(rules, q: Query) -> dict:
-    """Sudden death after a deal (RULES.md 3.8)."""
+def _tantony_sudden_death(rules, opts, q: Query) -> dict:
+    """Sudden death after a deal (RULES.md 3.8), the line after the last deal as the
+    option ``sudden_death_last_deal`` reads seed 003."""
     ns, ew, after = q.number("ns", 0, BIG), q.number("ew", 0, BIG), q.number("after", 1, 12)
-    out = {"ns": q.shown("ns"), "ew": q.shown("ew"), "after": q.shown("after"), "verdict": None}
+    out: dict[str, typing.Any] = {"ns": q.shown("ns"), "ew": q.shown("ew"), "after": q.shown("after"), "verdict": None}
     if ns is not None and ew is not None and after is not None:
-        out["verdict"] = rules.verdict({"N & S": ns, "E & W": ew}, after) or "play on"
-        out["line"] = rules.THRESHOLD * after
+        deals, last = opts.deals or 4, opts.sudden_death_last_deal
+        out["verdict"] = rules.verdict({"N & S": ns, "E & W": ew}, after, deals, True, last) or "play on"
+        out["line"] = rules.sudden_death_line(after, deals, True, last)
+        out["deals"] = deals
+    return out
+
+
+def _tantony_deal_points(rules, opts, q: Query, seats: list[str]) -> dict:
+    """Each side's deal points from each player's own runts (RULES.md 3.6, 3.9) under the
+    option ``partnership_mode``, as the engine resolves it for this many players."""
+    own = {s: q.number(f"pts_{s}", 0, 999) for s in seats}
+    out: dict[str, typing.Any] = {"pts": {s: q.shown(f"pts_{s}") for s in seats}, "deal_points": None}
+    if any(v is None for v in own.values()):
+        return out
+    try:
+        mode = rules.resolve_options({"partnership_mode": opts.partnership_mode}, len(seats)).partnership_mode
+    except OptionError as e:
+        q.problems.append(e.reason)
+        return out
+    out["deal_points"] = rules.deal_points(typing.cast("dict[str, int]", own), mode)
+    out["mode"] = mode
     return out
 
 
