@@ -150,6 +150,8 @@ def test_a_quentin_c_hand_through_the_engine():
     s = new(("A", "B", "C", "D"), variant="99quentin", floor_at_zero=False)
     s = play(s, "JH")  # A: 10, B skipped
     assert (s.total, H.view(s)["to_act"]) == (10, "C")
+    assert [r.code for r in H.narrate(s, {"type": "play", "card": "JH"})] == ["played", "skipped"]
+    assert H.view(s)["last"]["skipped"] == "B"
     s = play(s, "4S")  # C: 14, reversed: B next
     assert (s.total, H.view(s)["to_act"], s.direction) == (14, "B", -1)
     s = play(at(s, 60), "2D")  # B: 60 halves to 30; A next

@@ -153,8 +153,7 @@ OPTION_HELP = {
     "hands": N_("Loss tally: how many hands to play."),
     "next_dealer": N_("Who deals the next hand: the next player clockwise, or the loser."),
     "unforced_bust": N_(
-        "A card that goes over the target while the hand held a safe card: the player loses the hand, "
-        "or the play is refused (only a shown hand with no safe card loses)."
+        "A card over the target while a safe card is held: a loss, or refused (a hand shown with no safe card loses)."
     ),
     "first_player": N_(
         "The dealer's left plays first, clockwise; or the dealer's right, anticlockwise (the seed says both)."
@@ -633,7 +632,10 @@ def _play(s: State, move: Move) -> None:
         _lose(s, s.turn, bust, verified=shown is not None, bust=card, shown=shown)
         return
     _draw(s)
-    s.turn, s.direction = turn_after(card, s.turn, len(s.players), s.direction, s.options, active(s))
+    seat = s.turn
+    s.turn, s.direction = turn_after(card, seat, len(s.players), s.direction, s.options, active(s))
+    if rule_of(card, s.options).turn == "skip":
+        s.last["skipped"] = s.players[_step(s, seat, s.direction)]
 
 
 def _bust_hand(s: State, move: Move, card: str, said: int) -> list[str] | None:
@@ -1016,6 +1018,9 @@ def narrate(state: State, move: Move) -> list[Reason]:
     >>> s = start(["Ann", "Ben"])
     >>> [str(r) for r in narrate(apply(s, {"type": "play", "card": "9S"}), {"type": "play", "card": "9S"})]
     ['Ben played 9S: 0 → 9.']
+    >>> s = start(["Ann", "Ben", "Cat"], {"variant": "99quentin"})
+    >>> [str(r) for r in narrate(apply(s, {"type": "play", "card": "JS"}), {"type": "play", "card": "JS"})]
+    ['Ben played JS: 0 → 10.', 'Cat misses a turn.']
     """
     kind = move.get("type")
     if kind in ("lose", "tally") or (kind == "play" and (state.last or {}).get("bust")):
@@ -1031,4 +1036,7 @@ def narrate(state: State, move: Move) -> list[Reason]:
         before=last.get("from"),
         total=last.get("total"),
     )
-    return [played, Reason("reversed", "The direction is reversed.")] if last.get("reverse") else [played]
+    out = [played, Reason("reversed", "The direction is reversed.")] if last.get("reverse") else [played]
+    if last.get("skipped"):
+        out.append(Reason("skipped", "%(player)s misses a turn.", player=last["skipped"]))
+    return out
