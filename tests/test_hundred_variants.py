@@ -395,6 +395,18 @@ def test_the_rules_page_marks_the_variants_and_their_sources(client, lang):
     with its source."""
     page = client.get("/rules/hundred/words", headers={"Accept-Language": lang}).get_data(as_text=True)
     assert page.count('class="badge variant"') >= 4
-    for source in ("PlayAural", "t_games", "chicago", "joker-rules", "gonzo", "seed 004"):
-        assert source in page
+    sources = {
+        "en": ("PlayAural", "t_games", "chicago", "joker-rules", "gonzo", "seed 004", "set any total 0–99"),
+        "ja": (
+            "プレイオーラル",
+            "ティー・ゲームズ",
+            "シカゴ",
+            "ジョーカールール",
+            "ゴンゾ",
+            "原典のもう一つの読み方",
+            "0〜99の好きな値にする",
+        ),
+    }[lang]
+    for source in sources:
+        assert source in page, source
     assert 'id="s4-3-others"' in page
