@@ -326,7 +326,7 @@ def test_4_5_bad_options(options):
         H.start(["A", "B"], options)
 
 
-@pytest.mark.parametrize("players", [["A"], [f"P{i}" for i in range(9)]])
+@pytest.mark.parametrize("players", [["A"], [f"P{i}" for i in range(21)]])
 def test_player_counts(players):
     with pytest.raises(OptionError):
         H.start(players)

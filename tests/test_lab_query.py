@@ -57,7 +57,7 @@ NUMBERS = [
     ("tantony", "ew", {"ns": "30", "after": "1"}, ("-1",)),
     ("tantony", "after", {"ns": "59", "ew": "30"}, ("0", "13", "-1")),
     ("hundred", "total", {"card": "5S"}, ("", "-1", "-95")),  # below 0 only when the floor is off
-    ("hundred", "players", {"card": "4S", "total": "10"}, ("", "1", "9", "-3")),
+    ("hundred", "players", {"card": "4S", "total": "10"}, ("", "1", "21", "-3")),
     ("hundred", "seat", {"card": "4S", "total": "10", "players": "3"}, ("", "0", "4", "-1")),
     ("hundred", "ace_high_99", {"variant": "99"}, ("12", "-10")),
 ]

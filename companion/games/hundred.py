@@ -19,7 +19,15 @@ reversals, and checks a "can't go" claim against the hand the player shows.
 Decisions where RULES.md leaves the engine a choice (besides D1-D10):
 
 * **A busting play ends the hand** as a loss for its player (whether or not a safe card
-  was held: RULES.md §4.8); the app asks for a confirm first.
+  was held: RULES.md §4.8); the app asks for a confirm first. The loss is "verified" only
+  when the rest of the hand was shown with it (``hand``). With ``unforced_bust``
+  "refused" (the seed's other reading) it is refused unless the hand shown holds no safe card.
+* **Other implementations' 99s** are presets whose card effects are data
+  (:data:`CARD_TABLES`): PlayAural's "Quentin C" (a jack skips, a 2 doubles or halves) and
+  t_games' defaults and option groups (chicago, joker rules, gonzo). Jokers are not
+  refereed: the card picker and the API know the 52 cards (the rules page says so).
+* **Play may start at the dealer's right** (``first_player``), anticlockwise; the deal
+  then passes to the right too.
 * **An announced total** is required only for a card that gives a choice; without it
   the move is ambiguous and the reachable totals are listed. For any other card a
   wrong announcement is refused with the right total.
@@ -48,11 +56,34 @@ from companion.games.common import is_int as _is_int
 
 NAME = "hundred"
 TITLE = N_("100 / 99 / 98")
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
+#: As many players as two packs serve (RULES.md 4.2: the seed sets no maximum; 20 is our decision).
+MIN_PLAYERS, MAX_PLAYERS = 2, 20
 SEATING = N_("Clockwise from the dealer's left.")
 
-TARGET = {"100": 100, "99": 99, "99itoya": 99, "98": 98}
-VARIANT_TITLES = {"100": N_("100"), "99": N_("99"), "99itoya": N_("99 (Itoya)"), "98": N_("98")}
+#: The games: the seed's four (RULES.md 4.3) and the rule sets other implementations play
+#: (PlayAural's "Quentin C" 99; ichabod801/t_games' Ninety-Nine and its option groups).
+TARGET = {
+    "100": 100,
+    "99": 99,
+    "99itoya": 99,
+    "98": 98,
+    "99quentin": 99,
+    "99tgames": 99,
+    "99chicago": 99,
+    "99jokerrules": 99,
+    "99gonzo": 99,
+}
+VARIANT_TITLES = {
+    "100": N_("100"),
+    "99": N_("99"),
+    "99itoya": N_("99 (Itoya)"),
+    "98": N_("98"),
+    "99quentin": N_("99 (Quentin C)"),
+    "99tgames": N_("99 (t_games)"),
+    "99chicago": N_("99 (Chicago)"),
+    "99jokerrules": N_("99 (joker rules)"),
+    "99gonzo": N_("99 (gonzo)"),
+}
 
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
@@ -62,6 +93,31 @@ STARTS = {
         N_("99 (Itoya)"), N_("A jack reverses, a 9 sets 99, a black ace counts 0-99"), {"variant": "99itoya"}
     ),
     "98": Start(N_("98"), N_("4 cards each, face values, no reverse"), {"variant": "98"}),
+    "99quentin": Start(
+        N_("99 (Quentin C)"),
+        N_("As PlayAural: a 2 doubles or halves, a 4 adds 4 and reverses, a jack skips"),
+        {"variant": "99quentin", "floor_at_zero": False},
+    ),
+    "99tgames": Start(
+        N_("99 (t_games)"),
+        N_("As t_games: a 3 skips, a 4 reverses, a 9 sets 99, a king is 0"),
+        {"variant": "99tgames", "floor_at_zero": False, "unforced_bust": "refused"},
+    ),
+    "99chicago": Start(
+        N_("99 (Chicago)"),
+        N_("t_games' chicago: a 9 skips, a 10 is -10, a king sets 99"),
+        {"variant": "99chicago", "floor_at_zero": False, "unforced_bust": "refused"},
+    ),
+    "99jokerrules": Start(
+        N_("99 (joker rules)"),
+        N_("t_games' joker rules without the jokers: a king reverses, a 9 is 0"),
+        {"variant": "99jokerrules", "floor_at_zero": False, "unforced_bust": "refused"},
+    ),
+    "99gonzo": Start(
+        N_("99 (gonzo)"),
+        N_("t_games' gonzo without the jokers: an ace reverses, a 2 skips, a jack is -10"),
+        {"variant": "99gonzo", "floor_at_zero": False, "unforced_bust": "refused"},
+    ),
 }
 
 #: Each option's name on screen.
@@ -77,11 +133,16 @@ OPTION_LABELS = {
     "tokens": N_("Tokens each"),
     "hands": N_("Hands to play (loss tally)"),
     "next_dealer": N_("Who deals next"),
+    "unforced_bust": N_("Going over with a safe card held"),
+    "first_player": N_("Who plays first"),
 }
 
 OPTION_HELP = {
-    "variant": N_("Which game: 100, 99, 99 as printed by Itoya, or 98."),
-    "decks": N_("Packs shuffled together (usual: 2 with 7 or more players)."),
+    "variant": N_(
+        "Which game: 100, 99, 99 as printed by Itoya, 98, or the 99 of another implementation "
+        "(PlayAural's Quentin C, t_games and its chicago, joker rules and gonzo)."
+    ),
+    "decks": N_("Packs shuffled together (usual: 2 with 7 or more players; 1 pack serves at most 17 hands of 3)."),
     "floor_at_zero": N_("A total never goes below 0."),
     "ace_high_99": N_("99: the ace counts 1 or this (the seed says 10; most tables say 11)."),
     "itoya_black_ace": N_("99 Itoya: a black ace raises the total to any value up to 99, or sets any value 0-99."),
@@ -91,19 +152,37 @@ OPTION_HELP = {
     "tokens": N_("Tokens each at the start."),
     "hands": N_("Loss tally: how many hands to play."),
     "next_dealer": N_("Who deals the next hand: the next player clockwise, or the loser."),
+    "unforced_bust": N_(
+        "A card over the target while a safe card is held: a loss, or refused (a hand shown with no safe card loses)."
+    ),
+    "first_player": N_(
+        "The dealer's left plays first, clockwise; or the dealer's right, anticlockwise (the seed says both)."
+    ),
 }
 CHOICES = {
-    "variant": ("100", "99", "99itoya", "98"),
+    "variant": tuple(TARGET),
     "ace_high_99": (10, 11),
     "itoya_black_ace": ("raise_only", "set_any"),
     "late_draw": ("next_turn", "any_time", "stays_short"),
     "reverse_with_two_players": ("no_effect", "same_player_again"),
     "match_format": ("tokens", "loss_tally"),
     "next_dealer": ("next", "loser"),
+    "unforced_bust": ("loss", "refused"),
+    "first_player": ("left", "right"),
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "variant": {"100": N_("100"), "99": N_("99 (pagat)"), "99itoya": N_("99 (Itoya's printed rules)"), "98": N_("98")},
+    "variant": {
+        "100": N_("100"),
+        "99": N_("99 (pagat)"),
+        "99itoya": N_("99 (Itoya's printed rules)"),
+        "98": N_("98"),
+        "99quentin": N_("99 (Quentin C, as PlayAural)"),
+        "99tgames": N_("99 (t_games)"),
+        "99chicago": N_("99 (t_games: chicago)"),
+        "99jokerrules": N_("99 (t_games: joker rules)"),
+        "99gonzo": N_("99 (t_games: gonzo)"),
+    },
     "ace_high_99": {10: N_("1 or 10"), 11: N_("1 or 11")},
     "itoya_black_ace": {"raise_only": N_("Raise to any total up to 99"), "set_any": N_("Set any total 0-99")},
     "late_draw": {
@@ -114,13 +193,16 @@ CHOICE_LABELS = {
     "reverse_with_two_players": {"no_effect": N_("Changes nothing"), "same_player_again": N_("The same player again")},
     "match_format": {"tokens": N_("Tokens"), "loss_tally": N_("A tally of hands lost")},
     "next_dealer": {"next": N_("The next player"), "loser": N_("The loser")},
+    "unforced_bust": {"loss": N_("A loss"), "refused": N_("Refused: play another card")},
+    "first_player": {"left": N_("The dealer's left, clockwise"), "right": N_("The dealer's right, anticlockwise")},
 }
-USUAL = {"decks": N_("1, or 2 with 7 or more players")}
+USUAL = {"decks": N_("1, or 2 with 7 or more players (up to 20)")}
 
 
 @dataclass(frozen=True)
 class Options:
-    """RULES.md §4.5 (plus ``hands`` for the loss tally and ``next_dealer`` of §4.4)."""
+    """RULES.md §4.5 (plus ``hands`` for the loss tally and ``next_dealer`` of §4.4, and the
+    seed's other readings: ``unforced_bust`` of §4.2 and ``first_player`` of D1)."""
 
     variant: str = "100"
     decks: int | None = None
@@ -133,6 +215,8 @@ class Options:
     tokens: int = 3
     hands: int = 10
     next_dealer: str = "next"
+    unforced_bust: str = "loss"
+    first_player: str = "left"
 
 
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
@@ -160,7 +244,17 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
         raise OptionError("bad_decks", "decks must be 1 or 2 (not %(value)r)", option="decks", value=decks)
     if decks is None and count is not None:
         given["decks"] = 2 if count >= 7 else 1
-    return Options(**given)
+    o = Options(**given)
+    if count is not None and o.decks is not None and count * hand_size(o) >= 52 * o.decks:
+        raise OptionError(
+            "pack_too_small",
+            "%(packs)s pack(s) can't deal %(size)s cards to %(count)s players and leave a stock: use 2 packs.",
+            option="decks",
+            packs=o.decks,
+            size=hand_size(o),
+            count=count,
+        )
+    return o
 
 
 def _options_of(options: dict[str, Any] | Options | None) -> Options:
@@ -182,6 +276,133 @@ def hand_size(options: dict[str, Any] | Options | None = None) -> int:
     return 4 if _options_of(options).variant == "98" else 3
 
 
+class Rule(NamedTuple):
+    """What a card does (RULES.md 4.3): ``ops``, the totals it may make (the player's
+    choice when more than one), and ``turn``: "reverse", "skip" (the next player misses a
+    turn) or "" (none).
+
+    An op is "+n" (add), "-n" (take away; see ``floor_at_zero``), "=n" (set the total),
+    "=M" (set the target), "+A" (the 99 ace's high value, ``ace_high_99``), "x2" (double),
+    "x2/2" (halve an even total above 49, else double: Quentin C's 2), "any" (any total
+    from 0 to the target) or "up" (the Itoya black ace: any total from the current one up
+    to the target, or from 0 with ``itoya_black_ace`` "set_any")."""
+
+    ops: tuple[str, ...]
+    turn: str = ""
+
+
+def _r(*ops: str, turn: str = "") -> Rule:
+    return Rule(ops, turn)
+
+
+_ZERO, _TEN_EITHER, _ACE_1_11 = _r("+0"), _r("+10", "-10"), _r("+1", "+11")
+_REVERSE = _r("+0", turn="reverse")
+
+#: Each game's card table: a card's rule is its code's entry ("2S"), else its rank and
+#: colour's ("A black", "5 red"), else its rank's; a card in none adds its face value
+#: (ace 1, J Q K 10). Sources: RULES.md 4.3 (the seed, S004) for the first four;
+#: PlayAural server/games/ninetynine/game.py (_calculate_standard_value, calculate_two_effect,
+#: _apply_special_effects) for Quentin C; ichabod801/t_games card_games/ninety_nine_game.py
+#: (set_options: the defaults and the groups chicago, joker-rules and gonzo) for the rest.
+CARD_TABLES: dict[str, dict[str, Rule]] = {
+    "100": {
+        "A": _r("+1"),
+        "A black": _r("any"),
+        "2S": _r("x2"),
+        "4": _REVERSE,
+        "5 red": _r("-5"),
+        "10": _r("=M"),
+        "J": _r("-10"),
+        "QH": _r("=0"),
+        "K": _ZERO,
+    },
+    "99": {"A": _r("+1", "+A"), "4": _REVERSE, "9": _ZERO, "10": _TEN_EITHER, "K": _r("=M")},
+    "99itoya": {
+        "A": _r("+1"),
+        "A black": _r("up"),
+        "3": _ZERO,
+        "4": _ZERO,
+        "9": _r("=M"),
+        "10": _r("-10"),
+        "J": _r("+10", turn="reverse"),
+    },
+    "98": {"10": _r("-10"), "J": _ZERO, "Q": _ZERO, "K": _r("=M")},
+    "99quentin": {
+        "A": _ACE_1_11,
+        "2": _r("x2/2"),
+        "4": _r("+4", turn="reverse"),
+        "9": _ZERO,
+        "10": _TEN_EITHER,
+        "J": _r("+10", turn="skip"),
+    },
+    # t_games' defaults: 99=9 (and the joker), plus-minus=T, zero=4/K, reverse=4, skip=3.
+    "99tgames": {
+        "A": _ACE_1_11,
+        "3": _r("+3", turn="skip"),
+        "4": _REVERSE,
+        "9": _r("=M"),
+        "10": _TEN_EITHER,
+        "K": _ZERO,
+    },
+    # chicago: zero=4/9 skip=9 99=K minus=T plus-minus=! (reverse stays 4).
+    "99chicago": {"A": _ACE_1_11, "4": _REVERSE, "9": _r("+0", turn="skip"), "10": _r("-10"), "K": _r("=M")},
+    # joker-rules: zero=9/K reverse=K jokers=2 99=X skip=! (plus-minus stays T).
+    "99jokerrules": {"A": _ACE_1_11, "9": _ZERO, "10": _TEN_EITHER, "K": _REVERSE},
+    # gonzo: zero=4/K reverse=A jokers=2 99=9/X skip=2 minus=J (plus-minus stays T).
+    "99gonzo": {
+        "A": _r("+1", "+11", turn="reverse"),
+        "2": _r("+2", turn="skip"),
+        "4": _ZERO,
+        "9": _r("=M"),
+        "10": _TEN_EITHER,
+        "J": _r("-10"),
+        "K": _ZERO,
+    },
+}
+
+
+def rule_of(card: str | Card, options: dict[str, Any] | Options | None = None) -> Rule:
+    """The card's rule in the game's table (see :data:`CARD_TABLES`).
+
+    >>> rule_of("JD", {"variant": "99quentin"})
+    Rule(ops=('+10',), turn='skip')
+    >>> rule_of("7H")
+    Rule(ops=('+7',), turn='')
+    """
+    c = Card.parse(card)
+    table = CARD_TABLES[_options_of(options).variant]
+    colour = "red" if c.suit in "HD" else "black"
+    rule = table.get(c.rank + c.suit) or table.get(f"{c.rank} {colour}") or table.get(c.rank)
+    if rule is None:
+        face = 1 if c.rank == "A" else 10 if c.rank in "JQK" else int(c.rank)
+        rule = _r(f"+{face}")
+    return rule
+
+
+def _made(op: str, total: int, o: Options) -> list[int]:
+    """The totals one op makes from ``total`` (see :class:`Rule`)."""
+    m = TARGET[o.variant]
+    if op == "any":
+        return list(range(0, m + 1))
+    if op == "up":
+        low = total if o.itoya_black_ace == "raise_only" else 0
+        return list(range(max(low, 0), m + 1)) or [total]
+    if op == "x2":
+        return [total * 2]
+    if op == "x2/2":
+        return [total // 2 if total % 2 == 0 and total > 49 else total * 2]
+    if op == "=M":
+        return [m]
+    if op == "+A":
+        return [total + o.ace_high_99]
+    n = int(op[1:])
+    if op[0] == "=":
+        return [n]
+    if op[0] == "-":
+        return [max(0, total - n) if o.floor_at_zero else total - n]
+    return [total + n]
+
+
 def effect(card: str | Card, total: int, options: dict[str, Any] | Options | None = None) -> tuple[list[int], bool]:
     """``(every total the card can make from total, reverses?)`` (RULES.md §4.3).
 
@@ -189,57 +410,13 @@ def effect(card: str | Card, total: int, options: dict[str, Any] | Options | Non
     ([82, 102], False)
     >>> effect("JS", 60, {"variant": "99itoya"})
     ([70], True)
+    >>> effect("2C", 60, {"variant": "99quentin"}), effect("2C", 61, {"variant": "99quentin"})
+    (([30], False), ([122], False))
     """
     o = _options_of(options)
-    c = Card.parse(card)
-    r, s = c.rank, c.suit
-    black = s in "SC"
-    m = TARGET[o.variant]
-    face = {"A": 1, "J": 11, "Q": 12, "K": 13}.get(r) or int(r)
-
-    def minus(x: int) -> int:
-        return max(0, total - x) if o.floor_at_zero else total - x
-
-    if o.variant == "100":
-        table = {
-            "A": (list(range(0, 101)) if black else [total + 1]),
-            "2": [total * 2] if s == "S" else [total + 2],
-            "4": [total],
-            "5": [minus(5)] if not black else [total + 5],
-            "10": [100],
-            "J": [minus(10)],
-            "Q": [0] if s == "H" else [total + 10],
-            "K": [total],
-        }
-        return sorted(set(table.get(r, [total + face]))), r == "4"
-    if o.variant == "99":
-        table = {
-            "A": [total + 1, total + o.ace_high_99],
-            "4": [total],
-            "9": [total],
-            "10": [total + 10, minus(10)],
-            "J": [total + 10],
-            "Q": [total + 10],
-            "K": [99],
-        }
-        return sorted(set(table.get(r, [total + face]))), r == "4"
-    if o.variant == "99itoya":
-        if r == "A" and black:
-            low = total if o.itoya_black_ace == "raise_only" else 0
-            return list(range(max(low, 0), m + 1)) or [total], False
-        table = {
-            "A": [total + 1],
-            "3": [total],
-            "4": [total],
-            "9": [99],
-            "10": [minus(10)],
-            "J": [total + 10],
-            "Q": [total + 10],
-            "K": [total + 10],
-        }
-        return sorted(set(table.get(r, [total + face]))), r == "J"
-    table = {"10": [minus(10)], "J": [total], "Q": [total], "K": [98]}  # 98
-    return sorted(set(table.get(r, [total + face]))), False
+    rule = rule_of(card, o)
+    made = sorted({t for op in rule.ops for t in _made(op, total, o)})
+    return made, rule.turn == "reverse"
 
 
 def totals(card: str | Card, total: int, options: dict[str, Any] | Options | None = None) -> set[int]:
@@ -323,22 +500,33 @@ def turn_after(
     (0, -1)
     >>> turn_after("4S", 0, 2)            # AD-17: with two players the other still plays
     (1, -1)
+    >>> turn_after("JS", 1, 4, options={"variant": "99quentin"})  # a Quentin C jack skips P2
+    (3, 1)
     """
     o = _options_of(options)
     live = list(range(players)) if live is None else list(live)
-    reverse = effect(card, 0, o)[1]
-    if reverse:
+    turn = rule_of(card, o).turn
+    if turn == "reverse":
         direction = -direction
         if len(live) == 2 and o.reverse_with_two_players == "same_player_again":
             return seat, direction  # D3 option: the same player plays again
-    return _next_seat(seat, direction, players, live), direction
+    nxt = _next_seat(seat, direction, players, live)
+    if turn == "skip":  # the next player misses a turn (with two, the same player again)
+        nxt = _next_seat(nxt, direction, players, live)
+    return nxt, direction
 
 
 def _new_hand(s: State, dealer: int) -> None:
     s.dealer = dealer
-    s.total, s.direction, s.pile, s.played = 0, 1, [], 0
-    s.turn = _step(s, dealer, 1)  # D1: the dealer's left plays first
+    s.total, s.direction, s.pile, s.played = 0, _first_direction(s.options), [], 0
+    s.turn = _step(s, dealer, s.direction)  # D1: the dealer's left plays first (or the right)
     s.stock = 52 * _decks(s.options) - len(active(s)) * hand_size(s.options)
+
+
+def _first_direction(o: Options) -> int:
+    """D1: play starts clockwise at the dealer's left (+1), or with ``first_player`` "right"
+    anticlockwise at the dealer's right (-1; the seed's other reading)."""
+    return -1 if o.first_player == "right" else 1
 
 
 def sides(state: State) -> list[list[str]]:
@@ -415,11 +603,12 @@ def _play(s: State, move: Move) -> None:
         )
     reachable, reverse = effect(card, s.total, s.options)
     said = _said(s, card, reachable, _announced(move))
+    m = target(s.options)
+    shown = _bust_hand(s, move, card, said) if said > m else None
     s.pile.append(card)
     s.played += 1
     before = s.total
     s.total = said
-    m = target(s.options)
     s.last = {
         "player": name,
         "card": card,
@@ -439,10 +628,65 @@ def _play(s: State, move: Move) -> None:
             total=said,
             target=m,
         )
-        _lose(s, s.turn, bust, verified=True, bust=card)
+        # "verified" only when a hand was shown (RULES.md 4.2: a bust may have been unforced)
+        _lose(s, s.turn, bust, verified=shown is not None, bust=card, shown=shown)
         return
     _draw(s)
-    s.turn, s.direction = turn_after(card, s.turn, len(s.players), s.direction, s.options, active(s))
+    seat = s.turn
+    s.turn, s.direction = turn_after(card, seat, len(s.players), s.direction, s.options, active(s))
+    if rule_of(card, s.options).turn == "skip":
+        s.last["skipped"] = s.players[_step(s, seat, s.direction)]
+
+
+def _bust_hand(s: State, move: Move, card: str, said: int) -> list[str] | None:
+    """The rest of the hand shown with a play over the target (``hand``), or None.
+
+    With ``unforced_bust`` "refused" (the seed's other reading: a loss is only when every
+    play goes over, RULES.md 4.2) the play stands only when the hand shown holds no safe
+    card; without a hand it is refused. With "loss" (the default) it loses either way and
+    the hand, if shown, makes the loss verified."""
+    name = s.players[s.turn]
+    shown = _shown_hand(s, move.get("hand"), name, played=card)
+    refused = s.options.unforced_bust == "refused"
+    if refused and shown is None:
+        raise IllegalMove(
+            "bust_refused",
+            "%(card)s on %(total)s makes %(said)s, over %(target)s: a card may not go over while another is safe. "
+            "Play another card, or say you can't go and show the hand (%(rule)s).",
+            rule="100/99/98 4.2",
+            card=card,
+            total=s.total,
+            said=said,
+            target=target(s.options),
+        )
+    if refused and shown is not None:
+        refusal = lose_refusal(shown, s.total, s.options, player=name)
+        if refusal:
+            raise IllegalMove(refusal)
+    return shown
+
+
+def _shown_hand(s: State, hand: object, who: str, played: str | None = None) -> list[str] | None:
+    """The cards a player shows (None when none are): checked against the hand size and
+    the pile (a card on the pile, or the one just ``played``, can't be in the hand)."""
+    if hand in (None, []):
+        return None
+    if not isinstance(hand, list):
+        raise InvalidMove("hand_not_a_list", "'hand' is a list of the cards shown")
+    cards = [str(Card.parse(c)) for c in hand]
+    size = hand_size(s.options) - (played is not None)
+    if len(cards) > size:
+        raise IllegalMove("hand_too_big", "A hand holds %(size)s cards, not %(count)s.", size=size, count=len(cards))
+    for c in cards:
+        copies = cards.count(c) + (c == played) + s.pile.count(c)
+        if copies > _decks(s.options):
+            raise IllegalMove(
+                "shown_on_pile",
+                "%(card)s can't be in %(player)s's hand: it is already on the pile.",
+                card=c,
+                player=who,
+            )
+    return cards
 
 
 class _Totals(NamedTuple):
@@ -566,6 +810,8 @@ def confirm_needed(state: State, move: Move) -> Reason | None:
     """
     if state.result is not None or move.get("type") != "play":
         return None
+    if state.options.unforced_bust == "refused":
+        return None  # a bust is refused, or stands only on a shown hand with no safe card: nothing to ask
     try:
         reachable = effect(move["card"], state.total, state.options)[0]
         said = _announced(move)
@@ -628,24 +874,10 @@ def _lose_move(s: State, move: Move) -> None:
             "Only the player to act can say they can't go: it is %(turn)s's turn.",
             turn=s.players[s.turn],
         )
-    shown = move.get("hand")
-    if shown in (None, []):
+    cards = _shown_hand(s, move.get("hand"), who)
+    if cards is None:
         _lose(s, seat, Reason("could_not_go", "%(player)s could not go (hand not shown).", player=who), verified=False)
         return
-    if not isinstance(shown, list):
-        raise InvalidMove("hand_not_a_list", "'hand' is a list of the cards shown")
-    cards = [str(Card.parse(c)) for c in shown]
-    size = hand_size(s.options)
-    if len(cards) > size:
-        raise IllegalMove("hand_too_big", "A hand holds %(size)s cards, not %(count)s.", size=size, count=len(cards))
-    for c in cards:
-        if _in_pile(s, c) or cards.count(c) > _decks(s.options):
-            raise IllegalMove(
-                "shown_on_pile",
-                "%(card)s can't be in %(player)s's hand: it is already on the pile.",
-                card=c,
-                player=who,
-            )
     refusal = lose_refusal(cards, s.total, s.options, player=who)
     if refusal:
         raise IllegalMove(refusal)
@@ -709,7 +941,7 @@ def _after_hand(s: State, loser: int) -> None:
     if o.next_dealer == "loser" and loser in live:
         dealer = loser
     else:
-        dealer = _step(s, s.dealer, 1)  # D9: the next player clockwise still in
+        dealer = _step(s, s.dealer, _first_direction(o))  # D9: the next player (in the way play starts) still in
     _new_hand(s, dealer)
 
 
@@ -786,6 +1018,9 @@ def narrate(state: State, move: Move) -> list[Reason]:
     >>> s = start(["Ann", "Ben"])
     >>> [str(r) for r in narrate(apply(s, {"type": "play", "card": "9S"}), {"type": "play", "card": "9S"})]
     ['Ben played 9S: 0 → 9.']
+    >>> s = start(["Ann", "Ben", "Cat"], {"variant": "99quentin"})
+    >>> [str(r) for r in narrate(apply(s, {"type": "play", "card": "JS"}), {"type": "play", "card": "JS"})]
+    ['Ben played JS: 0 → 10.', 'Cat misses a turn.']
     """
     kind = move.get("type")
     if kind in ("lose", "tally") or (kind == "play" and (state.last or {}).get("bust")):
@@ -801,4 +1036,7 @@ def narrate(state: State, move: Move) -> list[Reason]:
         before=last.get("from"),
         total=last.get("total"),
     )
-    return [played, Reason("reversed", "The direction is reversed.")] if last.get("reverse") else [played]
+    out = [played, Reason("reversed", "The direction is reversed.")] if last.get("reverse") else [played]
+    if last.get("skipped"):
+        out.append(Reason("skipped", "%(player)s misses a turn.", player=last["skipped"]))
+    return out

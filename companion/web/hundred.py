@@ -35,11 +35,13 @@ SAMPLE = {
 
 
 class HundredPlay(Move):
-    """A card played; ``total``: the total announced, when the card gives a choice."""
+    """A card played; ``total``: the total announced, when the card gives a choice;
+    ``hand``: the rest of the hand, shown with a play over the target (it verifies the loss)."""
 
     type: Literal["play"]
     card: CardCode
     total: Count | Word | None = None
+    hand: CardList | None = None
 
 
 class HundredLose(Move):
@@ -94,6 +96,7 @@ def lab(rules, opts, q: Query) -> dict:
         made, reverse = rules.effect(played, total, opts)
         out["made"] = [{"total": t, "safe": t <= out["target"]} for t in made]
         out["reverse"] = reverse
+        out["skip"] = rules.rule_of(played, opts).turn == "skip"
         nxt, turned = rules.turn_after(played, seat - 1, players, direction, opts)
         out["next"] = {"seat": nxt + 1, "direction": turned}
     return out
