@@ -290,8 +290,16 @@ def _lab(client, args):
 @pytest.mark.parametrize(
     ("lang", "words"),
     [
-        ("en", ["Tute Habanero is not offered", "Must head whenever possible", "Follow suit only", "seed 002"]),
-        ("ja", ["トゥテ・アバネロ(Tute Habanero)は用意していません", "勝てるなら必ず勝つ", "フォローのみ", "seed 002"]),
+        (
+            "en",
+            ["Tute Habanero is not offered", "Must head whenever possible", "Follow suit only", "seed 002"]
+            + ["tute.com.ar", "cuatrola.es", "ludoteka"],
+        ),
+        (
+            "ja",
+            ["トゥテ・アバネロ(ハバナのトゥテ)は用意していません", "勝てるなら必ず勝つ", "フォローのみ", "原典002"]
+            + ["トゥテ・コム・アル", "クアトローラ", "ルドテカ"],  # Japanese pages name them in katakana
+        ),
     ],
 )
 def test_the_rules_page_marks_the_variants_and_their_sources(client, lang, words):
@@ -299,6 +307,5 @@ def test_the_rules_page_marks_the_variants_and_their_sources(client, lang, words
     with its source and "reconstructed" where it is."""
     page = client.get(f"/rules/tute/words?lang={lang}").get_data(as_text=True)
     assert 'id="variants"' in page and page.count('class="badge variant"') == 3
-    assert "tute.com.ar" in page and "cuatrola.es" in page and "ludoteka" in page
     for w in words:
         assert w in page, w

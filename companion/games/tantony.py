@@ -107,8 +107,8 @@ OPTION_LABELS = {
 
 OPTION_HELP = {
     "partnership_mode": N_(
-        "Fixed partners opposite (4 players), each for themself (3 players), or split: each scores own + "
-        "left-hand neighbour's points (seed 003 can be read either way for 3)."
+        "Fixed partners opposite (4 players), each for themself (3), or split: own + left-hand neighbour's "
+        "points (seed 003 reads either way for 3)."
     ),
     "value_scale": N_("Trick values: web 2023 (J 15, Q 20, K 25, A 30) or Penguin 2008 (courts 15, A 20)."),
     "last_card_rule": N_(
