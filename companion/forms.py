@@ -149,6 +149,7 @@ def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskFo
     form.option_names = option_names
     form.option_fields = [getattr(form, name) for name in option_names]
     form.seats_shown = SEATS_SHOWN
+    form.more_starts = [k for k, s in rules.STARTS.items() if s.more]
     form.rules = rules
     form.seats = [getattr(form, f"player{i}") for i in range(rules.MAX_PLAYERS)]
     name_dealers(form)

@@ -376,3 +376,21 @@ def test_the_scoreboard_keeps_the_deal_running(client):
     assert "4 cards · 2 pts" in body  # Ben: Q and 2♣ count one point each (RULES.md 1.5)
     view = client.get(f"/api/games/{game_id}").get_json()["view"]
     assert view["card_points"] == {"Ann": 0, "Ben": 2}
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_other_rule_sets_open_with_the_rules(client, game):
+    """Issue 18: another program's rules or another reading of a seed (``Start.more``) is a
+    tap inside the folded rules, so the usual starts and the Start button stay on the first
+    screens; choosing one opens the rules with it chosen."""
+    rules = games.get(game)
+    page = client.get(f"/games/new?game={game}").get_data(as_text=True)
+    folded = page[page.index('<details class="fold rules-options"') :]
+    for start, how in rules.STARTS.items():
+        radio = f'name="start" type="radio" value="{start}"'
+        assert (radio in folded) == how.more and radio in page, start
+    others = [k for k, s in rules.STARTS.items() if s.more]
+    if others:
+        page = client.get(f"/games/new?game={game}&start={others[-1]}").get_data(as_text=True)
+        assert '<details class="fold rules-options" open>' in page
+        assert re.search(rf'<input [^>]*checked[^>]*value="{others[-1]}"', page)

@@ -61,11 +61,14 @@ class BaseState(Generic[OptionsT]):
 
 @dataclass(frozen=True)
 class Start:
-    """A one-tap start on the new-game form: a common way to play, as option values."""
+    """A one-tap start on the new-game form: a common way to play, as option values.
+    ``more``: another program's rules or another reading of a seed, listed behind "more
+    ways to play" so the usual starts and the Start button stay on the first screens."""
 
     label: str
     hint: str
     options: dict[str, Any] = field(default_factory=dict)
+    more: bool = False
 
 
 def is_int(x: object) -> TypeGuard[int]:

@@ -87,36 +87,39 @@ VARIANT_TITLES = {
 
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
-    "100": Start(N_("100"), N_("3 cards each; a black ace sets any total, a 10 sets 100")),
-    "99": Start(N_("99 (pagat)"), N_("Ace 1 or 10, a 10 is +10 or -10, a king sets 99"), {"variant": "99"}),
-    "99itoya": Start(
-        N_("99 (Itoya)"), N_("A jack reverses, a 9 sets 99, a black ace counts 0-99"), {"variant": "99itoya"}
-    ),
+    "100": Start(N_("100"), N_("3 cards; a black ace: any total; 10: 100")),
+    "99": Start(N_("99 (pagat)"), N_("Ace 1 or 10; 10 is ±10; king sets 99"), {"variant": "99"}),
+    "99itoya": Start(N_("99 (Itoya)"), N_("Jack reverses; 9 sets 99; black ace 0-99"), {"variant": "99itoya"}),
     "98": Start(N_("98"), N_("4 cards each, face values, no reverse"), {"variant": "98"}),
     "99quentin": Start(
         N_("99 (Quentin C)"),
         N_("As PlayAural: a 2 doubles or halves, a 4 adds 4 and reverses, a jack skips"),
         {"variant": "99quentin", "floor_at_zero": False},
+        more=True,
     ),
     "99tgames": Start(
         N_("99 (t_games)"),
         N_("As t_games: a 3 skips, a 4 reverses, a 9 sets 99, a king is 0"),
         {"variant": "99tgames", "floor_at_zero": False, "unforced_bust": "refused"},
+        more=True,
     ),
     "99chicago": Start(
         N_("99 (Chicago)"),
         N_("t_games' chicago: a 9 skips, a 10 is -10, a king sets 99"),
         {"variant": "99chicago", "floor_at_zero": False, "unforced_bust": "refused"},
+        more=True,
     ),
     "99jokerrules": Start(
         N_("99 (joker rules)"),
         N_("t_games' joker rules without the jokers: a king reverses, a 9 is 0"),
         {"variant": "99jokerrules", "floor_at_zero": False, "unforced_bust": "refused"},
+        more=True,
     ),
     "99gonzo": Start(
         N_("99 (gonzo)"),
         N_("t_games' gonzo without the jokers: an ace reverses, a 2 skips, a jack is -10"),
         {"variant": "99gonzo", "floor_at_zero": False, "unforced_bust": "refused"},
+        more=True,
     ),
 }
 

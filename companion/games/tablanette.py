@@ -129,6 +129,7 @@ STARTS = {
         N_("Tablanette, sums of any size"),
         N_("The family rule page: any number of cards adding up; the game ends above 251 (151 with 3-4)"),
         {"preset": "family", **PRESETS["family"]},
+        more=True,
     ),
     "tablic": Start(
         N_("Tablić"),

@@ -70,10 +70,10 @@ SPANISH_RANKS = {"K": "rey", "Q": "caballo", "J": "sota"}
 
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
-    "tute": Start(N_("Tute Cabrón"), N_("Six loss marks end the game; with 4-5 players 101 wins a deal")),
+    "tute": Start(N_("Tute Cabrón"), N_("6 loss marks lose; with 4-5, 101 wins a deal")),
     "relaxed": Start(
         N_("No undertrumping"),
-        N_("A player who cannot beat the trump played may discard"),
+        N_("Who can't beat the trump played may discard"),
         {"undertrump_required": False},
     ),
     "ludoteka": Start(N_("Ludoteka's rules"), N_("A player who takes no trick also loses"), {"no_trick_loses": True}),
@@ -82,6 +82,7 @@ STARTS = {
         N_("The seed text's duties"),
         N_("Follow suit if you can, nothing more: no duty to beat or to trump"),
         {"duties": "follow_suit", "must_head": False, "undertrump_required": False},
+        more=True,
     ),
 }
 
