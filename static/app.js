@@ -232,6 +232,14 @@
     try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (e) { return ""; }
   }
 
+  // A waiting tap's answer is in (or none came). Once it is shown and no other tap is on
+  // its way, the board may be fetched again ("companion:sent", for the push below).
+  function done() {
+    var b = box();
+    if (b) { delete b.dataset.sending; }
+  }
+  function settled() { document.dispatchEvent(new CustomEvent("companion:sent")); }
+
   // Send the first waiting tap; on to the next once it is applied.
   function flush() {
     var queue = load();
@@ -245,6 +253,7 @@
     body.append("version", String(entry.version));
     body.append("entry", entry.id);
     sending = true;
+    box().dataset.sending = "";  // the board is not fetched meanwhile (see "Moves pushed" below)
     show(queue);
     window.fetch(box().dataset.url, {
       method: "POST", body: body, credentials: "same-origin",
@@ -255,7 +264,8 @@
       });
     }).then(function (answer) {
       sending = false;
-      if (answer.status >= 500 || answer.status === 429) { show(load()); return; }  // the server's trouble: try again later
+      done();
+      if (answer.status >= 500 || answer.status === 429) { show(load()); settled(); return; }  // try again later
       var rest = load().filter(function (e) { return e.id !== entry.id; });
       var applied = answer.status === 200 && answer.version > entry.version;
       if (answer.status === 200 || answer.status === 409 || answer.status === 422) {
@@ -264,6 +274,7 @@
       if (applied) {
         save(rest);
         flush();
+        settled();
         return;
       }
       var b = box(), why;
@@ -274,8 +285,10 @@
       save([]);
       unmark([entry].concat(rest));
       say(why.replace("{card}", named([entry])).replace("{cards}", named([entry].concat(rest))));
+      settled();
     }).catch(function () {
       sending = false;  // still no connection: they wait
+      done();
       show(load());
     });
   }
@@ -314,8 +327,8 @@
 
 // Moves pushed (issue 17): the server says each new version on the page's stream (htmx's sse
 // extension, sse-connect on .game) and #live fetches the board (hx-trigger "sse:move"), unless
-// it shows that version; nor does it fetch or poll while a tap of this phone is in flight (its
-// answer brings the board). While no stream is open (none, the server's all taken, no network)
+// it shows that version; nor does it fetch or poll while a tap of this phone is in flight, by
+// htmx or from the waiting taps (#waiting[data-sending]): its answer brings the board. While no stream is open (none, the server's all taken, no network)
 // it polls every data-poll seconds.
 (function () {
   "use strict";
@@ -351,17 +364,31 @@
       if (version > pushed) { pushed = version; }
       if (!(version > shown())) { e.preventDefault(); return; }
     }
-    if (posting.length) { e.preventDefault(); }
+    if (posting.length || document.querySelector("#waiting[data-sending]")) { e.preventDefault(); }
+  });
+  // A board fetched while this phone's taps were being sent (its waiting taps go by fetch,
+  // not htmx) may come back after a newer one: versions only grow (an undo is one more), so
+  // an answer older than the board shown is dropped instead of turning the clock back.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var d = e.detail;
+    if (!d.target || d.target.id !== "live" || !d.xhr || !d.requestConfig) { return; }
+    if (String(d.requestConfig.verb).toLowerCase() !== "get") { return; }
+    var version = d.xhr.getResponseHeader("X-Version");
+    if (version !== null && Number(version) < shown()) { d.shouldSwap = false; }
   });
   document.addEventListener("htmx:beforeSend", function (e) {  // sent: htmx:afterRequest follows
     if (isPost(e) && e.detail.xhr) { posting.push(e.detail.xhr); }
   });
+  function caughtUp() {
+    if (!posting.length && !document.querySelector("#waiting[data-sending]") && pushed > shown()) { refresh(); }
+  }
   document.addEventListener("htmx:afterRequest", function (e) {
     var i = posting.indexOf(e.detail.xhr);
     if (i < 0) { return; }
     posting.splice(i, 1);
-    if (!posting.length && pushed > shown()) { refresh(); }
+    caughtUp();
   });
+  document.addEventListener("companion:sent", caughtUp);
   document.addEventListener("DOMContentLoaded", function () {
     var game = document.querySelector("[sse-connect][data-poll]");
     var seconds = game ? Number(game.dataset.poll) : 0;
