@@ -333,9 +333,8 @@ class PostgresStore(Store):
         conn = self._conn()
         # READ COMMITTED (not the consistent reads' REPEATABLE READ): every statement after
         # the lock sees what the previous writer committed before letting go of it.
-        conn.raw.execute("BEGIN")
+        conn.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK:d})")  # one round trip
         try:
-            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             yield conn
             conn.execute("COMMIT")
         except BaseException:

@@ -317,6 +317,29 @@ def test_an_unreachable_database_is_a_503_and_nothing_is_lost(tmp_path):
         app.extensions["store"].close()
 
 
+def test_the_database_is_chosen_by_database_url(tmp_path, pg_url, monkeypatch):
+    """SQLite with no configuration; DATABASE_URL (or COMPANION_DATABASE_URL, which wins)
+    a PostgreSQL database, the pool sized by COMPANION_DATABASE_POOL_SIZE."""
+    from companion.store_pg import PostgresStore
+
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("COMPANION_DATABASE_URL", raising=False)
+    plain = create_app({"TESTING": True, "SECRET_KEY": "x"}, instance_path=str(tmp_path / "a"))
+    assert type(plain.extensions["store"]) is Store and (tmp_path / "a" / "companion.db").exists()
+    monkeypatch.setenv("DATABASE_URL", pg_url)
+    monkeypatch.setenv("COMPANION_DATABASE_POOL_SIZE", "3")
+    shared = create_app({"TESTING": True, "SECRET_KEY": "x"}, instance_path=str(tmp_path / "b"))
+    store = shared.extensions["store"]
+    assert isinstance(store, PostgresStore) and store.pool_size == 3
+    assert not (tmp_path / "b" / "companion.db").exists()
+    store.close()
+    monkeypatch.setenv("DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
+    monkeypatch.setenv("COMPANION_DATABASE_URL", pg_url)
+    chosen = create_app({"TESTING": True, "SECRET_KEY": "x"}, instance_path=str(tmp_path / "c"))
+    assert isinstance(chosen.extensions["store"], PostgresStore)
+    chosen.extensions["store"].close()
+
+
 def test_a_server_that_can_t_reach_its_database_says_so_at_start(tmp_path):
     url = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"
     with pytest.raises(RuntimeError, match="Can't reach the PostgreSQL database"):
