@@ -1231,11 +1231,15 @@ class Store:
         confirmed = None if row["confirmed"] is None else min(row["confirmed"], deals)
         text = _trimmed(rules.dump(state))
         version = row["version"] + 1
-        conn.execute(
+        # Conditional on the version read: the write lock already makes this the only writer,
+        # and a version moved on meanwhile (by anything) would change no row: a Conflict then.
+        written = conn.execute(
             "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ?, confirmed = ?, deals = ? "
-            "WHERE id = ?",
-            (text, version, now, finished, status, confirmed, deals, game_id),
-        )
+            "WHERE id = ? AND version = ?",
+            (text, version, now, finished, status, confirmed, deals, game_id, row["version"]),
+        ).rowcount
+        if written != 1:  # pragma: no cover - the write lock prevents it
+            raise Conflict(self.version(game_id) or 0, row["version"])
         _keep_figures(conn, rules, game_id, view, deals, confirmed)
         changed = {"version": version, "updated": now, "finished": finished, "status": status, "confirmed": confirmed}
         return _game_dict({**dict(row), **changed, "deals": deals}, state=trimmed) | {"view": view}
