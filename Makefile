@@ -7,7 +7,7 @@ HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run dev test lint screens bench fuzz chromium clean messages
+.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,13 @@ chromium:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-ipafont-gothic >/dev/null; }
 
+# PostgreSQL's server programs, for the tests and the benchmark to start a throwaway server
+# (the store's PostgreSQL backend, issue 19); the Debian package's own cluster is not used.
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || { \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
+
 # Serve the table: every interface by default (HOST=127.0.0.1 keeps it private), gunicorn
 # with threads; the first lines printed are the address to open on the phones and its QR code.
 run: $(STAMP) $(MO)
@@ -51,7 +58,7 @@ dev: $(STAMP) $(MO)
 	$(VENV)/bin/flask --app companion run --debug --host 127.0.0.1 --port $(PORT)
 
 # Tests write only to temporary folders: no bytecode caches in the checkout either.
-test: $(STAMP) chromium $(MO)
+test: $(STAMP) chromium postgresql $(MO)
 	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n auto
 
 # Lint, format and types (ruff, mypy: strict on the engines), leaving no cache in the checkout.
@@ -64,7 +71,7 @@ lint: $(STAMP)
 screens: $(STAMP) chromium $(MO)
 	COMPANION_SCREENS=tests/e2e/screens PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/e2e
 
-bench: $(STAMP) $(MO)
+bench: $(STAMP) postgresql $(MO)
 	$(PY) bench/capture_options.py
 	$(PY) bench/server.py
 	$(PY) bench/watch.py

@@ -4,8 +4,10 @@ same at move 1,000 as at move 10 (within 10%), as do undo and the move log; a Ta
 tap (captures optional, tens of thousands of legal ones at 20 table cards) costs under
 5 ms p99; a move's answers are as big at move 1,000 as at move 10. Run by `make bench`;
 it starts and stops its own gunicorn on 127.0.0.1, twice: with SQLite's
-synchronous=NORMAL (the default) and with COMPANION_SYNCHRONOUS=FULL, each figure a ratio
-to the trivial endpoint of the same run.
+synchronous=NORMAL (the default) and with COMPANION_SYNCHRONOUS=FULL, then (issue 19) on
+PostgreSQL (DATABASE_URL: a throwaway server of Debian's postgresql package on this machine,
+with its default durability, every commit flushed to disk), each figure a ratio to the
+trivial endpoint of the same run.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ import re
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlencode
 
 import psutil
@@ -28,6 +32,9 @@ import psutil
 from companion import serve
 from companion.cards import PACK_52
 from companion.games import tablanette
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: tests/pgserver.py
+from tests.pgserver import PostgresCluster, postgres_bindir  # noqa: E402
 
 MOVES = 1000
 EARLY = 10  # "at move 10": the moves around it
@@ -233,12 +240,16 @@ def undo_costs(conn, game_id: str, headers: dict, version: int, last: dict, time
     return costs
 
 
-def run(synchronous: str, moves: list[dict]) -> tuple[dict[str, list[float]], str]:
+def run(synchronous: str, moves: list[dict], database_url: str = "") -> tuple[dict[str, list[float]], str]:
     """Start the server `make run` starts, bound to loopback, with ``COMPANION_SYNCHRONOUS``
-    set, on a fresh instance folder; time the trivial endpoint, every move of one game and
-    reads of it; stop the server. Returns the timings and the database's file system."""
+    set (or on the PostgreSQL database ``database_url``), on a fresh instance folder; time the
+    trivial endpoint, every move of one game and reads of it; stop the server. Returns the
+    timings and the database's file system."""
+    settings = {"COMPANION_SYNCHRONOUS": synchronous}
+    if database_url:
+        settings["DATABASE_URL"] = database_url
     with tempfile.TemporaryDirectory() as tmp:  # nothing written into the checkout
-        with gunicorn(tmp, COMPANION_SYNCHRONOUS=synchronous) as conn:
+        with gunicorn(tmp, **settings) as conn:
             trivial = [timed(conn, "GET", "/healthz")[0] for _ in range(300)]
             game, headers = new_game(conn)
             json_sizes: list[int] = []
@@ -275,6 +286,15 @@ def main() -> None:
     runs, where = {}, ""
     for synchronous in ("NORMAL", "FULL"):
         runs[synchronous], where = run(synchronous, moves)
+    bindir = postgres_bindir()
+    if bindir is None:
+        print("PostgreSQL is not installed (make bench installs it): no PostgreSQL run")
+    else:
+        cluster = PostgresCluster(bindir, durable=True)
+        try:
+            runs["PostgreSQL"], _ = run("NORMAL", moves, cluster.url)
+        finally:
+            cluster.remove()
 
     def line(label: str, xs: list[float], base: float | None = None, bar: str = "", p: float = 0.95) -> None:
         ratio = f"   ratio {statistics.median(xs) / base:4.2f}{bar}" if base else ""
@@ -292,7 +312,10 @@ def main() -> None:
     for synchronous, r in runs.items():
         base = statistics.median(r["trivial"])
         bar = " (bar 2.5)" if synchronous == "NORMAL" else ""
-        print(f" synchronous={synchronous}" + (" (the default)" if synchronous == "NORMAL" else ""))
+        if synchronous == "PostgreSQL":
+            print(" PostgreSQL (DATABASE_URL; a server on this machine, its default durability)")
+        else:
+            print(f" SQLite, synchronous={synchronous}" + (" (the default)" if synchronous == "NORMAL" else ""))
         line("trivial GET /healthz", r["trivial"])
         line("move (JSON API), moves 1-100", r["moves"][:100], base, bar)
         line(f"move (JSON API), moves {MOVES - 99}-{MOVES}", r["moves"][-100:], base, bar)
@@ -318,6 +341,11 @@ def main() -> None:
             )
     extra = statistics.median(runs["FULL"]["moves"]) - statistics.median(runs["NORMAL"]["moves"])
     print(f" FULL costs {extra * 1000:+.2f} ms a move (median of {MOVES}) over NORMAL")
+    print(" A move (JSON API, median of all), as a ratio to the same run's trivial endpoint:")
+    for name, r in runs.items():
+        label = name if name == "PostgreSQL" else f"SQLite {name}"
+        move, base = statistics.median(r["moves"]), statistics.median(r["trivial"])
+        print(f"  {label:<16} {move * 1000:6.2f} ms   ratio {move / base:4.2f}")
 
 
 if __name__ == "__main__":

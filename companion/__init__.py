@@ -96,6 +96,14 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     )
     app.config.from_mapping(
         DATABASE=str(Path(app.instance_path) / "companion.db"),
+        # Several app servers on one database server (README, "Several servers"):
+        # postgresql://user:password@host:port/name (DATABASE_URL, or COMPANION_DATABASE_URL);
+        # unset, the games are in the SQLite file DATABASE. Each server process keeps a pool of
+        # DATABASE_POOL_SIZE connections (make run: 8 threads a process), and a request waits at
+        # most DATABASE_POOL_TIMEOUT seconds for one (then: 503, try again).
+        DATABASE_URL=os.environ.get("DATABASE_URL") or None,
+        DATABASE_POOL_SIZE=8,
+        DATABASE_POOL_TIMEOUT=5.0,
         PUBLIC_URL=None,  # e.g. https://cards.example.org behind a proxy; else the phone's own address
         TRUST_PROXY=False,  # behind a reverse proxy: read X-Forwarded-For/-Proto/-Host from one hop
         WTF_CSRF_TIME_LIMIT=None,  # a game at the table lasts hours; the token must not expire
@@ -135,11 +143,23 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     if not app.config.get("SECRET_KEY"):  # only now: a configured key writes no file
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path) / "secret_key")
-    Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
+    from companion.store import open_store
 
-    from companion.store import Store
+    url = app.config["DATABASE_URL"]
+    if not url:
+        Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
+    app.extensions["store"] = open_store(
+        url or app.config["DATABASE"],
+        synchronous=app.config["SYNCHRONOUS"],
+        pool_size=int(app.config["DATABASE_POOL_SIZE"]),
+        pool_timeout=float(app.config["DATABASE_POOL_TIMEOUT"]),
+    )
 
-    app.extensions["store"] = Store(app.config["DATABASE"], synchronous=app.config["SYNCHRONOUS"])
+    @app.teardown_appcontext
+    def give_back_the_connection(_error):
+        """Every request gives its database connection back (to the pool, on PostgreSQL)."""
+        app.extensions["store"].release()
+
     app.json = OrjsonProvider(app)
     app.session_interface = SecureWhenHttps()
     if app.config["TRUST_PROXY"]:  # COMPANION_TRUST_PROXY=1 (the env value is read as JSON)
@@ -218,6 +238,10 @@ def _register_errors(app: Flask) -> None:
             _l("Too many new games"),
             _l("This address started too many games just now. Wait a little and try again."),
         ),
+        503: (
+            _l("Try again in a moment"),
+            _l("The games can't be reached just now. Reload in a moment: the game shows every change that was saved."),
+        ),
     }
 
     def handler(code):
@@ -240,6 +264,21 @@ def _register_errors(app: Flask) -> None:
     # The store checks the key again inside the write: a phone revoked or handed over
     # between the view's check and the write is refused like any other non-referee.
     app.register_error_handler(NotReferee, handler(403))
+
+    from companion.store import UNAVAILABLE
+
+    unavailable = handler(503)
+
+    def database_unavailable(e):
+        """The database can't be reached (PostgreSQL down, the pool exhausted, SQLite busy past
+        its timeout): a 503 saying so, not a traceback. The transaction was rolled back, so
+        a change either was saved whole or not at all; the phone's retry finds out which."""
+        app.logger.warning("The database can't be reached: %s", e)
+        body, code, headers = unavailable(e)
+        return body, code, [*headers, ("Retry-After", "2")]
+
+    for error in UNAVAILABLE:
+        app.register_error_handler(error, database_unavailable)
 
     @app.errorhandler(CSRFError)
     def csrf_error(e):

@@ -1,6 +1,8 @@
 """Command-line tasks for whoever runs the server: ``flask --app companion backup PATH``,
 ``restore PATH``, ``export DIR`` (CSV), ``export --json FILE`` and ``import FILE`` (the whole
-server, to move it to another machine) (README, "Serving it for a club")."""
+server, to move it to another machine), and ``db copy --from URL --to URL`` (every game
+from one database into another, e.g. an SQLite file into PostgreSQL) (README, "Serving it
+for a club")."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ def register(app: Flask) -> None:
     app.cli.add_command(restore)
     app.cli.add_command(export_data)
     app.cli.add_command(import_data)
+    app.cli.add_command(db)
 
 
 @click.command()
@@ -93,3 +96,39 @@ def import_data(path: Path, yes: bool) -> None:
     except export.BadImport as e:
         raise click.ClickException(f"{e}. Nothing was changed.") from None
     click.echo(f"Imported {games} game(s) from {path}")
+
+
+@click.group()
+def db() -> None:
+    """The database itself: copy every game from one database to another."""
+
+
+@db.command("copy")
+@click.option("--from", "source", required=True, help="sqlite:///path/to/companion.db or postgresql://...")
+@click.option("--to", "target", required=True, help="postgresql://user@host:port/name or sqlite:///path")
+@click.option("--replace", is_flag=True, help="Replace the games the target already has.")
+def copy(source: str, target: str, replace: bool) -> None:
+    """Copy a whole server's games, players and links from one database into another (made
+    if new), in one transaction, then compare every game's transcript in the two: any
+    difference and nothing is copied. Stop the servers using the source first."""
+    from companion.store import DATABASE_ERRORS, copy_games, open_store
+
+    if source.startswith("sqlite:///") and not Path(source.removeprefix("sqlite:///")).is_file():
+        raise click.ClickException(f"There is no SQLite file {source.removeprefix('sqlite:///')}")
+    refused: tuple[type[Exception], ...] = (ValueError, RuntimeError, *DATABASE_ERRORS)
+    try:
+        origin = open_store(source)
+        destination = open_store(target)
+    except refused as e:
+        raise click.ClickException(str(e)) from None
+    try:
+        games = copy_games(origin, destination, replace=replace)
+        differ = [g for g in origin.game_ids() if origin.transcript(g) != destination.transcript(g)]
+    except refused as e:
+        raise click.ClickException(str(e)) from None
+    finally:
+        origin.close()
+        destination.close()
+    if differ:  # pragma: no cover - checked inside the copy's transaction already
+        raise click.ClickException(f"{len(differ)} game(s) differ after the copy, e.g. {differ[0]}")
+    click.echo(f"Copied {games} game(s) from {origin.url} to {destination.url}; every transcript is identical")

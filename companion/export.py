@@ -12,13 +12,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sqlite3
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from companion import games
-from companion.store import Store
+from companion.store import DATABASE_ERRORS, Store
 
 FORMAT = "companion-server"
 VERSION = 1
@@ -39,6 +38,10 @@ class Export(BaseModel):
 
 class BadImport(ValueError):
     """An export that can't be imported; nothing was changed."""
+
+
+#: What writing an export's rows can raise: a link to a missing row, a doubled id, a missing value.
+_INCONSISTENT: tuple[type[Exception], ...] = (ValueError, *DATABASE_ERRORS)
 
 
 def dump(store: Store) -> dict:
@@ -71,7 +74,7 @@ def load(store: Store, data) -> int:
         return store.replace_rows(doc.tables, _check_games)
     except BadImport:
         raise
-    except (ValueError, sqlite3.Error) as e:  # a link to a missing row, a doubled id, a missing value
+    except _INCONSISTENT as e:  # a link to a missing row, a doubled id, a missing value
         raise BadImport(f"The export's data is inconsistent: {e}") from None
 
 

@@ -15,6 +15,11 @@ Each stream holds a server thread, so the streams a process keeps open are cappe
 (:meth:`Hub.open` says no beyond ``limit``, and the page falls back to polling), and the
 same tick notices a phone that went away (its socket closed), so its thread is given back
 at once rather than when its stream would have ended.
+
+On PostgreSQL (several app servers on one database) the question is asked of a listening
+connection instead: every change of a game's version notifies ``companion_games`` (a
+trigger, so whichever server wrote it), and the hub's tick takes the notifications the
+connection has received, without a round trip; only then does it read the versions.
 """
 
 from __future__ import annotations
@@ -23,10 +28,9 @@ import logging
 import os
 import select
 import socket
-import sqlite3
 import threading
 
-from companion.store import BUSY_TIMEOUT
+from companion.store import UNAVAILABLE, SqliteWatcher
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +69,10 @@ class Hub:
     0
     """
 
-    def __init__(self, path, limit: int = 4, interval: float = INTERVAL):
-        self.path = os.fspath(path)
+    def __init__(self, source, limit: int = 4, interval: float = INTERVAL):
+        """``source``: the store (its ``watcher()`` says what was committed: SQLite's
+        ``data_version``, PostgreSQL's notifications), or an SQLite file's path."""
+        self.watcher = source.watcher if hasattr(source, "watcher") else lambda: SqliteWatcher(os.fspath(source))
         self.limit = limit
         self.interval = interval
         #: How many times the thread asked whether anything was committed, and how many
@@ -136,8 +142,7 @@ class Hub:
 
     # -- the thread ---------------------------------------------------------------
     def _run(self) -> None:
-        conn: sqlite3.Connection | None = None
-        committed: int | None = None
+        conn = None
         while True:
             with self._lock:
                 if not self._watches:
@@ -148,17 +153,18 @@ class Hub:
                 fresh, self._fresh = self._fresh, False
             rows: list[tuple[str, int]] = []
             try:
-                conn = conn or sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+                conn = conn or self.watcher()
                 self.looks += 1
-                now = conn.execute("PRAGMA data_version").fetchone()[0]
-                if now != committed or fresh:
-                    committed = now
+                if conn.changed() or fresh:
                     rows = self._versions_of(conn, ids)
-            except sqlite3.Error:  # the database is busy or gone for a moment: again next tick
+            except UNAVAILABLE:  # the database is busy or gone for a moment: again next tick
                 log.exception("live updates: reading the versions failed")
                 if conn is not None:
-                    conn.close()
-                conn, committed, self._fresh = None, None, True
+                    try:
+                        conn.close()
+                    except Exception:  # pragma: no cover - it is gone already
+                        pass
+                conn, self._fresh = None, True
             gone = _departed(socks)
             if rows or gone:
                 self._tell(rows, gone)
@@ -167,11 +173,10 @@ class Hub:
         if conn is not None:
             conn.close()
 
-    def _versions_of(self, conn: sqlite3.Connection, ids: list[str]) -> list[tuple[str, int]]:
-        """The watched games' versions, in one query (read to the end: no read stays open)."""
+    def _versions_of(self, conn, ids: list[str]) -> list[tuple[str, int]]:
+        """The watched games' versions, in one query."""
         self.reads += 1
-        marks = ", ".join("?" * len(ids))
-        return conn.execute(f"SELECT id, version FROM games WHERE id IN ({marks})", ids).fetchall()
+        return conn.versions(ids)
 
     def _tell(self, rows: list[tuple[str, int]], gone: list[Watch]) -> None:
         """Wake the streams: their game moved on (a version only grows), or their phone left."""

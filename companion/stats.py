@@ -109,7 +109,7 @@ def head_to_head(store, player_id: int) -> list[dict]:
             "FROM seats me JOIN seats o ON o.game_id = me.game_id AND o.side != me.side "
             "JOIN players p ON p.id = o.player_id "
             "WHERE me.player_id = ? AND me.won IS NOT NULL AND o.player_id != me.player_id "
-            "GROUP BY o.player_id ORDER BY games DESC, p.name",
+            "GROUP BY o.player_id, p.name ORDER BY games DESC, p.name",
             (player_id,),
         )
     ]

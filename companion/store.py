@@ -1,4 +1,7 @@
-"""The store: games and their move logs in SQLite (DESIGN.md "The store").
+"""The store: games and their move logs in SQLite (DESIGN.md "The store"), or, for several
+app servers sharing one database, the same :class:`Store` on PostgreSQL (``open_store`` with
+a ``postgresql://`` URL: companion/store_pg.py, issue 19). The SQL below is written once,
+for both; what only SQLite has (its file, pragmas, migrations) stays in this module.
 
 >>> import tempfile, os
 >>> store = Store(os.path.join(tempfile.mkdtemp(), "doc.db"))
@@ -74,7 +77,24 @@ __all__ = [
     "LINK_KINDS",
     "SYNCHRONOUS",
     "migrations",
+    "open_store",
+    "copy_games",
+    "UNAVAILABLE",
 ]
+
+#: What a backend raises when its database can't be reached (a 503, "try again", rather than
+#: a 500): SQLite's busy or unreadable file; PostgreSQL's lost server or an exhausted pool.
+UNAVAILABLE: tuple[type[Exception], ...] = (sqlite3.OperationalError,)
+#: Any error a backend's driver raises (a refused row, a lost connection, ...).
+DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+try:
+    import psycopg
+    import psycopg_pool
+
+    UNAVAILABLE += (psycopg.OperationalError, psycopg_pool.PoolTimeout)
+    DATABASE_ERRORS += (psycopg.Error,)
+except ImportError:  # pragma: no cover - SQLite only
+    pass
 
 TRANSCRIPT_FORMAT = "companion-transcript/1"
 
@@ -304,7 +324,7 @@ def m008_players_and_seats(db: sqlite_utils.Database) -> None:
 #: ``totals``' sums (and the statistics' over any seats), each of a seat's columns ({s}: the seat).
 TOTALS = {
     "played": "1",
-    "finished": "{s}.won IS NOT NULL",
+    "finished": "CASE WHEN {s}.won IS NULL THEN 0 ELSE 1 END",  # a sum of 0s and 1s on SQLite and PostgreSQL alike
     "won": "coalesce({s}.won, 0)",
     "drawn": "{s}.draw",
     "deals": "{s}.deals",
@@ -521,6 +541,19 @@ class Store:
             local.conn, local.pid = self._connect(), pid
         return local.conn
 
+    @property
+    def url(self) -> str:
+        """Where the games are, as ``flask db copy`` names a database."""
+        return f"sqlite:///{self.path}"
+
+    def release(self) -> None:
+        """The end of a request: a pooled backend gives its connection back; SQLite keeps
+        the thread's connection open (opening one costs more than a move)."""
+
+    def watcher(self) -> SqliteWatcher:
+        """A new watcher of committed changes, for live.py's hub (one per hub thread)."""
+        return SqliteWatcher(self.path)
+
     def close(self) -> None:
         """Close this thread's connection (others close when their thread ends)."""
         conn = getattr(self._local, "conn", None)
@@ -600,9 +633,13 @@ class Store:
     TABLES = ("players", "games", "seats", "moves", "referees", "links", "deals")
 
     def schema(self) -> dict[str, list[str]]:
-        """Each exported table's columns, in order."""
+        """Each exported table's columns, in order (the same on every backend)."""
         conn = self._conn()
         return {t: [r["name"] for r in conn.execute(f"PRAGMA table_info({t})")] for t in self.TABLES}
+
+    def game_ids(self) -> list[str]:
+        """Every game's id, oldest first."""
+        return [r[0] for r in self._conn().execute("SELECT id FROM games ORDER BY created, id")]
 
     def applied_migrations(self) -> list[str]:
         return [r[0] for r in self._conn().execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
@@ -612,9 +649,21 @@ class Store:
         conn = self._conn()
         conn.execute("BEGIN")
         try:
-            return {t: [dict(r) for r in conn.execute(f"SELECT * FROM {t} ORDER BY rowid")] for t in self.TABLES}
+            return {t: [dict(r) for r in conn.execute(self._select_all(t))] for t in self.TABLES}
         finally:
             conn.execute("COMMIT")
+
+    def _select_all(self, table: str) -> str:
+        """Every row of ``table``, its exported columns, in the order they were written."""
+        return f"SELECT * FROM {table} ORDER BY rowid"
+
+    def _foreign_key_problems(self, conn) -> list:
+        """Rows that refer to a missing row, as ``(table, rowid, parent)`` (SQLite checks
+        foreign keys only when asked; PostgreSQL refuses such a row as it is written)."""
+        return conn.execute("PRAGMA foreign_key_check").fetchall()
+
+    def _after_copy(self, conn) -> None:
+        """After rows were written with their own ids (PostgreSQL moves its id sequence on)."""
 
     def replace_rows(self, tables: dict[str, list[dict]], check) -> int:
         """Replace every exported table's rows with ``tables`` in one transaction; ``check``
@@ -630,7 +679,8 @@ class Store:
                     f"INSERT INTO {t} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
                     [tuple(row[c] for c in cols) for row in tables[t]],
                 )
-            bad = conn.execute("PRAGMA foreign_key_check").fetchall()
+            self._after_copy(conn)
+            bad = self._foreign_key_problems(conn)
             if bad:
                 raise ValueError(f"Row {bad[0][1]} of {bad[0][0]} refers to a missing {bad[0][2]} row")
             check(self, conn)
@@ -1027,15 +1077,17 @@ class Store:
         # One read transaction: the game row and its moves from the same snapshot.
         conn.execute("BEGIN")
         try:
-            row = self._require(conn, game_id)
-            moves = [
-                json.loads(m)
-                for (m,) in conn.execute(
-                    "SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,)
-                )
-            ]
+            return self._transcript(conn, game_id)
         finally:
             conn.execute("COMMIT")
+
+    def _transcript(self, conn, game_id: str) -> dict:
+        """:meth:`transcript`, read on ``conn`` (inside a transaction of the caller's)."""
+        row = self._require(conn, game_id)
+        moves = [
+            json.loads(m)
+            for (m,) in conn.execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,))
+        ]
         return {
             "format": TRANSCRIPT_FORMAT,
             "game": row["game"],
@@ -1179,11 +1231,15 @@ class Store:
         confirmed = None if row["confirmed"] is None else min(row["confirmed"], deals)
         text = _trimmed(rules.dump(state))
         version = row["version"] + 1
-        conn.execute(
+        # Conditional on the version read: the write lock already makes this the only writer,
+        # and a version moved on meanwhile (by anything) would change no row: a Conflict then.
+        written = conn.execute(
             "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ?, confirmed = ?, deals = ? "
-            "WHERE id = ?",
-            (text, version, now, finished, status, confirmed, deals, game_id),
-        )
+            "WHERE id = ? AND version = ?",
+            (text, version, now, finished, status, confirmed, deals, game_id, row["version"]),
+        ).rowcount
+        if written != 1:  # pragma: no cover - the write lock prevents it
+            raise Conflict(self.version(game_id) or 0, row["version"])
         _keep_figures(conn, rules, game_id, view, deals, confirmed)
         changed = {"version": version, "updated": now, "finished": finished, "status": status, "confirmed": confirmed}
         return _game_dict({**dict(row), **changed, "deals": deals}, state=trimmed) | {"view": view}
@@ -1230,6 +1286,65 @@ class Store:
             _keep_figures(conn, rules, game_id, view, deals)
             trimmed = dataclasses.replace(state, history=state.history[-1:])
             return {"id": game_id, **row, "archived": False, "confirmed": None, "deals": deals, "state": trimmed}
+
+
+class SqliteWatcher:
+    """What live.py's hub asks the database, on a read connection of its own: whether any
+    connection has committed since it last asked (``PRAGMA data_version``, answered from
+    shared memory, so asking is nearly free), and the versions of the games watched."""
+
+    def __init__(self, path: str):
+        self.conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+        self.committed: int | None = None
+
+    def changed(self) -> bool:
+        now = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        changed, self.committed = now != self.committed, now
+        return changed
+
+    def versions(self, ids: list[str]) -> list[tuple[str, int]]:
+        """The games' versions, in one query (read to the end: no read stays open)."""
+        marks = ", ".join("?" * len(ids))
+        return self.conn.execute(f"SELECT id, version FROM games WHERE id IN ({marks})", ids).fetchall()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def open_store(url: str, synchronous: str = "NORMAL", pool_size: int = 8, pool_timeout: float = 5.0) -> Store:
+    """The store at ``url``: ``postgresql://...`` (or ``postgres://``) a PostgreSQL database
+    (companion/store_pg.py; ``pool_size`` connections per process, a request waits at most
+    ``pool_timeout`` seconds for one), ``sqlite:///path`` or a plain path an SQLite file."""
+    url = os.fspath(url)
+    if url.startswith(("postgresql://", "postgres://")):
+        from companion.store_pg import PostgresStore
+
+        return PostgresStore(url, pool_size=pool_size, pool_timeout=pool_timeout)
+    if url.startswith("sqlite:///"):
+        url = url.removeprefix("sqlite:///")
+    elif "://" in url:
+        raise ValueError(f"A database is postgresql://user@host:port/name or sqlite:///path, not {url!r}")
+    return Store(url, synchronous=synchronous)
+
+
+def copy_games(source: Store, target: Store, replace: bool = False) -> int:
+    """Every row of ``source`` written into ``target`` in one transaction of ``target``'s,
+    then every game's transcript read back inside it and compared with the source's: any
+    difference (or a ``target`` that already has games, unless ``replace``) raises
+    ``ValueError`` and leaves ``target`` as it was. Returns the number of games copied."""
+    if source.applied_migrations() != target.applied_migrations():
+        raise ValueError("The two databases are at different schema versions: open both with this version first")
+    if not replace and target.game_ids():
+        raise ValueError(f"{target.url} already has games: nothing was copied (--replace replaces them)")
+    tables = source.rows()  # one read transaction: the source should not be serving meanwhile
+    expected = {row["id"]: source.transcript(row["id"]) for row in tables["games"]}
+
+    def same_transcripts(store: Store, conn) -> None:
+        for game_id, transcript in expected.items():
+            if store._transcript(conn, game_id) != transcript:
+                raise ValueError(f"Game {game_id}'s transcript differs after the copy: nothing was copied")
+
+    return target.replace_rows(tables, same_transcripts)
 
 
 # ---------------------------------------------------------------------------
@@ -1327,8 +1442,8 @@ def _player_id(conn, name: str, now: str) -> int:
     row = conn.execute("SELECT id FROM players WHERE name = ? COLLATE NOCASE", (name,)).fetchone()
     if row is None:
         return conn.execute(
-            "INSERT INTO players (name, created, last_played) VALUES (?, ?, ?)", (name, now, now)
-        ).lastrowid
+            "INSERT INTO players (name, created, last_played) VALUES (?, ?, ?) RETURNING id", (name, now, now)
+        ).fetchone()[0]
     conn.execute("UPDATE players SET last_played = ? WHERE id = ?", (now, row[0]))
     return row[0]
 

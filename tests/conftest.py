@@ -1,6 +1,14 @@
-"""flaskr-style fixtures: an app on a temporary database per test, and its client."""
+"""flaskr-style fixtures: an app on a temporary database per test, and its client.
+
+A test (or fixture) that asks for ``database`` runs twice: on an SQLite file, and on a
+PostgreSQL database (marked ``postgres``: ``-m "not postgres"`` leaves those out), a
+schema of its own on a throwaway PostgreSQL server this test process starts once
+(``postgres_server``). Marked ``sqlite_only``, a test that asks for it runs on SQLite only
+(it checks something only SQLite has: its file, its pragmas, its locks).
+"""
 
 import re
+import secrets
 import sqlite3
 import tempfile
 import threading
@@ -14,6 +22,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from werkzeug.serving import make_server
 
 from companion import create_app
+from tests.pgserver import PostgresCluster, postgres_bindir
 
 # Tests write only to temporary folders: Hypothesis keeps its caches outside the checkout,
 # and no example database (a failing example is printed with the seed that reproduces it).
@@ -35,13 +44,68 @@ def served(app):
         server.server_close()  # the port refuses connections from now on
 
 
+def pytest_generate_tests(metafunc):
+    if "database" in metafunc.fixturenames:
+        backends = ["sqlite"]
+        if metafunc.definition.get_closest_marker("sqlite_only") is None:
+            backends.append(pytest.param("postgres", marks=pytest.mark.postgres))
+        metafunc.parametrize("database", backends, indirect=True)
+
+
+@pytest.fixture
+def database(request, tmp_path):
+    """Where a test's games are: ``sqlite:///<tmp>/test.db``, or a PostgreSQL URL."""
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_url")
+    return f"sqlite:///{tmp_path / 'test.db'}"
+
+
+@contextmanager
+def postgres_cluster(durable: bool = False):
+    """A :class:`PostgresCluster` for the block, removed after it; skips the test when
+    PostgreSQL is not installed."""
+    bindir = postgres_bindir()
+    if bindir is None:
+        pytest.skip(
+            "PostgreSQL is not installed, so the PostgreSQL cases are skipped "
+            "(Debian: apt-get install postgresql; `make test` installs it)"
+        )
+    cluster = PostgresCluster(bindir, durable)
+    try:
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One throwaway PostgreSQL server for this test process (each xdist worker its own)."""
+    with postgres_cluster() as cluster:
+        yield cluster.url
+
+
+@pytest.fixture
+def pg_url(postgres_server):
+    """A PostgreSQL URL whose tables are a fresh schema of their own (dropped after the test)."""
+    import psycopg
+
+    schema = f"t_{secrets.token_hex(6)}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    yield f"{postgres_server}?options=-csearch_path%3D{schema}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 def make_app(folder, **config):
     """The app on the temporary instance folder ``folder`` (nothing is written into the
-    checkout), as the ``app`` fixture makes it, with ``config`` on top."""
+    checkout), as the ``app`` fixture makes it, with ``config`` on top (``DATABASE_URL``:
+    another database than the folder's SQLite file)."""
     return create_app(
         {
             "TESTING": True,
             "DATABASE": str(folder / "test.db"),
+            "DATABASE_URL": None,
             "WTF_CSRF_ENABLED": False,
             "SECRET_KEY": "test",
             "CREATE_LIMIT": "10000 per minute",  # tests start many games; test_limits.py keeps the real one

@@ -1,6 +1,17 @@
-"""The JSON API and transcripts (DESIGN.md "JSON API and transcripts"), status by status."""
+"""The JSON API and transcripts (DESIGN.md "JSON API and transcripts"), status by status,
+on SQLite and on PostgreSQL (the ``database`` fixture: each test runs on both)."""
 
 import pytest
+
+from tests.conftest import make_app
+
+
+@pytest.fixture
+def app(tmp_path, database):
+    app = make_app(tmp_path, DATABASE_URL=database)
+    yield app
+    app.extensions["store"].close()
+
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
 

@@ -202,3 +202,22 @@ def test_every_answer_says_how_long_the_app_took(client):
     for path in ("/healthz", "/", "/games/new", "/no-such-page"):
         timing = client.get(path).headers["Server-Timing"]
         assert timing.startswith("app;dur=") and float(timing.removeprefix("app;dur=")) >= 0, path
+
+
+def test_a_database_busy_past_its_timeout_is_a_503_not_a_traceback(client, app, monkeypatch):
+    """SQLite locked beyond its busy timeout (or PostgreSQL out of reach: tests/test_postgres.py):
+    the page says to try again in a moment, the API answers JSON, both with Retry-After."""
+    import sqlite3
+
+    game_id = new_game(client)
+    store = app.extensions["store"]
+
+    def locked(*args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(store, "get", locked)
+    page = client.get(f"/games/{game_id}")
+    assert page.status_code == 503 and page.headers["Retry-After"]
+    assert "Try again in a moment" in page.get_data(as_text=True)
+    answer = client.get(f"/api/games/{game_id}")
+    assert answer.status_code == 503 and answer.get_json()["error"]

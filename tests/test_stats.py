@@ -1,11 +1,11 @@
 """The roster and the statistics (issue 16), each figure checked against a small set of
-games whose results are worked out by hand below."""
+games whose results are worked out by hand below (on SQLite and on PostgreSQL)."""
 
 import pytest
 import sqlite_utils
 
 from companion import export, stats
-from companion.store import TOTALS, Conflict, NameTaken, NotFound, Store
+from companion.store import TOTALS, Conflict, NameTaken, NotFound, Store, open_store
 
 # Tablanette counting cards (standard scale): ANN's are worth 9 card points, BEN's 13.
 ANN = ["10D", "2C", "AS", "AH", "KS", "QH", "JD", "10S"]
@@ -81,8 +81,9 @@ def play(store: Store, game, players, options, moves) -> str:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "stats.db")
+def store(database):
+    """The games below, on SQLite and on PostgreSQL (its totals kept by PL/pgSQL triggers)."""
+    s = open_store(database)
     for g in GAMES:
         play(s, *g)
     yield s

@@ -1,4 +1,6 @@
-"""The store (companion/store.py): one SQLite file per test, sqlite-utils style.
+"""The store (companion/store.py): one SQLite file per test, sqlite-utils style, and the
+same tests on a PostgreSQL database (companion/store_pg.py; the ``database`` fixture in
+conftest.py runs each test asking for it on both, the PostgreSQL cases marked ``postgres``).
 
 Plain functions and parametrized cases; the engine is Tablanette throughout.
 """
@@ -28,6 +30,7 @@ from companion.store import (
     Store,
     StoreError,
     migrations,
+    open_store,
 )
 from companion.views.common import status_text
 
@@ -74,8 +77,8 @@ def replay(players, options, moves):
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "test.db")
+def store(database):
+    s = open_store(database)
     yield s
     s.close()
 
@@ -108,6 +111,7 @@ def snapshot(store, game_id):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only
 def test_wal_is_on(store, tmp_path):
     conn = sqlite3.connect(tmp_path / "test.db")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -122,6 +126,7 @@ def test_wal_is_on(store, tmp_path):
         ("foreign_keys", 1),
     ],
 )
+@pytest.mark.sqlite_only
 def test_connection_pragmas(store, pragma, expected):
     assert store._conn().execute(f"PRAGMA {pragma}").fetchone()[0] == expected
 
@@ -197,8 +202,21 @@ def test_first_open_applies_every_migration(tmp_path):
     ],
 )
 def test_schema(store, table, columns):
-    conn = store._conn()
-    assert {r["name"] for r in conn.execute(f"PRAGMA table_info({table})")} == columns
+    assert set(store.schema()[table]) == columns
+
+
+@pytest.mark.postgres
+def test_postgres_has_sqlite_s_schema(tmp_path, pg_url):
+    """The PostgreSQL schema is written apart (store_pg.SCHEMA, at SQLite's latest migration):
+    the same tables with the same columns in the same order, and the same migrations
+    recorded, so a whole-server export or copy moves between the two."""
+    lite, pg = Store(tmp_path / "lite.db"), open_store(pg_url)
+    try:
+        assert pg.schema() == lite.schema()
+        assert pg.applied_migrations() == lite.applied_migrations() == MIGRATIONS
+        assert pg.migrate() == []  # opening again applies nothing
+    finally:
+        pg.close()
 
 
 def test_a_tap_sent_again_is_applied_once(store):
@@ -216,20 +234,21 @@ def test_a_tap_sent_again_is_applied_once(store):
     assert store.play(other["id"], 0, {"type": "play", "card": "5S"}, other_key, entry=entry)[0] == 1
 
 
+@pytest.mark.sqlite_only
 def test_moves_are_keyed_by_game_and_seq(store):
     pk = {r["name"]: r["pk"] for r in store._conn().execute("PRAGMA table_info(moves)")}
     assert (pk["game_id"], pk["seq"]) == (1, 2)
 
 
-def test_workers_opening_a_new_file_together(tmp_path):
+def test_workers_opening_a_new_file_together(database):
     """gunicorn workers start at once: migrations run one at a time, once."""
-    path, errors = tmp_path / "race.db", []
+    errors, opened = [], []
     barrier = threading.Barrier(8)
 
     def open_it():
         barrier.wait()
         try:
-            Store(path)
+            opened.append(open_store(database))
         except Exception as e:  # pragma: no cover - the failure being tested for
             errors.append(e)
 
@@ -239,10 +258,9 @@ def test_workers_opening_a_new_file_together(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
-    conn = sqlite3.connect(path)
-    names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")]
-    conn.close()
-    assert sorted(names) == MIGRATIONS
+    assert opened[0].applied_migrations() == MIGRATIONS
+    for store in opened:
+        store.close()
 
 
 @pytest.mark.parametrize("path", [":memory:", "file:x?mode=memory"])
@@ -357,7 +375,10 @@ def test_only_a_salted_hash_of_the_key_is_stored(store, tmp_path):
         assert all(key not in h for h in hashes)
     assert len(set(hashes)) == 2
     assert len({h.split("$")[0] for h in hashes}) == 2  # a salt each
-    raw = (tmp_path / "test.db").read_bytes() + (tmp_path / "test.db-wal").read_bytes()
+    if (tmp_path / "test.db").exists():  # SQLite: the file itself
+        raw = (tmp_path / "test.db").read_bytes() + (tmp_path / "test.db-wal").read_bytes()
+    else:  # PostgreSQL: every row of every table
+        raw = json.dumps(store.rows()).encode()
     assert all(key.encode() not in raw for _, key in made)
 
 
@@ -568,6 +589,7 @@ def test_reading_does_not_replay(store, game, monkeypatch, reader):
     reader(store, game)
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("short,long", [(1, 40)])
 def test_get_costs_the_same_at_any_length(store, short, long):
     """Same SQL, same rows read, at move 1 and move 40."""
@@ -792,15 +814,16 @@ def _next_move(view, rng):
 
 
 @pytest.mark.parametrize("stores", ["shared", "per_thread"])
-def test_two_moves_at_one_version_one_wins(tmp_path, stores):
-    shared = Store(tmp_path / "two.db")
+def test_two_moves_at_one_version_one_wins(database, stores):
+    shared, opened = open_store(database), []
     row, _ = shared.create("tablanette", ["Ann", "Ben"], None)
     shared.play(row["id"], 0, LAYOUT)
     barrier, outcomes = threading.Barrier(2), []
     moves = [{"type": "play", "card": "QH", "capture": ["2C", "3D", "8S"]}, {"type": "play", "card": "5C"}]
 
     def attempt(move):
-        s = shared if stores == "shared" else Store(tmp_path / "two.db")  # like two gunicorn workers
+        s = shared if stores == "shared" else open_store(database)  # like two gunicorn workers (or servers)
+        opened.append(s)
         barrier.wait()
         try:
             outcomes.append(("ok", s.play(row["id"], 1, move)[0]))
@@ -812,18 +835,20 @@ def test_two_moves_at_one_version_one_wins(tmp_path, stores):
         t.start()
     for t in threads:
         t.join()
+    for s in opened:
+        s.close()
     assert sorted(outcomes) == [("conflict", 2), ("ok", 2)]
     assert shared.get(row["id"])["version"] == 2
     assert [m["seq"] for m in shared.moves(row["id"])] == [1, 2]
+    shared.close()
 
 
 @pytest.mark.parametrize(
     "stores,undo_every", [("shared", None), ("per_thread", None), ("shared", 4), ("per_thread", 3)]
 )
-def test_racing_writers_lose_nothing(tmp_path, stores, undo_every):
+def test_racing_writers_lose_nothing(database, stores, undo_every):
     """8 threads x 20 changes at one game, each retrying on Conflict."""
-    path = tmp_path / "race.db"
-    shared = Store(path)
+    shared, opened = open_store(database), []
     row, _ = shared.create("tablanette", ["Ann", "Ben"], None)
     game_id, threads_n, per_thread = row["id"], 8, 20
     barrier, lock = threading.Barrier(threads_n), threading.Lock()
@@ -831,7 +856,8 @@ def test_racing_writers_lose_nothing(tmp_path, stores, undo_every):
     errors = []
 
     def worker(n):
-        s = shared if stores == "shared" else Store(path)
+        s = shared if stores == "shared" else open_store(database)
+        opened.append(s)
         rng = random.Random(n)
         barrier.wait()
         try:
@@ -870,6 +896,8 @@ def test_racing_writers_lose_nothing(tmp_path, stores, undo_every):
     assert [m["seq"] for m in log] == list(range(1, done["play"] + 1))  # no gap, no double
     assert sum(m["undone"] for m in log) == done["undo"]
     assert final["state"] == replay(["Ann", "Ben"], None, [m["move"] for m in log if not m["undone"]])
+    for s in {*opened, shared}:
+        s.close()
 
 
 @pytest.mark.parametrize(
@@ -880,6 +908,7 @@ def test_racing_writers_lose_nothing(tmp_path, stores, undo_every):
     ],
     ids=["play", "undo"],
 )
+@pytest.mark.sqlite_only
 def test_the_write_lock_is_held_while_the_engine_judges(store, game, tmp_path, monkeypatch, change):
     """BEGIN IMMEDIATE: no other writer can slip in between reading the version and writing."""
     play_all(store, game, MOVES[:2])
@@ -902,6 +931,39 @@ def test_the_write_lock_is_held_while_the_engine_judges(store, game, tmp_path, m
     assert seen and set(seen) == {"database is locked"}
 
 
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    "change", [lambda s, g: s.play(g, 2, MOVES[2]), lambda s, g: s.undo(g, 2)], ids=["play", "undo"]
+)
+def test_postgres_holds_the_write_lock_while_the_engine_judges(pg_url, monkeypatch, change):
+    """PostgreSQL's BEGIN IMMEDIATE: every change holds the write lock (an advisory lock every
+    app server takes) from before it reads the version until it commits."""
+    import psycopg
+
+    from companion.store_pg import WRITE_LOCK
+
+    store = open_store(pg_url)
+    game = store.create("tablanette", ["Ann", "Ben"], None)[0]["id"]
+    play_all(store, game, MOVES[:2])
+    real, seen = rules.apply, []
+
+    def spy(state, move):
+        with psycopg.connect(pg_url, autocommit=True) as other:
+            free = other.execute("SELECT pg_try_advisory_lock(%s)", (WRITE_LOCK,)).fetchone()[0]
+            if free:
+                other.execute("SELECT pg_advisory_unlock(%s)", (WRITE_LOCK,))
+        seen.append(free)
+        return real(state, move)
+
+    monkeypatch.setattr(rules, "apply", spy)
+    try:
+        change(store, game)
+    finally:
+        store.close()
+    assert seen and set(seen) == {False}
+
+
+@pytest.mark.sqlite_only
 def test_a_writer_waits_for_another_instead_of_failing(store, game, tmp_path):
     other = sqlite3.connect(tmp_path / "test.db", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")

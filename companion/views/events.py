@@ -43,7 +43,7 @@ BEAT = 10.0
 @bp.record_once
 def _hub(state) -> None:
     app = state.app
-    app.extensions["live"] = Hub(app.config["DATABASE"], limit=int(app.config["PUSH_STREAMS"]))
+    app.extensions["live"] = Hub(app.extensions["store"], limit=int(app.config["PUSH_STREAMS"]))
 
 
 def hub() -> Hub:

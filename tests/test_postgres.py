@@ -1,0 +1,346 @@
+"""The store on PostgreSQL (issue 19): several app servers on one database, the copy from
+SQLite, live pushes, and what a phone is told while the database can't be reached.
+
+Every test here starts from a fresh schema on the throwaway server of conftest.py's
+``postgres_server`` (all marked ``postgres``); tests/test_store.py and tests/test_api.py
+run their whole suites on PostgreSQL too.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from companion import create_app, serve, stats
+from companion.live import Hub
+from companion.store import Store, copy_games, open_store
+from companion.store_pg import translate
+from tests.conftest import make_app, postgres_cluster
+from tests.pgserver import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
+
+
+def test_the_store_s_sql_as_postgresql_reads_it():
+    assert translate("SELECT id FROM games WHERE id = ? AND version = ?") == (
+        "SELECT id FROM games WHERE id = %s AND version = %s"
+    )
+    assert translate("SELECT id FROM players WHERE name = ? COLLATE NOCASE") == (
+        "SELECT id FROM players WHERE lower(name) = lower(%s)"
+    )
+    assert translate("UPDATE referees SET revoked = ? WHERE id IS NOT ?").endswith("id IS DISTINCT FROM %s")
+    assert translate("BEGIN") == "BEGIN ISOLATION LEVEL REPEATABLE READ"  # a consistent read
+    assert translate("SELECT '100%' WHERE 1 = ?") == "SELECT '100%%' WHERE 1 = %s"
+
+
+pytestmark = pytest.mark.postgres
+
+
+# ---------------------------------------------------------------------------
+# A whole server copied, and every transcript compared
+# ---------------------------------------------------------------------------
+
+
+def fill(store: Store) -> list[str]:
+    """Games of every kind and shape: finished, undone moves, imported, archived, referees
+    added and links made, players typed twice in different case."""
+    ids = []
+    row, key = store.create("tablanette", ["Ann", "Ben"], {"target": 151})
+    version, _ = store.play(row["id"], 0, LAYOUT, key)
+    version, _ = store.play(row["id"], version, {"type": "play", "card": "QH", "capture": ["2C", "3D", "8S"]}, key)
+    version, _ = store.undo(row["id"], version, key)
+    store.play(row["id"], version, {"type": "play", "card": "5C"}, key, entry="e" * 32)
+    store.make_link(row["id"], "add")
+    ids.append(row["id"])
+    row, key = store.create("hundred", ["ann", "Cy"])
+    version = 0
+    for loser in ["ann", "Cy"]:
+        version, _ = store.play(row["id"], version, {"type": "tally", "loser": loser}, key)
+    store.archive(row["id"])
+    ids.append(row["id"])
+    imported, _ = store.import_transcript(store.transcript(ids[0]))
+    ids.append(imported["id"])
+    row, key = store.create("tute", ["Ann", "Ben", "Cy", "Dee"])
+    store.redeem_link(row["id"], store.make_link(row["id"], "handover"))
+    ids.append(row["id"])
+    return ids
+
+
+def everything(store: Store) -> dict:
+    """What a server holds, in an order that does not depend on the backend."""
+    return {
+        "rows": {t: sorted(map(repr, rows)) for t, rows in store.rows().items()},
+        "transcripts": {g: store.transcript(g) for g in store.game_ids()},
+        "games": store.list_games(),
+        "standings": stats.standings(store),
+        "roster": store.roster(),
+    }
+
+
+def test_flask_db_copy_round_trip(tmp_path, pg_url):
+    """SQLite -> PostgreSQL -> SQLite with ``flask db copy``: every row, transcript, list and
+    standing the same, and the copied games play on (the ids of new players too)."""
+    app = make_app(tmp_path)
+    source = app.extensions["store"]
+    ids = fill(source)
+    runner = app.test_cli_runner()
+    done = runner.invoke(args=["db", "copy", "--from", f"sqlite:///{tmp_path / 'test.db'}", "--to", pg_url])
+    assert done.exit_code == 0, done.output
+    assert "Copied 4 game(s)" in done.output and "every transcript is identical" in done.output
+    pg = open_store(pg_url)
+    back = tmp_path / "back.db"
+    again = runner.invoke(args=["db", "copy", "--from", pg_url, "--to", f"sqlite:///{back}"])
+    assert again.exit_code == 0, again.output
+    try:
+        assert everything(pg) == everything(source) == everything(Store(back))
+        assert sorted(pg.game_ids()) == sorted(ids)
+        assert {p["name"] for p in pg.roster()} == {"Ann", "Ben", "Cy", "Dee"}  # "ann" is Ann
+        row, key = pg.create("hundred", ["Dee", "Eve"])  # a new player gets a new id after the copied ones
+        assert pg.play(row["id"], 0, {"type": "play", "card": "5C"}, key)[0] == 1
+        version = pg.get(ids[0])["version"]
+        assert pg.undo(ids[0], version)[0] == version + 1  # the copied games play on
+    finally:
+        pg.close()
+
+
+def test_copy_refuses_a_target_with_games_and_changes_nothing(tmp_path, pg_url):
+    source, target = Store(tmp_path / "a.db"), open_store(pg_url)
+    try:
+        fill(source)
+        kept, _ = target.create("hundred", ["Zed", "Yan"])
+        with pytest.raises(ValueError, match="already has games"):
+            copy_games(source, target)
+        assert target.game_ids() == [kept["id"]]
+        assert copy_games(source, target, replace=True) == 4
+        assert kept["id"] not in target.game_ids()
+    finally:
+        target.close()
+
+
+def test_copy_command_explains_a_bad_address(tmp_path):
+    runner = make_app(tmp_path).test_cli_runner()
+    bad = runner.invoke(args=["db", "copy", "--from", f"sqlite:///{tmp_path / 'none.db'}", "--to", "mysql://x"])
+    assert bad.exit_code != 0 and "There is no SQLite file" in bad.output
+    bad = runner.invoke(args=["db", "copy", "--from", f"sqlite:///{tmp_path / 'test.db'}", "--to", "mysql://x/y"])
+    assert bad.exit_code != 0 and "postgresql://" in bad.output
+
+
+def test_backup_and_restore_on_postgresql(tmp_path, pg_url):
+    """``flask backup`` writes an SQLite file on PostgreSQL too, and ``restore`` reads it back."""
+    store = open_store(pg_url)
+    try:
+        fill(store)
+        before = everything(store)
+        assert store.backup(tmp_path / "backup.db") == 4
+        for game_id in store.game_ids():
+            store.delete(game_id)
+        assert store.restore(tmp_path / "backup.db") == 4
+        assert everything(store) == before
+    finally:
+        store.close()
+
+
+def test_every_request_gives_its_connection_back(tmp_path, pg_url):
+    """A pool of 2 connections serves 36 requests of every kind one after another (pages,
+    the API, a refused move, a stale one, an unknown game): none keeps its connection."""
+    app = make_app(tmp_path, DATABASE_URL=pg_url, DATABASE_POOL_SIZE=2, DATABASE_POOL_TIMEOUT=2)
+    client = app.test_client()
+    created = client.post("/api/games", json={"game": "hundred", "players": ["Ann", "Ben"]}).get_json()
+    game_id, key = created["id"], {"X-Edit-Key": created["edit_key"]}
+    for version, card in enumerate(["2S", "3S", "4S", "5S", "6S", "7S"]):
+        move = {"version": version, "move": {"type": "play", "card": card}}
+        assert client.post(f"/api/games/{game_id}/moves", json=move, headers=key).status_code == 200
+        assert client.post(f"/api/games/{game_id}/moves", json=move, headers=key).status_code == 409
+        assert client.get(f"/games/{game_id}").status_code == 200
+        assert client.get("/api/games/nothing").status_code == 404
+        assert client.get("/").status_code == 200
+        assert client.get(f"/games/{game_id}/log").status_code == 200
+    stats = app.extensions["store"].pool().get_stats()
+    assert stats["pool_size"] == stats["pool_available"]  # all of them back in the pool
+    app.extensions["store"].close()
+
+
+# ---------------------------------------------------------------------------
+# Live pushes from any server
+# ---------------------------------------------------------------------------
+
+
+def test_a_move_stored_by_another_server_wakes_the_stream(pg_url):
+    """The hub listens: a move written through another connection (another app server)
+    wakes the stream at once, and a quiet game costs no query."""
+    here, there = open_store(pg_url), open_store(pg_url)
+    try:
+        row, key = here.create("hundred", ["Ann", "Ben"])
+        hub = Hub(here, limit=2)
+        watch = hub.open(row["id"], 0)
+        time.sleep(0.3)
+        reads = hub.reads
+        assert hub.looks > 1 and reads <= 2  # ticking, but nothing read while nothing changed
+        started = time.perf_counter()
+        there.play(row["id"], 0, {"type": "play", "card": "5C"}, key)
+        assert hub.wait(watch, 0, timeout=5) == 1
+        assert time.perf_counter() - started < 1
+        hub.close(watch)
+    finally:
+        here.close()
+        there.close()
+
+
+# ---------------------------------------------------------------------------
+# Two app servers on one database
+# ---------------------------------------------------------------------------
+
+
+def request(port: int, method: str, path: str, body=None, headers=None) -> tuple[int, dict | str]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, None if body is None else json.dumps(body), headers or {})
+        response = conn.getresponse()
+        data = response.read().decode()
+        try:
+            return response.status, json.loads(data)
+        except ValueError:
+            return response.status, data
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def two_servers(tmp_path, pg_url):
+    """Two gunicorn instances (as `make run` starts them: 2 workers x 8 threads each), each
+    with its own instance folder, on one PostgreSQL database; their ports."""
+    procs, ports = [], []
+    for name in ("one", "two"):
+        port = free_port()
+        env = {
+            **os.environ,
+            "COMPANION_INSTANCE_PATH": str(tmp_path / name),
+            "DATABASE_URL": pg_url,
+            "COMPANION_SECRET_KEY": "shared",
+            "COMPANION_CREATE_LIMIT": "10000 per minute",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        procs.append(subprocess.Popen(serve.gunicorn_command("127.0.0.1", port, "warning"), cwd=ROOT, env=env))
+        ports.append(port)
+    try:
+        for proc, port in zip(procs, ports):
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    if request(port, "GET", "/healthz")[0] == 200:
+                        break
+                except OSError:
+                    pass
+                assert proc.poll() is None and time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.1)
+        yield ports
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=20)
+
+
+def test_twenty_clients_on_two_servers_send_the_same_move_one_wins(two_servers, pg_url):
+    """Issue 19: 20 clients, half on each app server, send the same move at the same
+    version at the same instant, five times over: each time exactly one 2xx and nineteen
+    409, and the database holds exactly one row for each."""
+    ports = two_servers
+    json_headers = {"Content-Type": "application/json"}
+    status, created = request(ports[0], "POST", "/api/games", {"game": "hundred", "players": ["A", "B"]}, json_headers)
+    assert status == 201, created
+    headers = {**json_headers, "X-Edit-Key": created["edit_key"]}
+    cards = ["2S", "3S", "4S", "5S", "6S"]
+    for version, card in enumerate(cards):
+        body = {"version": version, "move": {"type": "play", "card": card}}
+        start = threading.Barrier(20)
+
+        def send(n):
+            start.wait(timeout=30)
+            return request(ports[n % 2], "POST", f"/api/games/{created['id']}/moves", body, headers)[0]
+
+        with ThreadPoolExecutor(20) as pool:
+            statuses = sorted(pool.map(send, range(20)))
+        assert statuses == [200] + [409] * 19, statuses
+    for port in ports:  # either server reads what the other wrote
+        status, transcript = request(port, "GET", f"/api/games/{created['id']}/transcript")
+        assert [m["card"] for m in transcript["moves"]] == cards
+    store = open_store(pg_url)
+    try:
+        rows = store.query("SELECT seq, move FROM moves WHERE game_id = ? ORDER BY seq", (created["id"],))
+        assert [(r["seq"], json.loads(r["move"])["card"]) for r in rows] == list(enumerate(cards, 1))
+    finally:
+        store.close()
+
+
+# ---------------------------------------------------------------------------
+# The database out of reach
+# ---------------------------------------------------------------------------
+
+
+def test_an_unreachable_database_is_a_503_and_nothing_is_lost(tmp_path):
+    """A server of its own, stopped under a running app: pages answer a 503 page and the API
+    a JSON 503 (never a traceback), nothing is half-written, and once the database is back
+    the game is as it was and plays on."""
+    with postgres_cluster() as cluster:
+        app = make_app(tmp_path, DATABASE_URL=cluster.url, DATABASE_POOL_TIMEOUT=1)
+        client = app.test_client()
+        created = client.post("/api/games", json={"game": "hundred", "players": ["Ann", "Ben"]}).get_json()
+        key = {"X-Edit-Key": created["edit_key"]}
+        move = {"version": 0, "move": {"type": "play", "card": "5C"}}
+        assert client.post(f"/api/games/{created['id']}/moves", json=move, headers=key).status_code == 200
+        cluster.stop()
+        try:
+            page = client.get(f"/games/{created['id']}")
+            assert page.status_code == 503 and "Try again in a moment" in page.get_data(as_text=True)
+            assert "Traceback" not in page.get_data(as_text=True) and page.headers["Retry-After"]
+            move = {"version": 1, "move": {"type": "play", "card": "6C"}}
+            answer = client.post(f"/api/games/{created['id']}/moves", json=move, headers=key)
+            assert answer.status_code == 503 and answer.get_json()["error"]
+        finally:
+            cluster.start()
+        deadline = time.monotonic() + 30
+        while (game := client.get(f"/api/games/{created['id']}")).status_code == 503:
+            assert time.monotonic() < deadline, "the pool did not reconnect"  # it retries, backing off
+            time.sleep(0.2)
+        assert game.status_code == 200 and game.get_json()["version"] == 1  # the first move kept, nothing else
+        assert client.post(f"/api/games/{created['id']}/moves", json=move, headers=key).status_code == 200
+        app.extensions["store"].close()
+
+
+def test_the_database_is_chosen_by_database_url(tmp_path, pg_url, monkeypatch):
+    """SQLite with no configuration; DATABASE_URL (or COMPANION_DATABASE_URL, which wins)
+    a PostgreSQL database, the pool sized by COMPANION_DATABASE_POOL_SIZE."""
+    from companion.store_pg import PostgresStore
+
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("COMPANION_DATABASE_URL", raising=False)
+    plain = create_app({"TESTING": True, "SECRET_KEY": "x"}, instance_path=str(tmp_path / "a"))
+    assert type(plain.extensions["store"]) is Store and (tmp_path / "a" / "companion.db").exists()
+    monkeypatch.setenv("DATABASE_URL", pg_url)
+    monkeypatch.setenv("COMPANION_DATABASE_POOL_SIZE", "3")
+    shared = create_app({"TESTING": True, "SECRET_KEY": "x"}, instance_path=str(tmp_path / "b"))
+    store = shared.extensions["store"]
+    assert isinstance(store, PostgresStore) and store.pool_size == 3
+    assert not (tmp_path / "b" / "companion.db").exists()
+    store.close()
+    monkeypatch.setenv("DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
+    monkeypatch.setenv("COMPANION_DATABASE_URL", pg_url)
+    chosen = create_app({"TESTING": True, "SECRET_KEY": "x"}, instance_path=str(tmp_path / "c"))
+    assert isinstance(chosen.extensions["store"], PostgresStore)
+    chosen.extensions["store"].close()
+
+
+def test_a_server_that_can_t_reach_its_database_says_so_at_start(tmp_path):
+    url = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"
+    with pytest.raises(RuntimeError, match="Can't reach the PostgreSQL database"):
+        create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": url}, instance_path=str(tmp_path))
