@@ -22,13 +22,15 @@ from wtforms import (
     SelectMultipleField,
     StringField,
 )
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 from wtforms.widgets import CheckboxInput, HiddenInput, ListWidget
 
 from companion import games
+from companion import names as player_names
 from companion.errors import OptionError
 from companion.i18n import names
-from companion.schemas import BIG, NAME_LENGTH
+from companion.names import NAME_LENGTH
+from companion.schemas import BIG
 from companion.web.query import labelled
 
 #: An option's number within what the API's schema takes: the engine checks its own range
@@ -139,6 +141,7 @@ def new_game_form(game: str, start: str | None = None, formdata=None) -> FlaskFo
             validators=[
                 Optional() if i >= rules.MIN_PLAYERS else InputRequired(_("Enter a name")),
                 Length(max=NAME_LENGTH, message=_("At most %(n)s characters", n=NAME_LENGTH)),
+                PlayerName(),
             ],
             render_kw={"autocomplete": "off", "autocapitalize": "words", "list": "roster"},
         )
@@ -219,10 +222,26 @@ def attach_error(form, e: OptionError) -> None:
     option = e.option
     if option is not None and option in form.option_names:
         getattr(form, option).errors = [labelled(e, form.rules)]
-    elif option in ("players", "dealer"):
-        (form.player0 if option == "players" else form.dealer).errors = [e.reason]
+    elif option == "players":
+        seat = e.params.get("seat")
+        (form.seats[seat] if isinstance(seat, int) and 0 <= seat < len(form.seats) else form.player0).errors = [e.reason]
+    elif option == "dealer":
+        form.dealer.errors = [e.reason]
     else:
         form.form_errors.append(e.reason)
+
+
+class PlayerName:
+    """A typed name as the roster keeps it (companion/names.py: composed, stripped, no
+    invisible character), or the refusal naming the character beside the field."""
+
+    def __call__(self, form, field) -> None:
+        if field.errors or not field.data:
+            return
+        try:
+            field.data = player_names.clean(field.data)
+        except OptionError as e:
+            raise ValidationError(e.reason) from None
 
 
 class RenameForm(FlaskForm):
@@ -233,6 +252,7 @@ class RenameForm(FlaskForm):
         validators=[
             InputRequired(_l("Enter a name")),
             Length(max=NAME_LENGTH, message=_l("At most %(n)s characters", n=NAME_LENGTH)),
+            PlayerName(),
         ],
         render_kw={"autocomplete": "off", "autocapitalize": "words"},
     )
@@ -242,6 +262,10 @@ class MergeForm(FlaskForm):
     """Two names of one person: this player's games go to ``into``'s."""
 
     into = IntegerField(widget=HiddenInput(), validators=[InputRequired()])
+
+
+class UndoMergeForm(FlaskForm):
+    """Take a merge back (its button on the player's page: only the token)."""
 
 
 class GroupForm(FlaskForm):

@@ -52,7 +52,7 @@ def switch_url(code: str) -> str:
     """This page in language ``code``: the same address with ``lang=code`` (it sets the
     cookie), leaving out the query values the page refused (``g.refused_args``). A page
     shown in answer to a form's POST links to the home page."""
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         refused = {"lang", *g.get("refused_args", ())}
         path, args = request.path, [(k, v) for k, v in request.args.items(multi=True) if k not in refused]
     else:

@@ -39,10 +39,9 @@ from pydantic.json_schema import models_json_schema
 
 from companion import games
 from companion.errors import InvalidMove
+from companion.names import NAME_LENGTH
 from companion.store import LINK_KINDS, TRANSCRIPT_FORMAT
 
-#: A player's name, bounded alike by the new-game form and the API.
-NAME_LENGTH = 24
 #: The most cards any list holds (two packs, 100/99/98's 98 with many players).
 MAX_CARDS = 104
 #: The most moves a transcript may hold (a long game is a few hundred).

@@ -55,7 +55,7 @@ from datetime import datetime, timedelta, timezone
 import orjson
 import sqlite_utils
 
-from companion import games
+from companion import games, names
 from companion.errors import IllegalMove, InvalidMove, MoveError, OptionError, Reason
 
 try:
@@ -70,6 +70,8 @@ __all__ = [
     "Conflict",
     "NothingToUndo",
     "NotReferee",
+    "NameTaken",
+    "SameGame",
     "BadTranscript",
     "LinkUsedUp",
     "TRANSCRIPT_FORMAT",
@@ -164,6 +166,14 @@ class NameTaken(StoreError):
 
 class NothingToUndo(IllegalMove):
     """Undo with no move in effect; refused like any other move, and nothing changes."""
+
+
+class SameGame(StoreError, ValueError):
+    """Two players who sat in one game are two people: they can't be merged."""
+
+    def __init__(self, name: str, other: str, game_id: str):
+        super().__init__(f"{name} and {other} played in the same game ({game_id}): they are two people")
+        self.name, self.other, self.game_id = name, other, game_id
 
 
 class BadTranscript(ValueError):
@@ -317,8 +327,20 @@ def m008_players_and_seats(db: sqlite_utils.Database) -> None:
     for game_id, game, state, created in rows:
         rules = games.get(game)
         view = rules.view(rules.load(_load_state(state)))
-        _seat_players(db.conn, game_id, view, created)
+        _seat_players(db.conn, game_id, view, created, find=_player_by_name_m008)
         _keep_figures(db.conn, rules, game_id, view, len(view["history"]), history=view["history"])
+
+
+def _player_by_name_m008(conn, name: str, now: str) -> int:
+    """The roster's player of this name (ASCII case aside), added if new: how m008 to m014
+    matched names (m015 matches by :func:`names.key`)."""
+    row = conn.execute("SELECT id FROM players WHERE name = ? COLLATE NOCASE", (name,)).fetchone()
+    if row is None:
+        return conn.execute(
+            "INSERT INTO players (name, created, last_played) VALUES (?, ?, ?) RETURNING id", (name, now, now)
+        ).fetchone()[0]
+    conn.execute("UPDATE players SET last_played = ? WHERE id = ?", (now, row[0]))
+    return row[0]
 
 
 #: ``totals``' sums (and the statistics' over any seats), each of a seat's columns ({s}: the seat).
@@ -458,6 +480,83 @@ def m014_finished_deals_stored_once(db: sqlite_utils.Database) -> None:
             "UPDATE moves SET snapshot = ? WHERE game_id = ? AND seq = ?",
             (_snapshot_text(data, len(data.get("history") or [])), game_id, seq),
         )
+
+
+#: The record of every rename and merge on the roster (m015): who did it (``game_id``: the
+#: game whose referee right allowed it, ``referee``: that phone), when, and from what to
+#: what; a merge keeps in ``detail`` what undoing it needs (the merged player's row and the
+#: seats that moved). ``{id}`` is the dialect's auto-numbered primary key.
+ROSTER_CHANGES = (
+    "CREATE TABLE roster_changes ({id}, player_id INTEGER NOT NULL, kind TEXT NOT NULL, time TEXT NOT NULL, "
+    "game_id TEXT, referee TEXT, before TEXT NOT NULL, after TEXT NOT NULL, other_id INTEGER, detail TEXT, "
+    "undone TEXT)"
+)
+#: The statements of m015 both databases run as they are.
+ONE_PERSON_ONE_NAME = [
+    "CREATE INDEX roster_changes_by_player ON roster_changes (player_id)",
+    "DROP INDEX players_by_name",
+]
+
+
+def one_person_one_name(conn) -> None:
+    """m015's data, on either database (``conn`` speaks the store's SQL): each player's
+    ``name_key``; two players whose names are now one key (``Ｚed`` and ``zed``), or one
+    player seated twice in a game (``Zed`` and ``ZED`` in one game), are told apart by a
+    number after the later name ("ZED (2)"), recorded as a rename by the upgrade, so nobody
+    is credited twice in a game and nothing is merged without a referee. Then the two
+    unique indexes that keep it so."""
+    now = _now()
+    taken: set[str] = set()
+
+    def free(name: str) -> str:
+        n = 2
+        while names.key(f"{name} ({n})") in taken:
+            n += 1
+        return f"{name} ({n})"
+
+    def record(player_id: int, before: str, after: str) -> None:
+        conn.execute(
+            "INSERT INTO roster_changes (player_id, kind, time, before, after) VALUES (?, 'rename', ?, ?, ?)",
+            (player_id, now, before, after),
+        )
+
+    for player_id, name in conn.execute("SELECT id, name FROM players ORDER BY id").fetchall():
+        if names.key(name) in taken:
+            new = free(name)
+            conn.execute("UPDATE players SET name = ? WHERE id = ?", (new, player_id))
+            record(player_id, name, new)
+            name = new
+        taken.add(names.key(name))
+        conn.execute("UPDATE players SET name_key = ? WHERE id = ?", (names.key(name), player_id))
+    twice = conn.execute(
+        "SELECT s.game_id, s.seat, s.player_id, p.name, p.created, p.last_played FROM seats s "
+        "JOIN players p ON p.id = s.player_id WHERE EXISTS (SELECT 1 FROM seats t WHERE t.game_id = s.game_id "
+        "AND t.player_id = s.player_id AND t.seat < s.seat) ORDER BY s.game_id, s.seat"
+    ).fetchall()
+    for game_id, seat, player_id, name, created, last_played in twice:
+        new = free(name)
+        taken.add(names.key(new))
+        new_id = conn.execute(
+            "INSERT INTO players (name, name_key, created, last_played) VALUES (?, ?, ?, ?) RETURNING id",
+            (new, names.key(new), created, last_played),
+        ).fetchone()[0]
+        conn.execute("UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = ?", (new_id, game_id, seat))
+        record(new_id, name, new)
+    conn.execute("CREATE UNIQUE INDEX players_by_key ON players (name_key)")
+    conn.execute("CREATE UNIQUE INDEX seats_one_per_player ON seats (game_id, player_id)")
+
+
+@migrations()
+def m015_one_person_one_name(db: sqlite_utils.Database) -> None:
+    """One person, one name (issue 30): the roster matches names by :func:`names.key` (NFKC,
+    case folded: ``name_key``, unique) instead of by ASCII case alone, a game seats a player
+    once, and renames and merges are recorded (``roster_changes``) so a merge can be undone.
+    Names typed before that would now be refused (an invisible character) keep working."""
+    db.table("players").add_column("name_key", str)
+    db.execute(ROSTER_CHANGES.format(id="id INTEGER PRIMARY KEY"))
+    for statement in ONE_PERSON_ONE_NAME:
+        db.execute(statement)
+    one_person_one_name(db.conn)
 
 
 def _replay_every_game(db: sqlite_utils.Database, only: str | None = None) -> None:
@@ -630,7 +729,7 @@ class Store:
 
     # -- whole-server export --------------------------------------------------------
     #: The tables a whole-server export carries, parents first (the order rows are inserted).
-    TABLES = ("players", "games", "seats", "moves", "referees", "links", "deals")
+    TABLES = ("players", "games", "seats", "moves", "referees", "links", "deals", "roster_changes")
 
     def schema(self) -> dict[str, list[str]]:
         """Each exported table's columns, in order (the same on every backend)."""
@@ -694,8 +793,7 @@ class Store:
         key is returned this once; only a salted hash of it is kept.
         """
         rules = games.get(game)
-        players = _plain(players, OptionError, "players")
-        options = _plain(options, OptionError, "options")
+        players, options = _named(_plain(players, OptionError, "players"), _plain(options, OptionError, "options"))
         state = rules.start(players, options)
         key = secrets.token_urlsafe(16)
         with self._write() as conn:
@@ -895,32 +993,163 @@ class Store:
         row = self._conn().execute("SELECT * FROM players WHERE id = ?", (player_id,)).fetchone()
         return None if row is None else dict(row)
 
-    def rename_player(self, player_id: int, name: str) -> None:
+    def roster_referee(self, player_ids, keys: dict) -> tuple[str, str] | None:
+        """Who may change these players on the roster: ``(game id, referee id)`` of a game
+        each of them sat in whose referee key (of ``keys``, a phone's ``{game id: key}``) is
+        in force, or None. Renaming or merging a player rewrites the standings of everyone
+        who played with them, so a visitor may not (issue 30)."""
+        conn = self._conn()
+        ids = [g for g, k in keys.items() if isinstance(g, str) and isinstance(k, str)]
+        if not ids:
+            return None
+        found = None
+        for player_id in set(player_ids):
+            rows = conn.execute(
+                f"SELECT game_id FROM seats WHERE player_id = ? AND game_id IN ({', '.join('?' * len(ids))})",
+                (player_id, *ids),
+            ).fetchall()
+            allowed = next(
+                ((r[0], referee) for r in rows if (referee := self._referee(conn, r[0], keys[r[0]])) is not None), None
+            )
+            if allowed is None:
+                return None
+            found = found or allowed
+        return found
+
+    def rename_player(self, player_id: int, name: str, by: tuple[str, str] | None = None) -> None:
         """Rename a player: their games stay theirs (seats link the id, not the name; each
-        game keeps the name it was played under). ``NameTaken`` if someone else has it."""
-        name = name.strip()
+        game keeps the name it was played under). The name is checked as a new game's are
+        (``OptionError``); ``NameTaken`` if it is someone else's (by :func:`names.key`). The
+        rename is recorded with ``by`` (the game and referee phone allowing it)."""
+        name = names.clean(name)
         with self._write() as conn:
-            if conn.execute("SELECT 1 FROM players WHERE id = ?", (player_id,)).fetchone() is None:
+            row = conn.execute("SELECT name FROM players WHERE id = ?", (player_id,)).fetchone()
+            if row is None:
                 raise NotFound(player_id)
             other = conn.execute(
-                "SELECT id FROM players WHERE name = ? COLLATE NOCASE AND id != ?", (name, player_id)
+                "SELECT id FROM players WHERE name_key = ? AND id != ?", (names.key(name), player_id)
             ).fetchone()
             if other is not None:
                 raise NameTaken(name, other[0])
-            conn.execute("UPDATE players SET name = ? WHERE id = ?", (name, player_id))
+            if row[0] == name:
+                return
+            conn.execute("UPDATE players SET name = ?, name_key = ? WHERE id = ?", (name, names.key(name), player_id))
+            self._record(conn, player_id, "rename", by, row[0], name)
 
-    def merge_players(self, player_id: int, into: int) -> None:
+    def merge_players(self, player_id: int, into: int, by: tuple[str, str] | None = None) -> int:
         """One person typed under two names: ``player_id``'s games become ``into``'s, and
-        ``player_id`` leaves the roster."""
+        ``player_id`` leaves the roster. Recorded with what undoing it needs; returns the
+        record's id. ``ValueError`` if the two sat in one game (two people, then)."""
         if player_id == into:
-            return
+            raise ValueError("A player can't be merged into themself")
         with self._write() as conn:
-            rows = conn.execute("SELECT id, last_played FROM players WHERE id IN (?, ?)", (player_id, into)).fetchall()
+            rows = {
+                r["id"]: r
+                for r in conn.execute(
+                    "SELECT id, name, created, last_played FROM players WHERE id IN (?, ?)", (player_id, into)
+                ).fetchall()
+            }
             if len(rows) != 2:
-                raise NotFound(player_id)
+                raise NotFound(player_id if player_id not in rows else into)
+            together = conn.execute(
+                "SELECT s.game_id FROM seats s JOIN seats t ON t.game_id = s.game_id "
+                "WHERE s.player_id = ? AND t.player_id = ? LIMIT 1",
+                (player_id, into),
+            ).fetchone()
+            if together is not None:
+                raise SameGame(rows[player_id]["name"], rows[into]["name"], together[0])
+            gone, kept = rows[player_id], rows[into]
+            seats = [
+                [r[0], r[1]]
+                for r in conn.execute(
+                    "SELECT game_id, seat FROM seats WHERE player_id = ? ORDER BY game_id, seat", (player_id,)
+                )
+            ]
             conn.execute("UPDATE seats SET player_id = ? WHERE player_id = ?", (into, player_id))
-            conn.execute("UPDATE players SET last_played = ? WHERE id = ?", (max(r["last_played"] for r in rows), into))
+            conn.execute(
+                "UPDATE players SET last_played = ? WHERE id = ?", (max(gone["last_played"], kept["last_played"]), into)
+            )
             conn.execute("DELETE FROM players WHERE id = ?", (player_id,))
+            detail = {"created": gone["created"], "last_played": gone["last_played"], "seats": seats}
+            return self._record(conn, into, "merge", by, gone["name"], kept["name"], other=player_id, detail=detail)
+
+    def undo_merge(self, change_id: int, by: tuple[str, str] | None = None) -> int:
+        """Take a merge back: the merged player is on the roster again (with their id, when
+        it is free) with the games that moved then (those not deleted since); returns their
+        id. If their name was typed again meanwhile (a new player of that name), the games
+        go to that player. ``NotFound`` for no such merge, ``ValueError`` if undone already."""
+        with self._write() as conn:
+            change = conn.execute(
+                "SELECT * FROM roster_changes WHERE id = ? AND kind = 'merge'", (change_id,)
+            ).fetchone()
+            if change is None:
+                raise NotFound(change_id)
+            if change["undone"] is not None:
+                raise ValueError("This merge was undone already")
+            detail = json.loads(change["detail"])
+            name = change["before"]
+            again = conn.execute("SELECT id FROM players WHERE name_key = ?", (names.key(name),)).fetchone()
+            if again is not None:
+                back = again[0]
+            else:
+                free = conn.execute("SELECT 1 FROM players WHERE id = ?", (change["other_id"],)).fetchone() is None
+                columns = ("id, " if free else "") + "name, name_key, created, last_played"
+                values = ((change["other_id"],) if free else ()) + (
+                    name,
+                    names.key(name),
+                    detail["created"],
+                    detail["last_played"],
+                )
+                back = conn.execute(
+                    f"INSERT INTO players ({columns}) VALUES ({', '.join('?' * len(values))}) RETURNING id", values
+                ).fetchone()[0]
+                self._after_copy(conn)  # PostgreSQL: the id sequence past an id written by hand
+            for game_id, seat in detail["seats"]:
+                conn.execute(
+                    "UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = ? AND player_id = ?",
+                    (back, game_id, seat, change["player_id"]),
+                )
+            now = _now()
+            conn.execute("UPDATE roster_changes SET undone = ? WHERE id = ?", (now, change_id))
+            self._record(conn, back, "unmerge", by, change["after"], name, other=change["player_id"], when=now)
+            return back
+
+    def roster_changes(self, player_id: int) -> list[dict]:
+        """The renames and merges of a player (merges into them, and their own un-merge),
+        the latest first, each with the game whose referee made it (None: the upgrade that
+        told look-alike names apart) and that game's players when it still exists."""
+        rows = self._conn().execute(
+            "SELECT c.*, g.game AS game, g.players AS players FROM roster_changes c LEFT JOIN games g "
+            "ON g.id = c.game_id WHERE c.player_id = ? ORDER BY c.time DESC, c.id DESC",
+            (player_id,),
+        )
+        out = []
+        for row in rows.fetchall():
+            change = {k: row[k] for k in row.keys() if k not in ("detail", "players")}
+            change["players"] = json.loads(row["players"]) if row["players"] else None
+            change["games_moved"] = len(json.loads(row["detail"])["seats"]) if row["detail"] else 0
+            out.append(change)
+        return out
+
+    def _record(
+        self, conn, player_id: int, kind: str, by, before: str, after: str, other=None, detail=None, when=None
+    ) -> int:
+        game_id, referee = by if by is not None else (None, None)
+        return conn.execute(
+            "INSERT INTO roster_changes (player_id, kind, time, game_id, referee, before, after, other_id, detail) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (
+                player_id,
+                kind,
+                when or _now(),
+                game_id,
+                referee,
+                before,
+                after,
+                other,
+                None if detail is None else _dumps(detail),
+            ),
+        ).fetchone()[0]
 
     def query(self, sql: str, params=()) -> list[sqlite3.Row]:
         """Rows of a read-only query on this thread's connection (the statistics)."""
@@ -1116,8 +1345,7 @@ class Store:
             if not isinstance(data["game"], str):
                 raise OptionError("transcript_game", "The transcript's 'game' must be a game's name")
             rules = games.get(data["game"])
-            players = _plain(data["players"], OptionError, "players")
-            options = _plain(data.get("options"), OptionError, "options")
+            players, options = _named(_plain(data["players"], OptionError, "players"), _plain(data.get("options"), OptionError, "options"))
             state = rules.start(players, options)
         except OptionError as e:
             raise BadTranscript(f"The transcript's game can't be set up: {e}") from None
@@ -1413,6 +1641,17 @@ def _plain(data, error: type[MoveError | OptionError], what: str):
         ) from None
 
 
+def _named(players, options):
+    """A new game's players as stored (:func:`names.check_seats`: one person, one name) and
+    its options with the first dealer's name in the same form; what is not a list of
+    names is left for the engine to refuse."""
+    if isinstance(players, list):
+        players = names.check_seats(players)
+    if isinstance(options, dict) and isinstance(options.get("dealer"), str):
+        options = {**options, "dealer": names.normalized(options["dealer"])}
+    return players, options
+
+
 def _game_dict(row, history: list[dict] | None = None, state=None) -> dict:
     """A game row as :meth:`Store.get` returns it; its state read from the row (its
     ``history`` replaced by ``history`` when given) unless ``state`` is given."""
@@ -1438,22 +1677,24 @@ def _game_dict(row, history: list[dict] | None = None, state=None) -> dict:
 
 
 def _player_id(conn, name: str, now: str) -> int:
-    """The roster's player of this name (any case), added if new; marked as playing now."""
-    row = conn.execute("SELECT id FROM players WHERE name = ? COLLATE NOCASE", (name,)).fetchone()
+    """The roster's player whose name is this one's :func:`names.key` (``Zed``, ``ZED`` and
+    ``Ｚｅｄ`` are one person), added if new; marked as playing now."""
+    row = conn.execute("SELECT id FROM players WHERE name_key = ?", (names.key(name),)).fetchone()
     if row is None:
         return conn.execute(
-            "INSERT INTO players (name, created, last_played) VALUES (?, ?, ?) RETURNING id", (name, now, now)
+            "INSERT INTO players (name, name_key, created, last_played) VALUES (?, ?, ?, ?) RETURNING id",
+            (name, names.key(name), now, now),
         ).fetchone()[0]
     conn.execute("UPDATE players SET last_played = ? WHERE id = ?", (now, row[0]))
     return row[0]
 
 
-def _seat_players(conn, game_id: str, view: dict, now: str) -> None:
-    """Link each seat of a new game to its player on the roster, with the side it scores for."""
+def _seat_players(conn, game_id: str, view: dict, now: str, find=_player_id) -> None:
+    """Link each seat of a new game to its player on the roster (``find``), with the side it scores for."""
     side_of = {name: games.side_label(side) for side in view["sides"] for name in side}
     conn.executemany(
         "INSERT INTO seats (game_id, seat, player_id, side) VALUES (?, ?, ?, ?)",
-        [(game_id, i, _player_id(conn, name, now), side_of[name]) for i, name in enumerate(view["players"])],
+        [(game_id, i, find(conn, name, now), side_of[name]) for i, name in enumerate(view["players"])],
     )
 
 

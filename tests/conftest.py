@@ -126,9 +126,9 @@ def client(app):
 
 
 @pytest.fixture
-def csrf_client(tmp_path):
-    """A client of an app with CSRF checks on, as in production."""
-    app = create_app(
+def csrf_app(tmp_path):
+    """An app with CSRF checks on, as in production."""
+    return create_app(
         {
             "TESTING": True,
             "DATABASE": str(tmp_path / "csrf.db"),
@@ -137,7 +137,12 @@ def csrf_client(tmp_path):
         },
         instance_path=str(tmp_path),
     )
-    return app.test_client()
+
+
+@pytest.fixture
+def csrf_client(csrf_app):
+    """A client of an app with CSRF checks on, as in production."""
+    return csrf_app.test_client()
 
 
 def snapshot(app) -> dict[str, list]:

@@ -44,12 +44,18 @@ POSTED = {
 }
 
 
-def get_routes(app) -> list[str]:
-    return sorted({r.rule for r in app.url_map.iter_rules() if "GET" in r.methods})
+def rules_of(app) -> list[tuple[str, set[str]]]:
+    """Every rule of the app's URL map with its methods (a new route is walked too)."""
+    return sorted((r.rule, set(r.methods or ())) for r in app.url_map.iter_rules())
 
 
-@pytest.mark.parametrize("game", games.GAMES)
-def test_no_get_changes_anything(client, app, game):
+def fill(rule: str, values: dict) -> str:
+    return re.sub(r"<(?:[^:>]+:)?(\w+)>", lambda part: str(values[part.group(1)]), rule)
+
+
+def a_referees_table(client, app, game) -> dict:
+    """A game of ``game`` played a little, with a roster change to undo, and ``client`` its
+    referee phone (by a link, as a real phone becomes one): the real ids every rule takes."""
     sample = web.get(game).SAMPLE
     created = client.post("/api/games", json={"game": game, "players": sample["players"]}).get_json()
     game_id, key = created["id"], created["edit_key"]
@@ -58,25 +64,82 @@ def test_no_get_changes_anything(client, app, game):
     become_referee(client, game_id, key)
     token = client.post(f"/api/games/{game_id}/links", json={"kind": "handover"}, headers={"X-Edit-Key": key})
     token = token.get_json()["url"].rsplit("/", 1)[1]
-    version = client.get(f"/api/games/{game_id}").get_json()["version"]
-    values = {
+    store = app.extensions["store"]
+    roster = {p["name"]: p["id"] for p in store.roster()}
+    other, _ = store.create("tablanette", ["Zed", "Yan"])
+    change = store.merge_players({p["name"]: p["id"] for p in store.roster()}["Zed"], roster[sample["players"][0]])
+    return {
         "game_id": game_id,
+        "key": key,
         "token": token,
         "game": game,
         "filename": "app.css",
-        "player_id": "1",
+        "player_id": roster[sample["players"][0]],
+        "change_id": change,
         "table": "games",
     }
-    query = POSTED | {"version": str(version), "token": token, "game": game}
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_no_get_head_or_options_changes_anything(client, app, game):
+    """HEAD, GET and OPTIONS on every rule of the URL map (issue 30: a HEAD used to delete a
+    game), as a referee phone with its session, carrying what the forms post: nothing
+    changes, whatever the route and whatever the method."""
+    values = a_referees_table(client, app, game)
+    version = client.get(f"/api/games/{values['game_id']}").get_json()["version"]
+    query = POSTED | {"version": str(version), "token": values["token"], "game": game}
     before = snapshot(app)
     walked = []
-    for rule in get_routes(app):
-        url = re.sub(r"<(?:[^:>]+:)?(\w+)>", lambda part: values[part.group(1)], rule)
-        for headers in ({}, {"HX-Request": "true"}):
-            answer = client.get(url, query_string=query, headers=headers)
-            assert answer.status_code < 500, (url, answer.status_code)
+    for rule, _methods in rules_of(app):
+        url = fill(rule, values)
+        for method in ("GET", "HEAD", "OPTIONS"):
+            for headers in ({}, {"HX-Request": "true"}):
+                answer = client.open(url, method=method, query_string=query, headers=headers)
+                assert answer.status_code < 500, (method, url, answer.status_code)
+            assert snapshot(app) == before, f"{method} {url} changed the database"
         walked.append(url)
-        assert snapshot(app) == before, f"GET {url} changed the database"
-    assert len(walked) >= 15 and any("/tally" in u for u in walked) and any("/delete" in u for u in walked)
+    assert len(walked) >= 30 and any("/tally" in u for u in walked) and any("/delete" in u for u in walked)
+    assert any("/undo" in u for u in walked) and any("/merge" in u for u in walked)
     # The handover link still works: opening it (and previews that fetch it) used nothing.
-    assert client.post(f"/games/{game_id}/join", data={"token": token}).status_code == 303
+    assert client.post(f"/games/{values['game_id']}/join", data={"token": values["token"]}).status_code == 303
+
+
+def test_every_rule_that_takes_a_post_takes_only_posts(app):
+    """By construction (issue 30): an action has a route of its own that accepts POST only
+    (its confirm page, if any, is another view on GET), so no view chooses between showing
+    and acting by the request's method, where HEAD and OPTIONS would fall through."""
+    mixed = [rule for rule, methods in rules_of(app) if "POST" in methods and methods - {"POST", "OPTIONS"}]
+    assert mixed == []
+
+
+@pytest.mark.parametrize("game", ["tablanette", "tute"])
+def test_no_post_without_its_token_changes_anything(csrf_app, game):
+    """Every POST rule, posted by the referee's own phone (its session) but without the
+    form's CSRF token, with what the forms post: nothing changes. The JSON API takes no
+    cookie (its key is a header), and a form's body is not JSON: refused there too."""
+    client = csrf_app.test_client()
+    store = csrf_app.extensions["store"]
+    row, key = store.create(game, web.get(game).SAMPLE["players"])
+    with client.session_transaction() as session:
+        session["keys"] = {row["id"]: key}
+    values = {
+        "game_id": row["id"],
+        "token": store.make_link(row["id"], "add"),
+        "game": game,
+        "player_id": store.roster()[0]["id"],
+        "change_id": 1,
+        "filename": "app.css",
+        "table": "games",
+    }
+    before = snapshot(csrf_app)
+    posted = 0
+    for rule, methods in rules_of(csrf_app):
+        if "POST" not in methods:
+            continue
+        url = fill(rule, values)
+        for headers in ({}, {"HX-Request": "true"}):
+            answer = client.post(url, data=POSTED | {"version": "0", "token": values["token"]}, headers=headers)
+            assert 400 <= answer.status_code < 500, (url, answer.status_code)
+        assert snapshot(csrf_app) == before, f"POST {url} without its token changed the database"
+        posted += 1
+    assert posted >= 15

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from companion import export
-from tests.conftest import form_values, snapshot
+from tests.conftest import become_referee, form_values, snapshot
 from tests.test_stats import GAMES, play
 
 
@@ -66,17 +66,61 @@ def test_a_players_page(client, played):
     assert client.get("/players/999").status_code == 404
 
 
-def test_renaming_and_joining_two_names(client, played):
+def referee_of(client, players) -> str:
+    """A game of ``players`` that ``client`` referees (made through the API, joined by its link)."""
+    made = client.post("/api/games", json={"game": "tablanette", "players": players}).get_json()
+    become_referee(client, made["id"], made["edit_key"])
+    return made["id"]
+
+
+def test_a_visitor_can_neither_rename_nor_merge(client, played):
+    """Renaming or merging rewrites everyone's standings: a visitor is refused with a page
+    saying who can (issue 30), and nothing changes."""
     p = ids(played)
-    assert client.post(f"/players/{p['Dan']}", data={"name": "Daniel"}).status_code == 303
+    before = snapshot(client.application)
+    refused = client.post(f"/players/{p['Dan']}", data={"name": "Daniel"})
+    assert refused.status_code == 403
+    assert "Only a referee of one of Dan&#39;s games can rename them" in refused.get_data(as_text=True)
+    assert client.post(f"/players/{p['Dan']}/merge", data={"into": str(p["Cat"])}).status_code == 403
+    assert snapshot(client.application) == before
+    page = client.get(f"/players/{p['Dan']}").get_data(as_text=True)
+    assert 'class="stack rename"' not in page and "Only a referee of one of Dan" in page
+    # A referee of another game, in which Dan did not sit, has no say over Dan either.
+    referee_of(client, ["Eve", "Fay"])
+    before = snapshot(client.application)
+    assert client.post(f"/players/{p['Dan']}", data={"name": "Daniel"}).status_code == 403
+    assert snapshot(client.application) == before
+
+
+def test_renaming_and_joining_two_names(client, played):
+    """A referee of games of both: Danny (one game) renamed to "dan" is offered the join;
+    joined, the game is Dan's and the join is on Dan's page; undone, Danny is back."""
+    p = ids(played)
+    referee_of(client, ["Eve", "Dan"])
+    danny_game = referee_of(client, ["Eve", "Danny"])
+    danny = ids(played)["Danny"]
+    assert client.post(f"/players/{danny}", data={"name": "Daniel "}).status_code == 303
     assert "Daniel" in ids(played)
-    refused = client.post(f"/players/{p['Dan']}", data={"name": "cat"})
+    page = client.get(f"/players/{danny}").get_data(as_text=True)
+    assert "Renamed from Danny to Daniel." in page
+    refused = client.post(f"/players/{danny}", data={"name": "ＤＡＮ"})
     assert refused.status_code == 422
     body = refused.get_data(as_text=True)
-    assert "Cat is already on the roster." in body and "Join Daniel into Cat" in body
-    joined = client.post(f"/players/{p['Dan']}/merge", data={"into": str(p["Cat"])})
-    assert joined.status_code == 303 and joined.headers["Location"].endswith(f"/players/{p['Cat']}")
+    assert "Dan is already on the roster." in body and "Join Daniel into Dan" in body
+    joined = client.post(f"/players/{danny}/merge", data={"into": str(p["Dan"])})
+    assert joined.status_code == 303 and joined.headers["Location"].endswith(f"/players/{p['Dan']}")
     assert "Daniel" not in ids(played)
+    page = client.get(f"/players/{p['Dan']}").get_data(as_text=True)
+    assert "Daniel was joined into Dan (1 game)." in page
+    undo = re.search(r'action="(/players/\d+/merges/\d+/undo)"', page).group(1)
+    assert client.post(undo).status_code == 303
+    assert ids(played)["Daniel"] == danny
+    seats = played.query("SELECT player_id FROM seats WHERE game_id = ? ORDER BY seat", (danny_game,))
+    assert [r[0] for r in seats][1] == danny
+    assert "undone" in client.get(f"/players/{p['Dan']}").get_data(as_text=True)
+    # Dan and Cat sat at one Tantony table: two people, never one.
+    two = client.post(f"/players/{p['Dan']}/merge", data={"into": str(p["Cat"])})
+    assert two.status_code in (403, 409) and "Cat" in ids(played) and "Dan" in ids(played)
 
 
 def test_renaming_needs_the_forms_token(csrf_client):

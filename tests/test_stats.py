@@ -5,7 +5,7 @@ import pytest
 import sqlite_utils
 
 from companion import export, stats
-from companion.store import TOTALS, Conflict, NameTaken, NotFound, Store, open_store
+from companion.store import TOTALS, Conflict, NameTaken, NotFound, SameGame, Store, open_store
 
 # Tablanette counting cards (standard scale): ANN's are worth 9 card points, BEN's 13.
 ANN = ["10D", "2C", "AS", "AH", "KS", "QH", "JD", "10S"]
@@ -184,10 +184,21 @@ def test_renaming_keeps_the_history_and_refuses_a_taken_name(store):
 
 
 def test_merging_two_names_of_one_person(store):
+    """Dan typed as "Daniel" in another game: merged, Daniel's game is Dan's; undone, it is
+    Daniel's again. Dan and Cat sat in one game: two people, never merged (issue 30)."""
     p = ids(store)
-    store.merge_players(p["Dan"], p["Cat"])
-    assert "Dan" not in ids(store)
-    assert stats.record(store, p["Cat"])["tantony"]["played"] == 2
+    play(store, "tablanette", ["Ann", "Daniel"], {"target": 1}, [])
+    daniel = ids(store)["Daniel"]
+    change = store.merge_players(daniel, p["Dan"])
+    assert "Daniel" not in ids(store)
+    assert stats.record(store, p["Dan"])["tablanette"]["played"] == 1
+    assert store.undo_merge(change) == daniel
+    assert ids(store)["Daniel"] == daniel
+    assert "tablanette" not in stats.record(store, p["Dan"])
+    assert stats.record(store, daniel)["tablanette"]["played"] == 1
+    with pytest.raises(SameGame):
+        store.merge_players(p["Dan"], p["Cat"])
+    assert stats.record(store, p["Cat"])["tantony"]["played"] == 1
 
 
 def summed_from_seats(store) -> list[tuple]:
@@ -218,7 +229,8 @@ def test_totals_follow_every_write_to_seats(store, tmp_path):
     store.undo(row["id"], 1, key)
     assert stats.record(store, p["Ann"])["tablanette"]["best_sweep"] == 10
     assert kept_totals(store) == summed_from_seats(store)
-    store.merge_players(p["Dan"], p["Cat"])
+    play(store, "tute", ["Ben", "Daniel", "Eve"], {"loss_limit": 1}, [])
+    store.merge_players(ids(store)["Daniel"], p["Dan"])
     assert kept_totals(store) == summed_from_seats(store)
     store.delete(store.list_games()[-1]["id"])
     store.delete(row["id"])

@@ -51,6 +51,7 @@ MIGRATIONS = [
     "m012_snapshots_for_undo",
     "m013_moves_say_themselves",
     "m014_finished_deals_stored_once",
+    "m015_one_person_one_name",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}

@@ -47,14 +47,22 @@ def healthz():
     return "ok", 200, {"Content-Type": "text/plain"}
 
 
-@bp.route("/games/new", methods=["GET", "POST"])
-@creating_games
+@bp.get("/games/new")
 def new():
+    """The new-game form (a table of the roster, tapped, fills the seats in order)."""
+    form = new_game_form(_chosen_game(), request.args.get("start"), formdata=None)
+    keep_names(form, request.args)
+    return render_template("games/new.html", **_form_context(form))
+
+
+@bp.post("/games/new")
+@creating_games
+def create():
+    """The form posted: the game starts and this phone becomes its referee, or the form
+    comes back with what to change (422)."""
     game = _chosen_game()
-    form = new_game_form(game, request.values.get("start"), formdata=request.form if request.method == "POST" else None)
-    if request.method == "GET":
-        keep_names(form, request.args)  # a table of the roster, tapped: its names in their seats
-    if request.method == "POST" and form.validate():
+    form = new_game_form(game, request.form.get("start"), formdata=request.form)
+    if form.validate():
         players = players_of(form)
         options = options_of(form)
         seat = int(form.dealer.data)
@@ -69,8 +77,7 @@ def new():
             else:
                 remember_key(row["id"], key)
                 return redirect(url_for("games.show", game_id=row["id"]), code=303)
-    status = 422 if request.method == "POST" else 200
-    return render_template("games/new.html", **_form_context(form)), status
+    return render_template("games/new.html", **_form_context(form)), 422
 
 
 @bp.get("/games/new/options")

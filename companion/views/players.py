@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
 from companion import charts, export, games, stats
-from companion.forms import GroupForm, MergeForm, RenameForm
-from companion.store import NameTaken, NotFound
+from companion.errors import OptionError
+from companion.forms import GroupForm, MergeForm, RenameForm, UndoMergeForm
+from companion.store import NameTaken, NotFound, SameGame
 from companion.views.common import store
 
 bp = Blueprint("players", __name__)
@@ -22,28 +23,64 @@ def roster():
     return render_template("players/roster.html", players=store().roster())
 
 
-@bp.route("/players/<int:player_id>", methods=["GET", "POST"])
-def player(player_id: int):
-    """A player's record per game family, head-to-head, wins over time and games; renaming."""
+def _found(player_id: int) -> dict:
     found = store().player(player_id)
     if found is None:
         abort(404)
-    rename, merge, taken = RenameForm(), MergeForm(), None
-    if rename.validate_on_submit():
+    return found
+
+
+def _right(*player_ids: int) -> tuple[str, str] | None:
+    """This phone's right to change these players on the roster: a referee key in force
+    in a game each of them sat in (``(game id, referee id)``), or None (issue 30)."""
+    return store().roster_referee(player_ids, session.get("keys", {}))
+
+
+def _not_yours(found: dict):
+    """A visitor's rename or merge: refused, with why and who can do it."""
+    message = _(
+        "Only a referee of one of %(name)s's games can rename them or join them with another name. "
+        "Nothing was changed.",
+        name=found["name"],
+    )
+    return render_template("error.html", title=_("Not a referee of their games"), message=message), 403
+
+
+@bp.get("/players/<int:player_id>")
+def player(player_id: int):
+    """A player's record per game family, head-to-head, wins over time and games; renaming
+    (for a referee of one of their games) and the record of renames and merges."""
+    return _page(_found(player_id), RenameForm(), MergeForm())
+
+
+@bp.post("/players/<int:player_id>")
+def rename(player_id: int):
+    found = _found(player_id)
+    by = _right(player_id)
+    if by is None:
+        return _not_yours(found)
+    form, merge, taken = RenameForm(), MergeForm(), None
+    if form.validate_on_submit():
         try:
-            store().rename_player(player_id, rename.name.data)
+            store().rename_player(player_id, form.name.data, by)
         except NameTaken as e:
             taken = store().player(e.other)
             merge.into.data = e.other
-            rename.name.errors = [_("%(name)s is already on the roster.", name=taken["name"])]
+            form.name.errors = [_("%(name)s is already on the roster.", name=taken["name"])]
+        except OptionError as e:
+            form.name.errors = [e.reason]
         except NotFound:
             abort(404)
         else:
             return redirect(url_for("players.player", player_id=player_id), code=303)
+    return _page(found, form, merge, taken, status=422)
+
+
+def _page(found: dict, rename: RenameForm, merge: MergeForm, taken: dict | None = None, status: int = 200):
+    player_id = found["id"]
     played = stats.games_of(store(), player_id)
     wins = charts.wins_over_time(played, _titles())
     chart = charts.line_chart(wins, [""] + [str(i) for i in range(1, len(next(iter(wins.values()))))]) if wins else None
-    status = 422 if rename.errors else 200
     return render_template(
         "players/player.html",
         player=found,
@@ -54,20 +91,56 @@ def player(player_id: int):
         rename=rename,
         merge=merge,
         taken=taken,
+        may_change=_right(player_id) is not None,
+        changes=store().roster_changes(player_id),
+        undo_form=UndoMergeForm(),
     ), status
 
 
 @bp.post("/players/<int:player_id>/merge")
 def merge(player_id: int):
-    """Two names of one person: this player's games become the other's."""
+    """Two names of one person: this player's games become the other's (a referee of games
+    of both may do it; it is recorded on the other's page, and can be undone there)."""
+    found = _found(player_id)
     form = MergeForm()
     if not form.validate_on_submit():
         abort(400)
+    by = _right(player_id, form.into.data)
+    if by is None:
+        return _not_yours(found)
     try:
-        store().merge_players(player_id, form.into.data)
+        store().merge_players(player_id, form.into.data, by)
     except NotFound:
         abort(404)
+    except SameGame as e:
+        return render_template(
+            "error.html",
+            title=_("Two people"),
+            message=_("%(name)s and %(other)s played in the same game: they are two people. Nothing was changed.",
+                      name=e.name, other=e.other),
+        ), 409
     return redirect(url_for("players.player", player_id=form.into.data), code=303)
+
+
+@bp.post("/players/<int:player_id>/merges/<int:change_id>/undo")
+def undo_merge(player_id: int, change_id: int):
+    """A merge taken back: the other name is on the roster again, with its games."""
+    found = _found(player_id)
+    form = UndoMergeForm()
+    if not form.validate_on_submit():
+        abort(400)
+    if not any(c["id"] == change_id and c["kind"] == "merge" for c in store().roster_changes(player_id)):
+        abort(404)
+    by = _right(player_id)
+    if by is None:
+        return _not_yours(found)
+    try:
+        back = store().undo_merge(change_id, by)
+    except NotFound:
+        abort(404)
+    except ValueError:  # undone already (another phone, or a second tap)
+        return redirect(url_for("players.player", player_id=player_id), code=303)
+    return redirect(url_for("players.player", player_id=back), code=303)
 
 
 @bp.get("/stats")

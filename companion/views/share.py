@@ -119,13 +119,19 @@ def archive(game_id: str):
     return redirect(url_for("games.show", game_id=game_id), code=303)
 
 
-@bp.route("/delete", methods=["GET", "POST"])
-def delete(game_id: str):
-    """GET asks to confirm; the POST removes the game and its moves for good."""
+@bp.get("/delete")
+def confirm_delete(game_id: str):
+    """Asks to confirm, with the button that posts; opening it changes nothing."""
     row = load_game(game_id)
     require_referee(game_id)
-    if request.method == "GET":
-        return render_template("play/delete.html", row=row, title=games.get(row["game"]).TITLE)
+    return render_template("play/delete.html", row=row, title=games.get(row["game"]).TITLE)
+
+
+@bp.post("/delete")
+def delete(game_id: str):
+    """Removes the game and its moves for good (the confirm page's button)."""
+    load_game(game_id)
+    require_referee(game_id)
     try:
         store().delete(game_id)
     except NotFound:

@@ -49,8 +49,9 @@ def _record(row: dict, version: int, move: dict, key: str):
     return redirect(target, code=303), None
 
 
-@bp.route("", methods=["GET", "POST"])
-def screen(game_id: str):
+def _open(game_id: str):
+    """The game, its rules and view, for its referee (else 403); None when no tally is
+    expected now (the caller goes back to the game)."""
     row = load_game(game_id)
     key = referee_key(game_id)
     if key is None:
@@ -58,24 +59,51 @@ def screen(game_id: str):
     rules = games.get(row["game"])
     view = rules.view(row["state"])
     if "tally" not in view["expects"]:
+        return None
+    return row, key, rules, view
+
+
+@bp.get("")
+def screen(game_id: str):
+    """The tally screen, empty: opening it changes nothing."""
+    opened = _open(game_id)
+    if opened is None:
         return redirect(url_for("games.show", game_id=game_id), code=303)
+    row, _key, rules, view = opened
+    return _render(row, rules, view, tally_form(row["game"], rules, row["state"], view), refused=False)
+
+
+@bp.post("")
+def take(game_id: str):
+    """A tap on the screen posts its form: the totals again, or (its "Record" button) the
+    tally stored as a move when the engine accepts it."""
+    opened = _open(game_id)
+    if opened is None:
+        return redirect(url_for("games.show", game_id=game_id), code=303)
+    row, key, rules, view = opened
     form = tally_form(row["game"], rules, row["state"], view)
-    refused = form.is_submitted() and not form.take()
-    tally = form.model()
-    preview, after, error = _preview(rules, row["state"], tally["move"])
+    refused = not form.take()
     if form.recording:
+        tally = form.model()
+        error = _preview(rules, row["state"], tally["move"])[2]
         if error is None and not tally["problems"]:
             answer, error = _record(row, form.version.data, tally["move"], key)
             if answer is not None:
                 return answer
-        refused = True  # nothing stored: the reason is shown in place
+        return _render(row, rules, view, form, refused=True, error=error)  # nothing stored: the reason in place
+    return _render(row, rules, view, form, refused=refused)
+
+
+def _render(row: dict, rules, view: dict, form, refused: bool, error: Reason | None = None):
+    tally = form.model()
+    preview, after, refusal = _preview(rules, row["state"], tally["move"])
     context = {
         **game_context(row, view),
         "t": tally,
         "form": form,
         "preview": preview,
         "after": after,
-        "error": error,
+        "error": error or refusal,
         "problems": tally["problems"],
     }
     template = "play/tally_form.html" if htmx else "play/tally.html"
