@@ -7,6 +7,7 @@ for a club")."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import click
@@ -26,11 +27,15 @@ def register(app: Flask) -> None:
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @with_appcontext
 def backup(path: Path) -> None:
-    """Copy every game into the SQLite file PATH; safe while the server runs."""
+    """Copy every game into the SQLite file PATH, safe while the server runs, and check
+    the copy as a restore would."""
     if path.exists():
         raise click.ClickException(f"{path} exists: choose a new file, nothing is overwritten")
-    games = current_app.extensions["store"].backup(path)
-    click.echo(f"Backed up {games} game(s) to {path}")
+    try:
+        games = current_app.extensions["store"].backup(path)
+    except ValueError as e:
+        raise click.ClickException(f"The backup did not check out, so it was not kept: {e}") from None
+    click.echo(f"Backed up {games} game(s) to {path}; checked: every game replays")
 
 
 @click.command()
@@ -38,15 +43,17 @@ def backup(path: Path) -> None:
 @click.option("--yes", is_flag=True, help="Replace the games without asking.")
 @with_appcontext
 def restore(path: Path, yes: bool) -> None:
-    """Replace every game with those of the backup at PATH."""
+    """Replace every game with those of the backup at PATH, once a copy of it checks out
+    (integrity, schema, every game replays); the database replaced is kept first."""
     store = current_app.extensions["store"]
     if not yes:
         click.confirm(f"Replace every game in {store.path} with the {path} backup's?", abort=True)
     try:
-        games = store.restore(path)
+        games, kept = store.restore(path, keep_in=Path(current_app.instance_path))
     except ValueError as e:
-        raise click.ClickException(str(e)) from None
-    click.echo(f"Restored {games} game(s) from {path}")
+        raise click.ClickException(f"{e}. Nothing was changed.") from None
+    click.echo(f"Restored {games} game(s) from {path}; every game replays.")
+    click.echo(f"The games it replaced are kept in {kept} (restore that file to undo this).")
 
 
 @click.command("export")
@@ -91,11 +98,19 @@ def import_data(path: Path, yes: bool) -> None:
         raise click.ClickException(f"{path} is not JSON: {e}") from None
     if not yes:
         click.confirm(f"Replace everything in {store.path} with {path}?", abort=True)
+    kept = store.keep(_keep_folder(store), "import")
     try:
         games = export.load(store, data)
     except export.BadImport as e:
+        kept.unlink()  # nothing was replaced
         raise click.ClickException(f"{e}. Nothing was changed.") from None
     click.echo(f"Imported {games} game(s) from {path}")
+    click.echo(f"What it replaced is kept in {kept} (`flask restore` it to undo this).")
+
+
+def _keep_folder(store) -> Path:
+    """Where a replaced database is kept: beside an SQLite file, else the instance folder."""
+    return Path(store.path).parent if store.url.startswith("sqlite:") else Path(current_app.instance_path)
 
 
 @click.group()
@@ -106,29 +121,54 @@ def db() -> None:
 @db.command("copy")
 @click.option("--from", "source", required=True, help="sqlite:///path/to/companion.db or postgresql://...")
 @click.option("--to", "target", required=True, help="postgresql://user@host:port/name or sqlite:///path")
-@click.option("--replace", is_flag=True, help="Replace the games the target already has.")
+@click.option(
+    "--replace", is_flag=True, help="Replace the games the target already has (they are kept in a file first)."
+)
 def copy(source: str, target: str, replace: bool) -> None:
     """Copy a whole server's games, players and links from one database into another (made
-    if new), in one transaction, then compare every game's transcript in the two: any
-    difference and nothing is copied. Stop the servers using the source first."""
-    from companion.store import DATABASE_ERRORS, copy_games, open_store
+    if new), in one transaction, once the source checks out as a restore's backup does
+    (integrity, schema, every game replays); then compare every game's transcript in the
+    two: any difference and nothing is copied. With --replace, the target's games are kept
+    first in an SQLite file beside it (or in the current folder). Stop the servers using
+    the source first."""
+    from companion.store import DATABASE_ERRORS, check_games, copy_games, open_store, verified_copy
 
-    if source.startswith("sqlite:///") and not Path(source.removeprefix("sqlite:///")).is_file():
-        raise click.ClickException(f"There is no SQLite file {source.removeprefix('sqlite:///')}")
+    source_file = (
+        Path(source.removeprefix("sqlite:///")) if not source.startswith(("postgres://", "postgresql://")) else None
+    )
+    if source_file is not None and not source_file.is_file():
+        raise click.ClickException(f"There is no SQLite file {source_file}")
     refused: tuple[type[Exception], ...] = (ValueError, RuntimeError, *DATABASE_ERRORS)
-    try:
-        origin = open_store(source)
-        destination = open_store(target)
-    except refused as e:
-        raise click.ClickException(str(e)) from None
-    try:
-        games = copy_games(origin, destination, replace=replace)
-        differ = [g for g in origin.game_ids() if origin.transcript(g) != destination.transcript(g)]
-    except refused as e:
-        raise click.ClickException(str(e)) from None
-    finally:
-        origin.close()
-        destination.close()
-    if differ:  # pragma: no cover - checked inside the copy's transaction already
-        raise click.ClickException(f"{len(differ)} game(s) differ after the copy, e.g. {differ[0]}")
-    click.echo(f"Copied {games} game(s) from {origin.url} to {destination.url}; every transcript is identical")
+    with tempfile.TemporaryDirectory(prefix="companion-copy-") as folder:
+        try:
+            if source_file is not None:  # checked (and migrated) as a copy: the source file is never written
+                checked, _ = verified_copy(source_file, folder)
+                origin = open_store(str(checked))
+            else:
+                origin = open_store(source)
+                conn = origin._conn()
+                conn.execute("BEGIN")
+                try:
+                    check_games(conn)
+                finally:
+                    conn.execute("COMMIT")
+            destination = open_store(target)
+        except refused as e:
+            raise click.ClickException(f"{e}. Nothing was copied.") from None
+        kept = None
+        try:
+            if replace and destination.game_ids():
+                beside = Path(destination.path).parent if destination.url.startswith("sqlite:") else Path.cwd()
+                kept = destination.keep(beside, "copy")
+            games = copy_games(origin, destination, replace=replace)
+        except refused as e:
+            if kept is not None:
+                kept.unlink()
+            raise click.ClickException(f"{e}. Nothing was copied.") from None
+        finally:
+            origin.close()
+            destination.close()
+    shown = source if source_file is None else f"sqlite:///{source_file}"
+    click.echo(f"Copied {games} game(s) from {shown} to {destination.url}; every transcript is identical")
+    if kept is not None:
+        click.echo(f"The games it replaced are kept in {kept}.")

@@ -224,7 +224,9 @@ def attach_error(form, e: OptionError) -> None:
         getattr(form, option).errors = [labelled(e, form.rules)]
     elif option == "players":
         seat = e.params.get("seat")
-        (form.seats[seat] if isinstance(seat, int) and 0 <= seat < len(form.seats) else form.player0).errors = [e.reason]
+        (form.seats[seat] if isinstance(seat, int) and 0 <= seat < len(form.seats) else form.player0).errors = [
+            e.reason
+        ]
     elif option == "dealer":
         form.dealer.errors = [e.reason]
     else:

@@ -48,9 +48,12 @@ import json
 import os
 import secrets
 import sqlite3
+import tempfile
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from pathlib import Path
 
 import orjson
 import sqlite_utils
@@ -697,35 +700,59 @@ class Store:
     # -- backups ------------------------------------------------------------------
     def backup(self, target) -> int:
         """Copy the whole database to the new SQLite file ``target`` with SQLite's online
-        backup, consistent and safe while other connections write; return its game count."""
+        backup, consistent and safe while other connections write, then check the copy as a
+        restore would (:func:`verified_copy`); return its game count. ``ValueError`` if the
+        copy does not check out: it is removed, and says why."""
+        self._copy_to(target)
+        try:
+            with tempfile.TemporaryDirectory(prefix="companion-check-") as folder:
+                return verified_copy(target, folder)[1]
+        except ValueError:
+            Path(target).unlink(missing_ok=True)
+            raise
+
+    def _copy_to(self, target) -> None:
+        """The database as it is now into the new SQLite file ``target``, unchecked."""
         source, copy = self._connect(), sqlite3.connect(os.fspath(target))
         try:
             source.backup(copy)
-            return int(copy.execute("SELECT count(*) FROM games").fetchone()[0])
         finally:
             copy.close()
             source.close()
 
-    def restore(self, source) -> int:
-        """Replace the whole database with the backup at ``source`` (made by :meth:`backup`,
-        perhaps by an older version: its pending migrations are applied); return its game
-        count. ``ValueError`` if ``source`` is not a backup of this app: nothing changes."""
+    def keep(self, folder, why: str) -> Path:
+        """The database as it is now, kept in ``folder`` as a dated SQLite file before
+        something replaces it (a restore, an import, a copy over it): its path, to undo that."""
+        kept = Path(folder) / f"companion-before-{why}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%fZ}.db"
+        self._copy_to(kept)
+        return kept
+
+    def restore(self, source, keep_in=None) -> tuple[int, Path]:
+        """Replace the whole database with the backup at ``source``, made by :meth:`backup`
+        (perhaps by an older version: a copy of it is migrated). Nothing is replaced before
+        the backup checks out (:func:`verified_copy`: SQLite's integrity and foreign keys,
+        this app's schema, every game replaying to the state it stores); ``ValueError`` says
+        what is wrong, and then nothing changed. The database replaced is first kept beside
+        it (:meth:`keep`); the replacement is one step of SQLite's backup, so every other
+        connection sees the old games or the new, never a mix. Returns the game count and
+        where the replaced database was kept (``keep_in`` is for a database without a
+        folder of its own: PostgreSQL)."""
+        folder = Path(self.path).parent
+        copy, count = verified_copy(source, folder, page_size=self._page_size())
         try:
-            backup = sqlite3.connect(f"file:{os.fspath(source)}?mode=ro", uri=True)
-            tables = {r[0] for r in backup.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as e:
-            raise ValueError(f"{source} is not an SQLite file: {e}") from None
-        if not {"games", "moves"} <= tables:
-            backup.close()
-            raise ValueError(f"{source} is not a backup of this app's games")
-        target = self._connect()
-        try:
-            backup.backup(target)
+            kept = self.keep(folder, "restore")
+            verified, live = sqlite3.connect(copy), self._connect()
+            try:
+                verified.backup(live)
+            finally:
+                live.close()
+                verified.close()
         finally:
-            target.close()
-            backup.close()
-        self.migrate()
-        return int(self._conn().execute("SELECT count(*) FROM games").fetchone()[0])
+            _remove_database(copy)
+        return count, kept
+
+    def _page_size(self) -> int:
+        return int(self._conn().execute("PRAGMA page_size").fetchone()[0])
 
     # -- whole-server export --------------------------------------------------------
     #: The tables a whole-server export carries, parents first (the order rows are inserted).
@@ -983,9 +1010,9 @@ class Store:
         for row in self._conn().execute(sql, (limit * 10,)):
             tables.setdefault(row["game_id"], []).append(row["name"])
         out: list[list[str]] = []
-        for names in tables.values():
-            if names not in out:
-                out.append(names)
+        for seated in tables.values():
+            if seated not in out:
+                out.append(seated)
         return out[:limit]
 
     def player(self, player_id) -> dict | None:
@@ -1345,7 +1372,9 @@ class Store:
             if not isinstance(data["game"], str):
                 raise OptionError("transcript_game", "The transcript's 'game' must be a game's name")
             rules = games.get(data["game"])
-            players, options = _named(_plain(data["players"], OptionError, "players"), _plain(data.get("options"), OptionError, "options"))
+            players, options = _named(
+                _plain(data["players"], OptionError, "players"), _plain(data.get("options"), OptionError, "options")
+            )
             state = rules.start(players, options)
         except OptionError as e:
             raise BadTranscript(f"The transcript's game can't be set up: {e}") from None
@@ -1539,6 +1568,126 @@ class SqliteWatcher:
         self.conn.close()
 
 
+def check_games(conn) -> int:
+    """Every game on ``conn`` (either database, inside a transaction of the caller's) is as
+    its move log says: moves numbered 1, 2, ...; its version its moves and undos; its moves
+    in effect replayed by its engine from the start give exactly the state it stores, with
+    its finished deals. Returns the number of games; ``ValueError`` names the first game
+    that is not (a damaged or hand-edited database)."""
+    rows = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY created, id").fetchall()
+    for row in rows:
+        game_id = row["id"]
+        if row["game"] not in games.GAMES:
+            raise ValueError(f"Game {game_id} is of a game this version does not know ({row['game']!r})")
+        rules = games.get(row["game"])
+        moves = conn.execute(
+            "SELECT seq, move, undone FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+        if [m["seq"] for m in moves] != list(range(1, len(moves) + 1)):
+            raise ValueError(f"Game {game_id}'s moves are not numbered 1 to {len(moves)}")
+        undos = sum(1 for m in moves if m["undone"])
+        if row["version"] != len(moves) + undos:
+            raise ValueError(
+                f"Game {game_id} is at version {row['version']}, not its {len(moves)} moves and {undos} undos"
+            )
+        try:
+            state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
+            for m in moves:
+                if not m["undone"]:
+                    state = rules.apply(state, json.loads(m["move"]))
+            stored = {**_load_state(row["state"]), "history": _finished_deals(conn, game_id)}
+        except (ValueError, TypeError, KeyError) as e:
+            raise ValueError(f"Game {game_id} does not replay: {e}") from None
+        if row["deals"] != len(stored["history"]) or _load_state(_dump_state(rules.dump(state))) != stored:
+            raise ValueError(f"Game {game_id} does not replay to the state it stores")
+    return len(rows)
+
+
+def verified_copy(source, folder, page_size: int | None = None) -> tuple[Path, int]:
+    """A checked copy of the SQLite file ``source`` (a backup), made in ``folder``: SQLite's
+    own copy of it (the file itself is never written), then on the copy SQLite's integrity
+    check and foreign-key check, this app's tables, migrations this version knows (those an
+    older version lacked are applied to the copy), the schema of this version, and every
+    game replaying to its stored state (:func:`check_games`). Returns the copy's path and
+    its game count; ``ValueError`` (the copy removed) says what is wrong. ``page_size``:
+    the copy's pages are made that size (SQLite's backup into a WAL database needs it)."""
+    fd, name = tempfile.mkstemp(prefix=".companion-check-", suffix=".db", dir=folder)
+    os.close(fd)
+    copy = Path(name)
+    try:
+        count = _check_copy(source, copy, page_size)
+    except BaseException:
+        _remove_database(copy)
+        raise
+    return copy, count
+
+
+def _check_copy(source, copy: Path, page_size: int | None) -> int:
+    what = f"{source} is not a backup of this app's games"
+    try:
+        original = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
+        target = sqlite3.connect(copy, isolation_level=None)
+        try:
+            original.backup(target)
+        finally:
+            original.close()
+        try:
+            tables = {r[0] for r in target.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not {"games", "moves", "_sqlite_migrations"} <= tables:
+                raise ValueError(f"{what}: it has no table of games, moves and migrations")
+            damage = [line for (r,) in target.execute("PRAGMA integrity_check") for line in r.splitlines()]
+            if damage != ["ok"]:
+                found = next((line for line in damage if not line.startswith("***")), damage[0])
+                raise ValueError(f"{source} is damaged: SQLite's integrity check says {found}")
+            orphan = target.execute("PRAGMA foreign_key_check").fetchone()
+            if orphan is not None:
+                raise ValueError(
+                    f"{source} is damaged: row {orphan[1]} of {orphan[0]} refers to a missing {orphan[2]} row"
+                )
+            applied = [r[0] for r in target.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
+            known = [m.name for m in migrations._migrations]
+            if not applied or applied[0] != known[0]:
+                raise ValueError(f"{what}: it records none of this app's migrations")
+            if unknown := [n for n in applied if n not in known]:
+                raise ValueError(f"{source} was made by a newer version of companion (its migration {unknown[0]})")
+            if page_size and target.execute("PRAGMA page_size").fetchone()[0] != page_size:
+                target.execute("PRAGMA journal_mode = DELETE")
+                target.execute(f"PRAGMA page_size = {int(page_size)}")
+                target.execute("VACUUM")
+        finally:
+            target.close()
+        store = Store(copy)  # an older version's backup: its pending migrations, on the copy
+        try:
+            if store.schema() != _fresh_schema():
+                raise ValueError(f"{what}: its tables are not this version's")
+            conn = store._conn()
+            conn.execute("BEGIN")
+            try:
+                return check_games(conn)
+            finally:
+                conn.execute("COMMIT")
+        finally:
+            store.close()
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"{source} is damaged, or not this app's backup: SQLite says {e}") from None
+
+
+@lru_cache(maxsize=1)
+def _fresh_schema() -> dict[str, list[str]]:
+    """Each exported table's columns in a database this version makes."""
+    with tempfile.TemporaryDirectory(prefix="companion-schema-") as folder:
+        store = Store(Path(folder) / "fresh.db")
+        try:
+            return store.schema()
+        finally:
+            store.close()
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
 def open_store(url: str, synchronous: str = "NORMAL", pool_size: int = 8, pool_timeout: float = 5.0) -> Store:
     """The store at ``url``: ``postgresql://...`` (or ``postgres://``) a PostgreSQL database
     (companion/store_pg.py; ``pool_size`` connections per process, a request waits at most
@@ -1571,6 +1720,7 @@ def copy_games(source: Store, target: Store, replace: bool = False) -> int:
         for game_id, transcript in expected.items():
             if store._transcript(conn, game_id) != transcript:
                 raise ValueError(f"Game {game_id}'s transcript differs after the copy: nothing was copied")
+        check_games(conn)  # and every game replays in the copy as in a restore
 
     return target.replace_rows(tables, same_transcripts)
 

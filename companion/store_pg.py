@@ -37,12 +37,14 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import threading
 import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from functools import lru_cache
+from pathlib import Path
 
 import psycopg
 import psycopg_pool
@@ -424,36 +426,34 @@ class PostgresStore(Store):
         )
 
     # -- backups ----------------------------------------------------------------------
-    def backup(self, target) -> int:
-        """Every game into the new SQLite file ``target`` (a consistent read); its game count.
-        (``pg_dump`` backs up the database server itself.)"""
+    def _copy_to(self, target) -> None:
+        """Every game into the new SQLite file ``target`` (a consistent read, each game's
+        transcript compared). (``pg_dump`` backs up the database server itself.)"""
         from companion.store import copy_games
 
         copy = Store(target)
         try:
-            return copy_games(self, copy)
+            copy_games(self, copy)
         finally:
             copy.close()
 
-    def restore(self, source) -> int:
-        """Replace every game with those of the SQLite backup at ``source``."""
-        import sqlite3
+    def restore(self, source, keep_in=None) -> tuple[int, Path]:
+        """Replace every game with those of the SQLite backup at ``source``, once a copy of
+        it checks out (:func:`~companion.store.verified_copy`); what it replaces is kept
+        first as an SQLite file in the folder ``keep_in``."""
+        from companion.store import copy_games, verified_copy
 
-        from companion.store import copy_games
-
-        try:
-            backup = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-            tables = {r[0] for r in backup.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            backup.close()
-        except sqlite3.DatabaseError as e:
-            raise ValueError(f"{source} is not an SQLite file: {e}") from None
-        if not {"games", "moves"} <= tables:
-            raise ValueError(f"{source} is not a backup of this app's games")
-        original = Store(source)  # applies its pending migrations (a backup by an older version)
-        try:
-            return copy_games(original, self, replace=True)
-        finally:
-            original.close()
+        if keep_in is None:
+            raise ValueError("A restore into PostgreSQL keeps the games it replaces in a folder: give keep_in")
+        with tempfile.TemporaryDirectory(prefix="companion-restore-") as folder:
+            copy, count = verified_copy(source, folder)
+            kept = self.keep(keep_in, "restore")
+            original = Store(copy)
+            try:
+                copy_games(original, self, replace=True)
+            finally:
+                original.close()
+        return count, kept
 
 
 class PostgresWatcher:

@@ -143,7 +143,8 @@ def test_backup_and_restore_on_postgresql(tmp_path, pg_url):
         assert store.backup(tmp_path / "backup.db") == 4
         for game_id in store.game_ids():
             store.delete(game_id)
-        assert store.restore(tmp_path / "backup.db") == 4
+        count, kept = store.restore(tmp_path / "backup.db", keep_in=tmp_path)
+        assert count == 4 and kept.parent == tmp_path and kept.is_file()
         assert everything(store) == before
     finally:
         store.close()

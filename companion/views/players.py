@@ -116,8 +116,11 @@ def merge(player_id: int):
         return render_template(
             "error.html",
             title=_("Two people"),
-            message=_("%(name)s and %(other)s played in the same game: they are two people. Nothing was changed.",
-                      name=e.name, other=e.other),
+            message=_(
+                "%(name)s and %(other)s played in the same game: they are two people. Nothing was changed.",
+                name=e.name,
+                other=e.other,
+            ),
         ), 409
     return redirect(url_for("players.player", player_id=form.into.data), code=303)
 

@@ -1,0 +1,142 @@
+"""One person, one name (issue 30): names stored NFC and stripped, invisible characters
+refused with the character named, look-alike names one player on the roster, and never two
+seats of one game; m015 carries an older database over without merging anyone."""
+
+import json
+import sqlite3
+from contextlib import closing
+
+import pytest
+
+from companion import names, stats
+from companion.errors import OptionError
+from companion.store import Store, migrations
+from tests.conftest import form_values
+
+
+@pytest.mark.parametrize(
+    "typed, char",
+    [
+        ("Zed\u200b", "U+200B ZERO WIDTH SPACE"),
+        ("\ufeffZed", "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+        ("Z\x00ed", "U+0000"),
+        ("\u202eZed", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("Ze\u2028d", "U+2028 LINE SEPARATOR"),
+        ("Ze\td", "U+0009"),
+        ("Zed\ue000", "U+E000"),
+    ],
+)
+def test_an_invisible_character_is_refused_by_name(typed, char):
+    with pytest.raises(OptionError) as refused:
+        names.clean(typed)
+    assert refused.value.code == "name_invisible" and refused.value.params["char"] == char
+    assert refused.value.params["name"] == "Zed"  # the name without it, as the person typed it
+
+
+def test_a_lone_combining_accent_is_refused():
+    with pytest.raises(OptionError) as refused:
+        names.clean("\u0301")
+    assert refused.value.code == "name_lone_accent"
+    with pytest.raises(OptionError):
+        names.clean(" \u0301Zed")
+
+
+def test_names_are_stored_composed_and_stripped():
+    assert names.clean("  Zoe\u0301 ") == "Zoé"  # e + combining acute, composed
+    assert names.clean("山田\u3000太郎") == "山田\u3000太郎"  # a Japanese name's full-width space stays inside
+    assert names.clean("A" * 24) == "A" * 24
+    with pytest.raises(OptionError) as long:
+        names.clean("A" * 25)
+    assert long.value.code == "name_too_long"
+    with pytest.raises(OptionError) as empty:
+        names.clean("   ")
+    assert empty.value.code == "name_empty"
+
+
+@pytest.mark.parametrize("a, b", [("Zed", "ZED"), ("Ｚｅｄ", "zed"), ("Zoe\u0301", "ZOÉ"), ("Straße", "STRASSE")])
+def test_two_seats_with_one_name_are_refused(a, b):
+    assert names.key(a) == names.key(b)
+    with pytest.raises(OptionError) as alike:
+        names.check_seats(["Ann", a, b])
+    assert alike.value.code == "names_alike" and alike.value.params["seat"] == 2
+
+
+def test_the_store_refuses_look_alike_seats_and_matches_the_roster_by_key(tmp_path):
+    store = Store(tmp_path / "names.db")
+    with pytest.raises(OptionError):
+        store.create("tablanette", ["Zed", "ZED"])
+    with pytest.raises(OptionError):
+        store.create("tablanette", ["Zed\u200b", "Ann"])
+    store.create("tablanette", ["Zed ", "Ann"], {"dealer": " Zed"})
+    store.create("tablanette", ["ＺＥＤ", "ann"])
+    assert [(p["name"], p["games"]) for p in store.roster()] == [("Zed", 2), ("Ann", 2)]
+
+
+def test_the_api_and_the_form_say_which_name_and_which_character(client):
+    refused = client.post("/api/games", json={"game": "tablanette", "players": ["Zed", "zed"]})
+    assert refused.status_code == 422 and refused.get_json()["code"] == "names_alike"
+    refused = client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Zed\u202e"]})
+    assert refused.status_code == 422 and "U+202E RIGHT-TO-LEFT OVERRIDE" in refused.get_json()["error"]
+    form = form_values(client.get("/games/new").get_data(as_text=True))
+    page = client.post("/games/new", data=form | {"player0": "Zed", "player1": "ZED"})
+    assert page.status_code == 422
+    body = page.get_data(as_text=True)
+    # Beside the second seat's field, the one to change.
+    second = body.split('id="player1"')[1].split('class="field')[0]
+    assert "ZED and Zed are the same name" in second
+    page = client.post("/games/new", data=form | {"player0": "Ann", "player1": "Z\u200bed"})
+    assert page.status_code == 422 and "U+200B ZERO WIDTH SPACE" in page.get_data(as_text=True)
+    assert client.application.extensions["store"].roster() == []
+
+
+def an_older_database(path) -> None:
+    """A database as m014 left it, with what older versions let through: "Ｚed" and "Zed"
+    two players (ASCII case alone told names apart), a game seating "Bob" twice (Bob and
+    BOB were one player), and a name with a zero-width space."""
+    store = Store(path)
+    store.create("tablanette", ["Zed", "Ann"])
+    store.create("tablanette", ["Bob", "Cy"])
+    wide, _ = store.create("tablanette", ["Ｚed", "Ann"])
+    store.create("tablanette", ["Amyx", "Bo"])
+    store.close()
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("DROP INDEX players_by_key")
+        db.execute("DROP INDEX seats_one_per_player")
+        db.execute("DROP TABLE roster_changes")
+        db.execute("ALTER TABLE players DROP COLUMN name_key")
+        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm015_one_person_one_name'")
+        db.execute("CREATE UNIQUE INDEX players_by_name ON players (name COLLATE NOCASE)")
+        zed = db.execute("INSERT INTO players (name, created, last_played) VALUES ('Ｚed', '', '')").lastrowid
+        db.execute("UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = 0", (zed, wide["id"]))
+        bob, cy = (db.execute("SELECT id FROM players WHERE name = ?", (n,)).fetchone()[0] for n in ("Bob", "Cy"))
+        game_id = db.execute("SELECT game_id FROM seats WHERE player_id = ?", (cy,)).fetchone()[0]
+        db.execute("UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = 1", (bob, game_id))
+        db.execute("DELETE FROM players WHERE id = ?", (cy,))
+        db.execute("UPDATE players SET name = 'Amy​x' WHERE name = 'Amyx'")
+
+
+def test_m015_tells_look_alikes_apart_without_merging_anyone(tmp_path):
+    path = tmp_path / "old.db"
+    an_older_database(path)
+    store = Store(path)
+    roster = {p["name"]: p for p in store.roster()}
+    # "Ｚed" was its own player; now that its key is Zed's, it is numbered, not merged.
+    assert {"Zed", "Ｚed (2)", "Bob", "Bob (2)", "Amy\u200bx"} <= set(roster)
+    assert roster["Zed"]["games"] == 1 and roster["Ｚed (2)"]["games"] == 1
+    # The game that seated Bob twice: its second seat is a player of its own.
+    assert roster["Bob"]["games"] == 1 and roster["Bob (2)"]["games"] == 1
+    assert [
+        (c["kind"], c["before"], c["after"], c["game_id"]) for c in store.roster_changes(roster["Bob (2)"]["id"])
+    ] == [("rename", "Bob", "Bob (2)", None)]
+    # A name that would now be refused keeps working in its game, and matches itself.
+    assert stats.record(store, roster["Amy\u200bx"]["id"])["tablanette"]["played"] == 1
+    # From now on one person is one name.
+    with pytest.raises(sqlite3.IntegrityError):
+        store.query("INSERT INTO players (name, name_key, created, last_played) VALUES ('ZED', 'zed', '', '')")
+    row, _ = store.create("tablanette", ["zed", "Ann"])
+    assert json.loads(store.query("SELECT players FROM games WHERE id = ?", (row["id"],))[0][0]) == ["zed", "Ann"]
+    assert {p["name"]: p["games"] for p in store.roster()}["Zed"] == 2
+
+
+def test_m015_is_in_the_migrations():
+    assert "m015_one_person_one_name" in [m.name for m in migrations._migrations]

@@ -1,0 +1,244 @@
+"""A restore never makes things worse (issue 30): a damaged backup, another app's file, a
+newer version's or a hand-edited one is refused before anything is replaced, with a clear
+message and exit 1, the live database untouched; a good restore keeps the database it
+replaces beside it (so the restore itself can be undone). `flask backup` checks what it
+wrote, and `flask db copy` and `flask import` are guarded by the same checks."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from companion.store import Store, check_games
+from tests.test_backup import app_in, everything, play_samples
+
+
+@pytest.fixture
+def club(tmp_path):
+    """A club's server with a game of each kind, its backup, and what every game reads."""
+    app = app_in(tmp_path / "club")
+    keys = play_samples(app.test_client())
+    backup = tmp_path / "backup.db"
+    answer = app.test_cli_runner().invoke(args=["backup", str(backup)])
+    assert answer.exit_code == 0, answer.output
+    return app, keys, backup
+
+
+def live(app) -> tuple[bytes, list]:
+    """The live database's every row and its integrity: what a refused restore must leave."""
+    path = app.config["DATABASE"]
+    with sqlite3.connect(path) as db:
+        rows = [
+            repr(db.execute(f"SELECT * FROM [{t}] ORDER BY rowid").fetchall())
+            for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        ]
+        return db.execute("PRAGMA integrity_check").fetchone()[0], rows
+
+
+def damaged(backup: Path, tmp_path: Path, how: str) -> Path:
+    """A copy of ``backup`` spoiled as a disk, a cut-short download or a wrong file would."""
+    data = bytearray(backup.read_bytes())
+    if how == "cut short by 1,000 bytes":
+        data = data[:-1000]
+    elif how == "200 bytes flipped":
+        middle = len(data) // 2
+        for i in range(middle, middle + 200):
+            data[i] ^= 0xFF
+    elif how == "64 KiB zeroed":
+        data[4096 : 4096 + 65536] = bytes(min(65536, len(data) - 4096))
+    elif how == "a table page's header flipped":
+        for i in range(4096, 4096 + 200):
+            data[i] ^= 0xFF
+    spoiled = tmp_path / f"{how.replace(' ', '-')}.db"
+    spoiled.write_bytes(bytes(data))
+    return spoiled
+
+
+DAMAGE = ["cut short by 1,000 bytes", "200 bytes flipped", "64 KiB zeroed", "a table page's header flipped"]
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+def test_a_damaged_backup_is_refused_and_the_games_stay(club, tmp_path, how):
+    app, keys, backup = club
+    assert len(backup.read_bytes()) > 4096 + 65536  # the damage lands inside the file
+    spoiled = damaged(backup, tmp_path, how)
+    before, pages = live(app), everything(app.test_client(), keys)
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(spoiled)])
+    assert answer.exit_code == 1, answer.output
+    assert "Nothing was changed" in answer.output and "Restored" not in answer.output
+    assert re.search(r"damaged|not a backup|does not replay|not numbered|version", answer.output), answer.output
+    assert live(app) == before and before[0] == "ok"
+    assert everything(app.test_client(), keys) == pages
+    folder = Path(app.config["DATABASE"]).parent
+    assert sorted(p.name for p in folder.iterdir() if p.suffix == ".db") == ["c.db"]  # no copy left, none kept
+
+
+def another_apps_file(path: Path, tables: str) -> Path:
+    with sqlite3.connect(path) as db:
+        db.executescript(tables)
+    return path
+
+
+def edited(backup: Path, tmp_path: Path, sql: str) -> Path:
+    """The backup with one row changed by hand (a tool that edits SQLite files, a bug)."""
+    copy = tmp_path / "edited.db"
+    copy.write_bytes(backup.read_bytes())
+    with sqlite3.connect(copy) as db:
+        db.execute(sql)
+    return copy
+
+
+@pytest.mark.parametrize(
+    "make, said",
+    [
+        (lambda t, b: another_apps_file(t / "notes.db", "CREATE TABLE notes (body TEXT);"), "not a backup"),
+        (
+            lambda t, b: another_apps_file(
+                t / "shop.db",
+                "CREATE TABLE games (sku TEXT); CREATE TABLE moves (sku TEXT); "
+                "CREATE TABLE _sqlite_migrations (id INTEGER PRIMARY KEY, migration_set TEXT, name TEXT, applied_at TEXT);",
+            ),
+            "not a backup",
+        ),
+        (
+            lambda t, b: edited(
+                b,
+                t,
+                "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+                "VALUES ('companion', 'm999_from_the_future', '')",
+            ),
+            "newer version",
+        ),
+        (lambda t, b: edited(b, t, "UPDATE games SET version = version + 1"), "version"),
+        (lambda t, b: edited(b, t, "UPDATE moves SET undone = 1 - undone WHERE seq = 1"), "version"),
+        (lambda t, b: edited(b, t, "UPDATE games SET state = replace(state, '\"Ann\"', '\"Zoe\"')"), "does not replay"),
+        (
+            lambda t, b: edited(b, t, 'UPDATE moves SET move = \'{"type": "nonsense"}\' WHERE seq = 1'),
+            "does not replay",
+        ),
+        (lambda t, b: edited(b, t, "UPDATE games SET deals = deals + 1"), "does not replay"),
+    ],
+)
+def test_a_file_that_is_not_this_apps_backup_is_refused(club, tmp_path, make, said):
+    app, keys, backup = club
+    spoiled = make(tmp_path, backup)
+    before = live(app)
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(spoiled)])
+    assert answer.exit_code == 1 and said in answer.output and "Nothing was changed" in answer.output, answer.output
+    assert live(app) == before
+
+
+def test_a_restore_keeps_what_it_replaced_and_can_be_undone(club, tmp_path):
+    app, keys, backup = club
+    client = app.test_client()
+    restored = everything(client, keys)
+    later = client.post("/api/games", json={"game": "tute", "players": ["Ann", "Ben", "Cat"]}).get_json()
+    replaced = everything(client, [*keys, later["id"]])
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(backup)])
+    assert answer.exit_code == 0, answer.output
+    kept = Path(re.search(r"kept in (\S+) \(", answer.output).group(1))
+    assert kept.parent == Path(app.config["DATABASE"]).parent and kept.name.startswith("companion-before-restore-")
+    assert everything(client, keys) == restored and client.get(f"/api/games/{later['id']}").status_code == 404
+    undo = app.test_cli_runner().invoke(args=["restore", "--yes", str(kept)])
+    assert undo.exit_code == 0, undo.output
+    assert everything(client, [*keys, later["id"]]) == replaced
+
+
+def test_an_older_versions_backup_is_migrated_on_a_copy_never_in_place(club, tmp_path):
+    """A backup lacking the latest migration restores (migrated on a copy) and the file
+    itself is left as it was."""
+    app, keys, backup = club
+    old = tmp_path / "old.db"
+    old.write_bytes(backup.read_bytes())
+    with sqlite3.connect(old) as db:
+        db.execute("DROP INDEX players_by_key")
+        db.execute("DROP INDEX seats_one_per_player")
+        db.execute("DROP TABLE roster_changes")
+        db.execute("ALTER TABLE players DROP COLUMN name_key")
+        db.execute("CREATE UNIQUE INDEX players_by_name ON players (name COLLATE NOCASE)")
+        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm015_one_person_one_name'")
+    untouched = old.read_bytes()
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(old)])
+    assert answer.exit_code == 0, answer.output
+    assert old.read_bytes() == untouched
+    assert everything(app.test_client(), keys)
+
+
+def test_a_backup_checks_what_it_wrote(club, tmp_path):
+    """A live database with a game that no longer replays (edited by hand) gives no backup
+    that would be refused later: `flask backup` says so and leaves no file."""
+    app, keys, backup = club
+    with sqlite3.connect(app.config["DATABASE"]) as db:
+        db.execute("UPDATE games SET version = version + 5 WHERE rowid = 1")
+    target = tmp_path / "new-backup.db"
+    answer = app.test_cli_runner().invoke(args=["backup", str(target)])
+    assert answer.exit_code == 1 and "did not check out" in answer.output and "version" in answer.output
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("how", DAMAGE[:2])
+def test_db_copy_refuses_a_damaged_source(club, tmp_path, how):
+    app, keys, backup = club
+    spoiled = damaged(backup, tmp_path, how)
+    target = tmp_path / "target.db"
+    answer = app.test_cli_runner().invoke(
+        args=["db", "copy", "--from", f"sqlite:///{spoiled}", "--to", f"sqlite:///{target}"]
+    )
+    assert answer.exit_code == 1 and "Nothing was copied" in answer.output, answer.output
+    assert not target.exists() or Store(target).game_ids() == []
+
+
+def test_db_copy_over_games_keeps_them(club, tmp_path):
+    app, keys, backup = club
+    target = tmp_path / "target.db"
+    other = Store(target)
+    other.create("tute", ["Ann", "Ben", "Cat"])
+    other.close()
+    answer = app.test_cli_runner().invoke(
+        args=["db", "copy", "--from", f"sqlite:///{backup}", "--to", f"sqlite:///{target}", "--replace"]
+    )
+    assert answer.exit_code == 0, answer.output
+    kept = Path(re.search(r"kept in (\S+)\.$", answer.output.strip()).group(1))
+    assert kept.parent == tmp_path and len(Store(kept).game_ids()) == 1
+    assert sorted(Store(target).game_ids()) == sorted(keys)
+
+
+def test_flask_import_keeps_what_it_replaced(club, tmp_path):
+    app, keys, backup = club
+    export = tmp_path / "all.json"
+    assert app.test_cli_runner().invoke(args=["export", "--json", str(export)]).exit_code == 0
+    answer = app.test_cli_runner().invoke(args=["import", "--yes", str(export)])
+    assert answer.exit_code == 0, answer.output
+    kept = Path(re.search(r"kept in (\S+) \(", answer.output).group(1))
+    assert sorted(Store(kept).game_ids()) == sorted(keys)
+
+
+def test_check_games_passes_every_sample(club):
+    app, keys, backup = club
+    conn = sqlite3.connect(app.config["DATABASE"])
+    conn.row_factory = sqlite3.Row
+    assert check_games(conn) == len(keys) == 4
+    conn.close()
+    json.dumps(keys)
+
+
+@pytest.mark.postgres
+def test_a_damaged_backup_is_refused_on_postgresql(club, tmp_path, pg_url):
+    from companion.store import open_store
+
+    app, keys, backup = club
+    store = open_store(pg_url)
+    try:
+        store.create("tute", ["Ann", "Ben", "Cat"])
+        before = store.rows()
+        kept_folder = tmp_path / "kept"
+        kept_folder.mkdir()
+        with pytest.raises(ValueError, match="damaged"):
+            store.restore(damaged(backup, tmp_path, "64 KiB zeroed"), keep_in=kept_folder)
+        assert store.rows() == before and list(kept_folder.iterdir()) == []
+    finally:
+        store.close()
