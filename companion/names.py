@@ -54,12 +54,11 @@ def normalized(name: str) -> str:
 def clean(name: object, seat: int | None = None) -> str:
     """The name as stored: NFC, stripped; ``OptionError`` (option ``players``, with the
     ``seat`` when given) if it is empty, too long or holds a character :data:`_REFUSED`."""
-    where = {} if seat is None else {"seat": seat}
     if not isinstance(name, str):
-        raise OptionError("players_not_names", "Players must be a list of names", option="players", **where)
+        raise OptionError("players_not_names", "Players must be a list of names", option="players", seat=seat)
     text = normalized(name)
     if not text:
-        raise OptionError("name_empty", "Every player needs a name", option="players", **where)
+        raise OptionError("name_empty", "Every player needs a name", option="players", seat=seat)
     for ch in text:
         if unicodedata.category(ch) in _REFUSED:
             raise OptionError(
@@ -69,7 +68,7 @@ def clean(name: object, seat: int | None = None) -> str:
                 option="players",
                 name="".join(c for c in text if unicodedata.category(c) not in _REFUSED),
                 char=char_name(ch),
-                **where,
+                seat=seat,
             )
     if unicodedata.category(text[0]).startswith("M"):
         raise OptionError(
@@ -77,7 +76,7 @@ def clean(name: object, seat: int | None = None) -> str:
             "A name can't start with an accent on its own (%(char)s)",
             option="players",
             char=char_name(text[0]),
-            **where,
+            seat=seat,
         )
     if len(text) > NAME_LENGTH:
         raise OptionError(
@@ -86,7 +85,7 @@ def clean(name: object, seat: int | None = None) -> str:
             option="players",
             name=text,
             n=NAME_LENGTH,
-            **where,
+            seat=seat,
         )
     return text
 

@@ -99,8 +99,8 @@ def edited(backup: Path, tmp_path: Path, sql: str) -> Path:
         (
             lambda t, b: another_apps_file(
                 t / "shop.db",
-                "CREATE TABLE games (sku TEXT); CREATE TABLE moves (sku TEXT); "
-                "CREATE TABLE _sqlite_migrations (id INTEGER PRIMARY KEY, migration_set TEXT, name TEXT, applied_at TEXT);",
+                "CREATE TABLE games (sku TEXT); CREATE TABLE moves (sku TEXT); CREATE TABLE _sqlite_migrations "
+                "(id INTEGER PRIMARY KEY, migration_set TEXT, name TEXT, applied_at TEXT);",
             ),
             "not a backup",
         ),
