@@ -96,7 +96,7 @@ def test_changed_rules_are_summed_up_and_the_rules_open_on_an_error(client):
         (("Ann",), {}, "player1", "Enter a name"),
         (("Ann", "Ben"), {"partnership": "y"}, "partnership", "“Two teams (4 players)” needs exactly 4 players"),
         (("Ann", "Ben", "Cat"), {"hand_size": "5"}, "hand_size", "share out the 48 cards evenly among 3 players"),
-        (("Ann", "Ann"), {}, "player0", "no two the same"),
+        (("Ann", "ANN"), {}, "player1", "ANN and Ann are the same name"),
         (("Ann", "Ben"), {"max_group_size": "1"}, "max_group_size", "2 or more"),
         (("Ann", "Ben"), {"dealer": "2"}, "dealer", "Player 3 has no name"),
     ],
