@@ -2,18 +2,37 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+# What serving needs, and what the tests, lint and bench add (the dev extra): each pinned in
+# a lock file kept in the repo (`make lock` refreshes them from pyproject.toml).
+LOCK     := requirements.lock
+DEV_LOCK := requirements-dev.lock
+SERVE    := $(VENV)/.serve
+DEV      := $(VENV)/.dev
 HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages
+.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages lock
 
-$(STAMP): pyproject.toml
+$(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+
+# `make run` installs only what serving needs; the project itself from the checkout.
+$(SERVE): $(LOCK) pyproject.toml | $(PY)
+	$(PY) -m pip install -q --disable-pip-version-check -r $(LOCK)
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
+	touch $@
+
+# `make test`, `make lint`, `make bench`: the dev extra on top, pinned too.
+$(DEV): $(DEV_LOCK) $(SERVE)
+	$(PY) -m pip install -q --disable-pip-version-check -r $(DEV_LOCK)
+	touch $@
+
+# The lock files again from pyproject.toml (after changing a dependency there): the newest
+# versions that fit it, for Python 3.11; commit both.
+lock: $(DEV)
+	$(VENV)/bin/uv pip compile -q --upgrade pyproject.toml --python-version 3.11 -o $(LOCK)
+	$(VENV)/bin/uv pip compile -q --upgrade pyproject.toml --extra dev --python-version 3.11 -o $(DEV_LOCK)
 
 # The catalogs: compiled from the .po files kept in the repo (make run and make test do it).
 CATALOGS := companion/translations
@@ -23,12 +42,12 @@ MO       := $(patsubst %.po,%.mo,$(wildcard $(CATALOGS)/*/LC_MESSAGES/messages.p
 KEYWORDS := -k N_ -k Reason:2 -k Refusal:2 -k MoveError:2 -k IllegalMove:2 -k InvalidMove:2 \
             -k AmbiguousMove:2 -k OptionError:2 -k SchemaError:2 -k NothingToUndo:2 -k _l -k lazy_gettext
 
-%.mo: %.po $(STAMP)
+%.mo: %.po $(SERVE)
 	$(VENV)/bin/pybabel -q compile -i $< -o $@
 
 # After changing words in the code or templates: extract them and update each catalog
 # (then translate what is new; tests/test_i18n.py fails on anything untranslated or fuzzy).
-messages: $(STAMP)
+messages: $(DEV)
 	$(VENV)/bin/pybabel -q extract -F babel.cfg --no-location --sort-output $(KEYWORDS) \
 	  -w 120 -o $(CATALOGS)/messages.pot .
 	$(VENV)/bin/pybabel -q update -i $(CATALOGS)/messages.pot -d $(CATALOGS) --no-fuzzy-matching --ignore-obsolete -w 120
@@ -50,28 +69,30 @@ postgresql:
 
 # Serve the table: every interface by default (HOST=127.0.0.1 keeps it private), gunicorn
 # with threads; the first lines printed are the address to open on the phones and its QR code.
-run: $(STAMP) $(MO)
+run: $(SERVE) $(MO)
 	@$(PY) -m companion.serve --host $(HOST) --port $(PORT)
 
 # Flask's debug server with the reloader, for working on the code (this machine only).
-dev: $(STAMP) $(MO)
+dev: $(SERVE) $(MO)
 	$(VENV)/bin/flask --app companion run --debug --host 127.0.0.1 --port $(PORT)
 
 # Tests write only to temporary folders: no bytecode caches in the checkout either.
-test: $(STAMP) chromium postgresql $(MO)
+test: $(DEV) chromium postgresql $(MO)
 	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n auto
 
-# Lint, format and types (ruff, mypy: strict on the engines), leaving no cache in the checkout.
-lint: $(STAMP)
+# Lint, format, types (ruff, mypy: strict on the engines) and the layers (import-linter:
+# pyproject.toml's contracts), leaving no cache in the checkout.
+lint: $(DEV)
 	$(VENV)/bin/ruff check --no-cache .
 	$(VENV)/bin/ruff format --no-cache --check .
 	$(VENV)/bin/mypy --cache-dir=/dev/null
+	$(VENV)/bin/lint-imports --no-cache
 
 # The browser tests again, keeping their screenshots in tests/e2e/screens/ (git-ignored) to look at.
-screens: $(STAMP) chromium $(MO)
+screens: $(DEV) chromium $(MO)
 	COMPANION_SCREENS=tests/e2e/screens PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/e2e
 
-bench: $(STAMP) postgresql $(MO)
+bench: $(DEV) postgresql $(MO)
 	$(PY) bench/capture_options.py
 	$(PY) bench/server.py
 	$(PY) bench/watch.py
@@ -82,7 +103,7 @@ bench: $(STAMP) postgresql $(MO)
 # The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
 # every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a
 # run) and schemathesis against the API's OpenAPI document (tests/test_openapi.py, 1000 cases an operation).
-fuzz: $(STAMP) $(MO)
+fuzz: $(DEV) $(MO)
 	COMPANION_FUZZ=1 PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/test_crawl.py tests/test_openapi.py -s
 
 clean:

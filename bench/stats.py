@@ -15,7 +15,7 @@ from pathlib import Path
 from server import gunicorn, timed
 
 from companion import games, web
-from companion.store import Store
+from companion.store import SqliteStore
 
 GAMES = 10_000
 PLAYERS = 40
@@ -25,7 +25,7 @@ BAR_MS = 50
 def seed(path: Path) -> dict[str, int]:
     """``GAMES`` finished games in the store at ``path``; returns a group's player ids and
     the busiest player's id (the pages timed)."""
-    store = Store(path)
+    store = SqliteStore(path)
     store.migrate()
     templates = []
     for name in games.GAMES:

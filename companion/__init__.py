@@ -15,30 +15,18 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
-from flask import Flask, current_app, g, jsonify, render_template, request
+from flask import Flask, g, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
-from flask_compress import Compress
-from flask_htmx import HTMX
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
 from flask_talisman import Talisman
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from companion.extensions import compress, csrf, htmx, limiter
+
 __version__ = "0.1.0"
 
-csrf = CSRFProtect()
-#: Rate limits, by client address (the proxy's client with TRUST_PROXY); only the routes
-#: that create games have one (views: ``limiter.limit(create_limit)``).
-limiter = Limiter(get_remote_address, default_limits=[])
-#: One budget per address for starting and importing games, the form and the API alike.
-creating_games = limiter.shared_limit(
-    lambda: current_app.config["CREATE_LIMIT"], scope="creating games", methods=["POST"]
-)
-htmx = HTMX()
-compress = Compress()
 
 _PACKAGE = Path(__file__).resolve().parent
 

@@ -131,10 +131,10 @@ def copy(source: str, target: str, replace: bool) -> None:
     two: any difference and nothing is copied. With --replace, the target's games are kept
     first in an SQLite file beside it (or in the current folder). Stop the servers using
     the source first."""
-    from companion.store import DATABASE_ERRORS, check_games, copy_games, open_store, verified_copy
+    from companion.store import DATABASE_ERRORS, copy_games, open_store, verified_copy
 
     source_file = (
-        Path(source.removeprefix("sqlite:///")) if not source.startswith(("postgres://", "postgresql://")) else None
+        None if source.startswith(("postgres://", "postgresql://")) else Path(source.removeprefix("sqlite:///"))
     )
     if source_file is not None and not source_file.is_file():
         raise click.ClickException(f"There is no SQLite file {source_file}")
@@ -146,12 +146,7 @@ def copy(source: str, target: str, replace: bool) -> None:
                 origin = open_store(str(checked))
             else:
                 origin = open_store(source)
-                conn = origin._conn()
-                conn.execute("BEGIN")
-                try:
-                    check_games(conn)
-                finally:
-                    conn.execute("COMMIT")
+                origin.check()
             destination = open_store(target)
         except refused as e:
             raise click.ClickException(f"{e}. Nothing was copied.") from None

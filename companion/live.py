@@ -54,9 +54,9 @@ class Hub:
     """The process's streams and the versions of the games they watch.
 
     >>> import tempfile, os
-    >>> from companion.store import Store
+    >>> from companion.store import SqliteStore
     >>> path = os.path.join(tempfile.mkdtemp(), "hub.db")
-    >>> store = Store(path)
+    >>> store = SqliteStore(path)
     >>> row, key = store.create("hundred", ["Ann", "Ben"])
     >>> hub = Hub(path, limit=1)
     >>> watch = hub.open(row["id"], 0)

@@ -8,7 +8,8 @@ no nesting deeper than the model's own. A failure is :class:`SchemaError`, an
 this card a card, is the move legal) stay where they are.
 
 The moves of each game are declared by its web adapter (``companion/web/<game>.py``,
-``MOVES``); its options are read from the engine's ``Options`` and ``CHOICES``. The same
+``MOVES``, registered here by companion/web: this module imports nothing above it); its
+options are read from the engine's ``Options`` and ``CHOICES``. The same
 models give the OpenAPI 3.1 document served at ``/api/openapi.json``
 (:func:`openapi`), so the document and the checks cannot drift apart.
 
@@ -184,19 +185,21 @@ class _Game:
         self.transcript = create_model(f"{name.title()}Transcript", __base__=Strict, **transcript)
 
 
-def _declared() -> dict[str, _Game]:
-    from companion import web  # the adapters import this module for Move and the types
-
-    return {name: _Game(name, web.get(name).MOVES) for name in games.GAMES}
-
-
+#: Each game's models, declared by its web adapter (``declare``: companion/web registers
+#: every game's ``MOVES`` when it is imported; the API's views import it).
 _GAMES: dict[str, _Game] = {}
 
 
+def declare(name: str, moves: Iterable[type[Move]]) -> None:
+    """Game ``name``'s moves are these models (its web adapter's ``MOVES``)."""
+    _GAMES[name] = _Game(name, moves)
+
+
 def _game(name: str) -> _Game:
-    if not _GAMES:
-        _GAMES.update(_declared())
-    return _GAMES[name]
+    try:
+        return _GAMES[name]
+    except KeyError:
+        raise LookupError(f"The moves of {name} are not declared: import companion.web first") from None
 
 
 # -- the checks the views call --------------------------------------------------------

@@ -8,8 +8,8 @@ never the moves.
 A team's figures count for each partner. ``won`` is NULL for a game still being played.
 
 >>> import tempfile, os
->>> from companion.store import Store
->>> store = Store(os.path.join(tempfile.mkdtemp(), "doc.db"))
+>>> from companion.store import SqliteStore
+>>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "doc.db"))
 >>> row, key = store.create("hundred", ["Ann", "Ben"])
 >>> version, state = store.play(row["id"], 0, {"type": "tally", "loser": "Ann"}, key)
 >>> [(r["name"], r["played"], r["marks"]) for r in standings(store)["hundred"]]

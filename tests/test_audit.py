@@ -15,6 +15,7 @@ import sqlite_utils
 
 from companion import create_app, games
 from companion.store import NotReferee, migrations
+from companion.store.dialect import SQLITE
 from tests.conftest import become_referee, make_app, new_game, post_move, version_of
 
 HX = {"HX-Request": "true"}
@@ -245,7 +246,7 @@ def test_m005_upgrades_a_database_keeping_its_moves_readable(tmp_path):
     rules = games.get("tablanette")
     state = rules.apply(rules.start(["Ann", "Ben"], None), LAYOUT)
     with sqlite_utils.Database(path) as db:
-        migrations.apply(db, stop_before="m005_who_entered_each_move")
+        migrations.migrate(db.conn, SQLITE, stop_before="m005_who_entered_each_move")
         assert "referee" not in db.table("moves").columns_dict
         db.execute(
             "INSERT INTO games (id, game, players, options, created, updated, version, state) "

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from companion.live import Hub
-from companion.store import Store
+from companion.store import SqliteStore
 from companion.views import events
 from tests.conftest import make_app, served, snapshot
 
@@ -21,7 +21,7 @@ SECOND = {"type": "play", "card": "6C"}
 @pytest.fixture
 def game(tmp_path):
     """A game in a store of its own (another connection: what another server process is)."""
-    store = Store(tmp_path / "live.db")
+    store = SqliteStore(tmp_path / "live.db")
     row, key = store.create("hundred", ["Ann", "Ben"])
     return store, row["id"], key
 

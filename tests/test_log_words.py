@@ -5,11 +5,11 @@ import sqlite_utils
 
 from companion import games, web
 from companion.games import tablanette
-from companion.store import Store
+from companion.store import SqliteStore
 from tests.conftest import become_referee
 
 
-def play_sample(store: Store, name: str) -> str:
+def play_sample(store: SqliteStore, name: str) -> str:
     sample = web.get(name).SAMPLE
     row, key = store.create(name, sample["players"], {})
     version = 0
@@ -42,14 +42,14 @@ def test_the_log_page_replays_nothing(app, client, monkeypatch):
 
 def test_m013_gives_older_moves_their_words(tmp_path):
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     ids = {name: play_sample(store, name) for name in games.GAMES}
     before = {name: store.moves(game) for name, game in ids.items()}
     assert all(m["said"] for moves in before.values() for m in moves)
     store.close()
     with sqlite_utils.Database(path) as db:
         db.execute("ALTER TABLE moves DROP COLUMN said")
-        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm013_moves_say_themselves'")
+        db.execute("DELETE FROM companion_migrations WHERE name = 'm013_moves_say_themselves'")
         db.conn.commit()
-    reopened = Store(path)
+    reopened = SqliteStore(path)
     assert {name: reopened.moves(game) for name, game in ids.items()} == before

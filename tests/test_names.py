@@ -10,7 +10,7 @@ import pytest
 
 from companion import names, stats
 from companion.errors import OptionError
-from companion.store import Store, migrations
+from companion.store import SqliteStore, migrations
 from tests.conftest import form_values
 
 
@@ -62,7 +62,7 @@ def test_two_seats_with_one_name_are_refused(a, b):
 
 
 def test_the_store_refuses_look_alike_seats_and_matches_the_roster_by_key(tmp_path):
-    store = Store(tmp_path / "names.db")
+    store = SqliteStore(tmp_path / "names.db")
     with pytest.raises(OptionError):
         store.create("tablanette", ["Zed", "ZED"])
     with pytest.raises(OptionError):
@@ -93,7 +93,7 @@ def an_older_database(path) -> None:
     """A database as m014 left it, with what older versions let through: "Ｚed" and "Zed"
     two players (ASCII case alone told names apart), a game seating "Bob" twice (Bob and
     BOB were one player), and a name with a zero-width space."""
-    store = Store(path)
+    store = SqliteStore(path)
     store.create("tablanette", ["Zed", "Ann"])
     store.create("tablanette", ["Bob", "Cy"])
     wide, _ = store.create("tablanette", ["Ｚed", "Ann"])
@@ -104,7 +104,7 @@ def an_older_database(path) -> None:
         db.execute("DROP INDEX seats_one_per_player")
         db.execute("DROP TABLE roster_changes")
         db.execute("ALTER TABLE players DROP COLUMN name_key")
-        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm015_one_person_one_name'")
+        db.execute("DELETE FROM companion_migrations WHERE name = 'm015_one_person_one_name'")
         db.execute("CREATE UNIQUE INDEX players_by_name ON players (name COLLATE NOCASE)")
         zed = db.execute("INSERT INTO players (name, created, last_played) VALUES ('Ｚed', '', '')").lastrowid
         db.execute("UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = 0", (zed, wide["id"]))
@@ -118,7 +118,7 @@ def an_older_database(path) -> None:
 def test_m015_tells_look_alikes_apart_without_merging_anyone(tmp_path):
     path = tmp_path / "old.db"
     an_older_database(path)
-    store = Store(path)
+    store = SqliteStore(path)
     roster = {p["name"]: p for p in store.roster()}
     # "Ｚed" was its own player; now that its key is Zed's, it is numbered, not merged.
     assert {"Zed", "Ｚed (2)", "Bob", "Bob (2)", "Amy\u200bx"} <= set(roster)
@@ -139,4 +139,4 @@ def test_m015_tells_look_alikes_apart_without_merging_anyone(tmp_path):
 
 
 def test_m015_is_in_the_migrations():
-    assert "m015_one_person_one_name" in [m.name for m in migrations._migrations]
+    assert "m015_one_person_one_name" in migrations.known()

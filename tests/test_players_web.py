@@ -182,8 +182,8 @@ def test_export_wipe_import_gives_the_same_database(app, played, tmp_path):
     assert result.exit_code == 0, result.output
     assert "Imported 7 game(s)" in result.output
     after = snapshot(other)
-    assert {t: after[t] for t in before if t != "_sqlite_migrations"} == {
-        t: before[t] for t in before if t != "_sqlite_migrations"
+    assert {t: after[t] for t in before if t != "companion_migrations"} == {
+        t: before[t] for t in before if t != "companion_migrations"
     }
 
 

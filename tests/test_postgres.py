@@ -21,8 +21,8 @@ import pytest
 
 from companion import create_app, serve, stats
 from companion.live import Hub
-from companion.store import Store, copy_games, open_store
-from companion.store_pg import translate
+from companion.store import SqliteStore, copy_games, open_store
+from companion.store.dialect import POSTGRES, SQLITE
 from tests.conftest import make_app, postgres_cluster
 from tests.pgserver import free_port
 
@@ -31,15 +31,15 @@ LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
 
 
 def test_the_store_s_sql_as_postgresql_reads_it():
-    assert translate("SELECT id FROM games WHERE id = ? AND version = ?") == (
+    """The one runtime difference in the store's SQL (companion/store/dialect.py):
+    psycopg's placeholders; the statements themselves are written in the SQL both read."""
+    assert POSTGRES.sql("SELECT id FROM games WHERE id = ? AND version = ?") == (
         "SELECT id FROM games WHERE id = %s AND version = %s"
     )
-    assert translate("SELECT id FROM players WHERE name = ? COLLATE NOCASE") == (
-        "SELECT id FROM players WHERE lower(name) = lower(%s)"
-    )
-    assert translate("UPDATE referees SET revoked = ? WHERE id IS NOT ?").endswith("id IS DISTINCT FROM %s")
-    assert translate("BEGIN") == "BEGIN ISOLATION LEVEL REPEATABLE READ"  # a consistent read
-    assert translate("SELECT '100%' WHERE 1 = ?") == "SELECT '100%%' WHERE 1 = %s"
+    assert POSTGRES.sql("SELECT '100%' WHERE 1 = ?") == "SELECT '100%%' WHERE 1 = %s"
+    assert POSTGRES.sql("SELECT '100%'", with_params=False) == "SELECT '100%'"
+    assert SQLITE.sql("SELECT id FROM games WHERE id = ?") == "SELECT id FROM games WHERE id = ?"
+    assert POSTGRES.begin_read == "BEGIN ISOLATION LEVEL REPEATABLE READ"  # a consistent read
 
 
 pytestmark = pytest.mark.postgres
@@ -50,7 +50,7 @@ pytestmark = pytest.mark.postgres
 # ---------------------------------------------------------------------------
 
 
-def fill(store: Store) -> list[str]:
+def fill(store: SqliteStore) -> list[str]:
     """Games of every kind and shape: finished, undone moves, imported, archived, referees
     added and links made, players typed twice in different case."""
     ids = []
@@ -75,7 +75,7 @@ def fill(store: Store) -> list[str]:
     return ids
 
 
-def everything(store: Store) -> dict:
+def everything(store: SqliteStore) -> dict:
     """What a server holds, in an order that does not depend on the backend."""
     return {
         "rows": {t: sorted(map(repr, rows)) for t, rows in store.rows().items()},
@@ -101,7 +101,7 @@ def test_flask_db_copy_round_trip(tmp_path, pg_url):
     again = runner.invoke(args=["db", "copy", "--from", pg_url, "--to", f"sqlite:///{back}"])
     assert again.exit_code == 0, again.output
     try:
-        assert everything(pg) == everything(source) == everything(Store(back))
+        assert everything(pg) == everything(source) == everything(SqliteStore(back))
         assert sorted(pg.game_ids()) == sorted(ids)
         assert {p["name"] for p in pg.roster()} == {"Ann", "Ben", "Cy", "Dee"}  # "ann" is Ann
         row, key = pg.create("hundred", ["Dee", "Eve"])  # a new player gets a new id after the copied ones
@@ -113,7 +113,7 @@ def test_flask_db_copy_round_trip(tmp_path, pg_url):
 
 
 def test_copy_refuses_a_target_with_games_and_changes_nothing(tmp_path, pg_url):
-    source, target = Store(tmp_path / "a.db"), open_store(pg_url)
+    source, target = SqliteStore(tmp_path / "a.db"), open_store(pg_url)
     try:
         fill(source)
         kept, _ = target.create("hundred", ["Zed", "Yan"])
@@ -321,12 +321,12 @@ def test_an_unreachable_database_is_a_503_and_nothing_is_lost(tmp_path):
 def test_the_database_is_chosen_by_database_url(tmp_path, pg_url, monkeypatch):
     """SQLite with no configuration; DATABASE_URL (or COMPANION_DATABASE_URL, which wins)
     a PostgreSQL database, the pool sized by COMPANION_DATABASE_POOL_SIZE."""
-    from companion.store_pg import PostgresStore
+    from companion.store.postgres import PostgresStore
 
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.delenv("COMPANION_DATABASE_URL", raising=False)
     plain = create_app({"TESTING": True, "SECRET_KEY": "x"}, instance_path=str(tmp_path / "a"))
-    assert type(plain.extensions["store"]) is Store and (tmp_path / "a" / "companion.db").exists()
+    assert type(plain.extensions["store"]) is SqliteStore and (tmp_path / "a" / "companion.db").exists()
     monkeypatch.setenv("DATABASE_URL", pg_url)
     monkeypatch.setenv("COMPANION_DATABASE_POOL_SIZE", "3")
     shared = create_app({"TESTING": True, "SECRET_KEY": "x"}, instance_path=str(tmp_path / "b"))

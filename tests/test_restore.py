@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.store import Store, check_games
+from companion.store import SqliteStore, check_games
 from tests.test_backup import app_in, everything, play_samples
 
 
@@ -106,10 +106,7 @@ def edited(backup: Path, tmp_path: Path, sql: str) -> Path:
         ),
         (
             lambda t, b: edited(
-                b,
-                t,
-                "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
-                "VALUES ('companion', 'm999_from_the_future', '')",
+                b, t, "INSERT INTO companion_migrations (name, applied_at) VALUES ('m999_from_the_future', '')"
             ),
             "newer version",
         ),
@@ -160,7 +157,7 @@ def test_an_older_versions_backup_is_migrated_on_a_copy_never_in_place(club, tmp
         db.execute("DROP TABLE roster_changes")
         db.execute("ALTER TABLE players DROP COLUMN name_key")
         db.execute("CREATE UNIQUE INDEX players_by_name ON players (name COLLATE NOCASE)")
-        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm015_one_person_one_name'")
+        db.execute("DELETE FROM companion_migrations WHERE name = 'm015_one_person_one_name'")
     untouched = old.read_bytes()
     answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(old)])
     assert answer.exit_code == 0, answer.output
@@ -189,13 +186,13 @@ def test_db_copy_refuses_a_damaged_source(club, tmp_path, how):
         args=["db", "copy", "--from", f"sqlite:///{spoiled}", "--to", f"sqlite:///{target}"]
     )
     assert answer.exit_code == 1 and "Nothing was copied" in answer.output, answer.output
-    assert not target.exists() or Store(target).game_ids() == []
+    assert not target.exists() or SqliteStore(target).game_ids() == []
 
 
 def test_db_copy_over_games_keeps_them(club, tmp_path):
     app, keys, backup = club
     target = tmp_path / "target.db"
-    other = Store(target)
+    other = SqliteStore(target)
     other.create("tute", ["Ann", "Ben", "Cat"])
     other.close()
     answer = app.test_cli_runner().invoke(
@@ -203,8 +200,8 @@ def test_db_copy_over_games_keeps_them(club, tmp_path):
     )
     assert answer.exit_code == 0, answer.output
     kept = Path(re.search(r"kept in (\S+)\.$", answer.output.strip()).group(1))
-    assert kept.parent == tmp_path and len(Store(kept).game_ids()) == 1
-    assert sorted(Store(target).game_ids()) == sorted(keys)
+    assert kept.parent == tmp_path and len(SqliteStore(kept).game_ids()) == 1
+    assert sorted(SqliteStore(target).game_ids()) == sorted(keys)
 
 
 def test_flask_import_keeps_what_it_replaced(club, tmp_path):
@@ -214,7 +211,7 @@ def test_flask_import_keeps_what_it_replaced(club, tmp_path):
     answer = app.test_cli_runner().invoke(args=["import", "--yes", str(export)])
     assert answer.exit_code == 0, answer.output
     kept = Path(re.search(r"kept in (\S+) \(", answer.output).group(1))
-    assert sorted(Store(kept).game_ids()) == sorted(keys)
+    assert sorted(SqliteStore(kept).game_ids()) == sorted(keys)
 
 
 def test_check_games_passes_every_sample(club):

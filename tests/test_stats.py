@@ -5,7 +5,7 @@ import pytest
 import sqlite_utils
 
 from companion import export, stats
-from companion.store import TOTALS, Conflict, NameTaken, NotFound, SameGame, Store, open_store
+from companion.store import TOTALS, Conflict, NameTaken, NotFound, SameGame, SqliteStore, open_store
 
 # Tablanette counting cards (standard scale): ANN's are worth 9 card points, BEN's 13.
 ANN = ["10D", "2C", "AS", "AH", "KS", "QH", "JD", "10S"]
@@ -72,7 +72,7 @@ GAMES = [
 ]
 
 
-def play(store: Store, game, players, options, moves) -> str:
+def play(store: SqliteStore, game, players, options, moves) -> str:
     row, key = store.create(game, players, options)
     version = 0
     for move in moves:
@@ -150,7 +150,7 @@ def test_a_players_record_and_head_to_head(store):
 
 
 def test_undoing_a_deal_end_takes_it_out_of_the_figures(tmp_path):
-    store = Store(tmp_path / "undo.db")
+    store = SqliteStore(tmp_path / "undo.db")
     row, key = store.create("hundred", ["Ann", "Ben", "Cat"], {"tokens": 2})
     store.play(row["id"], 0, {"type": "tally", "loser": "Ann"}, key)
     assert figures(stats.standings(store)["hundred"], "deals", "marks")["Ann"] == (1, 1)
@@ -165,7 +165,7 @@ def test_the_roster_offers_last_tables_first(store):
 
 
 def test_a_name_typed_in_another_case_is_the_same_player(tmp_path):
-    store = Store(tmp_path / "case.db")
+    store = SqliteStore(tmp_path / "case.db")
     play(store, "tablanette", ["Ann", "Ben"], None, [])
     play(store, "tablanette", ["ann", "BEN"], None, [])
     assert [(p["name"], p["games"]) for p in store.roster()] == [("Ann", 2), ("Ben", 2)]
@@ -242,7 +242,7 @@ def test_totals_follow_every_write_to_seats(store, tmp_path):
 
 def test_m008_links_the_games_stored_before_it(tmp_path):
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     for g in GAMES[:4]:
         play(store, *g)
     before = stats.standings(store)
@@ -252,10 +252,10 @@ def test_m008_links_the_games_stored_before_it(tmp_path):
         db.execute("DROP TABLE players")
         db.execute("DROP TABLE totals")
         db.execute(
-            "DELETE FROM _sqlite_migrations WHERE name IN ('m008_players_and_seats', 'm009_totals_for_standings')"
+            "DELETE FROM companion_migrations WHERE name IN ('m008_players_and_seats', 'm009_totals_for_standings')"
         )
         db.conn.commit()
-    reopened = Store(path)
+    reopened = SqliteStore(path)
     assert stats.standings(reopened) == before
     assert [p["name"] for p in reopened.roster()] == ["Ann", "Ben", "Cat"]
 
@@ -265,7 +265,7 @@ def test_with_opponent_confirmation_only_confirmed_deals_count(tmp_path):
     a deal counts in the statistics only when that side confirmed it, and the game's result
     once every deal is; an undone deal is no longer confirmed; a confirmation sent from a
     board that has changed since is refused."""
-    store = Store(tmp_path / "confirm.db")
+    store = SqliteStore(tmp_path / "confirm.db")
     row, key = store.create("hundred", ["Ann", "Ben", "Cat"], {"tokens": 1})
     game = row["id"]
     with pytest.raises(NotFound):

@@ -1,5 +1,5 @@
 """The store (companion/store.py): one SQLite file per test, sqlite-utils style, and the
-same tests on a PostgreSQL database (companion/store_pg.py; the ``database`` fixture in
+same tests on a PostgreSQL database (companion/store/postgres.py; the ``database`` fixture in
 conftest.py runs each test asking for it on both, the PostgreSQL cases marked ``postgres``).
 
 Plain functions and parametrized cases; the engine is Tablanette throughout.
@@ -14,6 +14,7 @@ import random
 import sqlite3
 import threading
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 import sqlite_utils
@@ -27,11 +28,12 @@ from companion.store import (
     Conflict,
     NotFound,
     NothingToUndo,
-    Store,
+    SqliteStore,
     StoreError,
     migrations,
     open_store,
 )
+from companion.store.dialect import POSTGRES, SQLITE
 from companion.views.common import status_text
 
 rules = games.get("tablanette")
@@ -135,14 +137,14 @@ def test_connection_pragmas(store, pragma, expected):
 @pytest.mark.parametrize("opens", [2, 3])
 def test_migrations_are_idempotent(tmp_path, opens):
     path = tmp_path / "twice.db"
-    first = Store(path)
+    first = SqliteStore(path)
     row, key = first.create("tablanette", ["Ann", "Ben"], None)
     first.play(row["id"], 0, LAYOUT)
     for _ in range(opens - 1):
-        again = Store(path)
+        again = SqliteStore(path)
         assert again.migrate() == []
     conn = sqlite3.connect(path)
-    applied = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
+    applied = [r[0] for r in conn.execute("SELECT name FROM companion_migrations ORDER BY rowid")]
     conn.close()
     assert applied == MIGRATIONS
     assert again.get(row["id"])["version"] == 1
@@ -150,13 +152,9 @@ def test_migrations_are_idempotent(tmp_path, opens):
 
 
 def test_first_open_applies_every_migration(tmp_path):
-    path = tmp_path / "fresh.db"
-    with sqlite_utils.Database(path) as db:
-        assert [m.name for m in migrations.pending(db)] == MIGRATIONS
-    store = Store(path)
-    with sqlite_utils.Database(path) as db:
-        assert migrations.pending(db) == []
-        assert [m.name for m in migrations.applied(db)] == MIGRATIONS
+    assert migrations.known() == MIGRATIONS
+    store = SqliteStore(tmp_path / "fresh.db")
+    assert store.applied_migrations() == MIGRATIONS
     assert store.migrate() == []
 
 
@@ -207,15 +205,39 @@ def test_schema(store, table, columns):
 
 
 @pytest.mark.postgres
-def test_postgres_has_sqlite_s_schema(tmp_path, pg_url):
-    """The PostgreSQL schema is written apart (store_pg.SCHEMA, at SQLite's latest migration):
-    the same tables with the same columns in the same order, and the same migrations
-    recorded, so a whole-server export or copy moves between the two."""
-    lite, pg = Store(tmp_path / "lite.db"), open_store(pg_url)
+def test_one_set_of_migrations_builds_the_same_schema_on_both(tmp_path, pg_url):
+    """The schema is written once (issue 33): a fresh SQLite database and a fresh PostgreSQL
+    one, built by the same migrations, have the same tables with the same columns in the
+    same order, the same indexes and triggers, and the same migrations recorded, so a
+    whole-server export or copy moves between the two. PostgreSQL alone notifies other
+    servers of each change (games_notify: live push across servers)."""
+    lite, pg = SqliteStore(tmp_path / "lite.db"), open_store(pg_url)
     try:
         assert pg.schema() == lite.schema()
         assert pg.applied_migrations() == lite.applied_migrations() == MIGRATIONS
         assert pg.migrate() == []  # opening again applies nothing
+        tables = set(lite.TABLES) | {"totals", "companion_migrations"}
+        assert set(SQLITE.tables(lite._conn())) - {"sqlite_sequence"} == set(POSTGRES.tables(pg._conn())) == tables
+        lite_triggers = {
+            (r[0], r[1]) for r in lite.query("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'")
+        }
+        pg_triggers = {
+            (r[0], r[1])
+            for r in pg.query(
+                "SELECT DISTINCT trigger_name, event_object_table FROM information_schema.triggers "
+                "WHERE trigger_schema = current_schema()"
+            )
+        }
+        assert lite_triggers == pg_triggers - {("games_notify", "games")} != set()
+        lite_indexes = {
+            r[0] for r in lite.query("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        }
+        pg_indexes = {
+            r[0]
+            for r in pg.query("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")
+            if not r[0].endswith("_pkey")
+        }
+        assert lite_indexes == pg_indexes
     finally:
         pg.close()
 
@@ -267,7 +289,7 @@ def test_workers_opening_a_new_file_together(database):
 @pytest.mark.parametrize("path", [":memory:", "file:x?mode=memory"])
 def test_needs_a_file(path):
     with pytest.raises(ValueError):
-        Store(path)
+        SqliteStore(path)
 
 
 # ---------------------------------------------------------------------------
@@ -673,15 +695,15 @@ def test_list_games_status_in_play(store, game):
 def test_a_status_written_as_a_sentence_before_m004_is_rewritten_as_data(tmp_path):
     """A database from before m004 (status "Won by Ann") is migrated to data on opening."""
     path = tmp_path / "old.db"
-    old = Store(str(path))
+    old = SqliteStore(str(path))
     old.migrate()
     row, _ = old.create("tablanette", ["Ann", "Ben"])
     db = sqlite_utils.Database(str(path))
     db.execute("UPDATE games SET status = 'Deal 1 · Ann 0, Ben 0' WHERE id = ?", [row["id"]])
-    db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm004_status_as_data'")
+    db.execute("DELETE FROM companion_migrations WHERE name = 'm004_status_as_data'")
     db.conn.commit()
     assert old.list_games()[0]["status"] == {}  # a sentence reads as no data, never a crash
-    again = Store(str(path))  # opening a store applies what is pending: m004 again
+    again = SqliteStore(str(path))  # opening a store applies what is pending: m004 again
     assert again.list_games()[0]["status"] == {"deal": 1, "scores": {"Ann": 0, "Ben": 0}}
 
 
@@ -851,6 +873,7 @@ def test_racing_writers_lose_nothing(database, stores, undo_every):
     """8 threads x 20 changes at one game, each retrying on Conflict."""
     shared, opened = open_store(database), []
     row, _ = shared.create("tablanette", ["Ann", "Ben"], None)
+    shared.release()  # as a request does at its end: PostgreSQL's pool has a connection for each of the 8 threads
     game_id, threads_n, per_thread = row["id"], 8, 20
     barrier, lock = threading.Barrier(threads_n), threading.Lock()
     done = {"play": 0, "undo": 0, "conflict": 0}
@@ -941,7 +964,7 @@ def test_postgres_holds_the_write_lock_while_the_engine_judges(pg_url, monkeypat
     app server takes) from before it reads the version until it commits."""
     import psycopg
 
-    from companion.store_pg import WRITE_LOCK
+    from companion.store.postgres import WRITE_LOCK
 
     store = open_store(pg_url)
     game = store.create("tablanette", ["Ann", "Ben"], None)[0]["id"]
@@ -1002,7 +1025,7 @@ def test_m006_rebuilds_old_english_explanations_as_data(tmp_path):
     the database replays its moves, so the explanation becomes data (code and params) the
     pages word in the reader's language, and the moves and version stay as they were."""
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     row, key = store.create("hundred", ["Ann", "Ben"])
     version = 0
     for card in ("10D", "9S"):  # Ben makes 100, then Ann 109: Ann loses the hand
@@ -1012,9 +1035,9 @@ def test_m006_rebuilds_old_english_explanations_as_data(tmp_path):
         data = json.loads(db.execute("SELECT state FROM games WHERE id = ?", (row["id"],)).fetchone()[0])
         data["history"][-1]["reason"] = "Ann played 9S: 100 → 109, over 100"  # as stored before m006
         db.execute("UPDATE games SET state = ? WHERE id = ?", (json.dumps(data), row["id"]))
-        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm006_explanations_as_data'")
+        db.execute("DELETE FROM companion_migrations WHERE name = 'm006_explanations_as_data'")
         db.conn.commit()
-    reopened = Store(path)
+    reopened = SqliteStore(path)
     assert reopened.migrate() == []  # m006 ran on opening
     game = reopened.get(row["id"])
     why = game["state"].history[-1]["reason"]
@@ -1026,7 +1049,7 @@ def test_m007_rewords_a_tallied_hand_of_100(tmp_path):
     """A tallied hand stored before m007 said "Ann lost the hand (tallied)." under "Ann loses
     the hand."; opening the database replays 100/99/98 games, so it says how the loss is known."""
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     row, key = store.create("hundred", ["Ann", "Ben"])
     store.play(row["id"], 0, {"type": "tally", "loser": "Ann"}, key)
     store.close()
@@ -1035,9 +1058,9 @@ def test_m007_rewords_a_tallied_hand_of_100(tmp_path):
         data = json.loads(db.execute("SELECT state FROM games WHERE id = ?", (row["id"],)).fetchone()[0])
         data["history"][-1]["reason"] = data["last"]["reason"] = [old]
         db.execute("UPDATE games SET state = ? WHERE id = ?", (json.dumps(data), row["id"]))
-        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm007_tallied_hands_say_how'")
+        db.execute("DELETE FROM companion_migrations WHERE name = 'm007_tallied_hands_say_how'")
         db.conn.commit()
-    reopened = Store(path)
+    reopened = SqliteStore(path)
     state = reopened.get(row["id"])["state"]
     for said in (state.history[-1]["reason"], state.last["reason"]):
         assert [(r["code"], r["text"], r["params"]) for r in said] == [
@@ -1084,7 +1107,7 @@ def test_m014_moves_the_finished_deals_of_existing_games_apart(tmp_path):
     holding the whole state): opening it keeps every deal once in ``deals``; the games read,
     play on and undo as before, snapshots included."""
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     moves = long_game(120)
     row, key = store.create("tablanette", ["Ann", "Ben"], {"target": 10**6})
     version = play_all(store, row["id"], moves)
@@ -1098,9 +1121,9 @@ def test_m014_moves_the_finished_deals_of_existing_games_apart(tmp_path):
             db.execute("UPDATE moves SET snapshot = ? WHERE seq = ?", (json.dumps(whole), seq))
         db.execute("DROP TABLE deals")
         db.execute("ALTER TABLE games DROP COLUMN deals")
-        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm014_finished_deals_stored_once'")
+        db.execute("DELETE FROM companion_migrations WHERE name = 'm014_finished_deals_stored_once'")
         db.conn.commit()
-    reopened = Store(path)
+    reopened = SqliteStore(path)
     assert reopened.migrate() == []  # m014 ran on opening
     assert reopened.get(row["id"], history=True)["state"] == replay(["Ann", "Ben"], options, moves)
     assert reopened.get(row["id"])["deals"] == len(full["history"])
@@ -1110,3 +1133,19 @@ def test_m014_moves_the_finished_deals_of_existing_games_apart(tmp_path):
         assert reopened.get(row["id"], history=True)["state"] == expected
         assert state == last_deal_only(expected)
     reopened.close()
+
+
+def test_a_database_made_before_issues_30_and_33_migrates_forward(tmp_path):
+    """tests/data/before-issue-30.db was made by the version of 2026-11-26 before issues 30
+    and 33 (its migrations recorded by sqlite-utils, up to m014): opened now, the record is
+    taken over, m015 applied, and every game still replays to what it stores; the
+    look-alike names it let through are told apart, none merged."""
+    path = tmp_path / "old.db"
+    path.write_bytes((Path(__file__).parent / "data" / "before-issue-30.db").read_bytes())
+    store = SqliteStore(path)
+    assert store.applied_migrations() == MIGRATIONS
+    assert "_sqlite_migrations" not in SQLITE.tables(store._conn())
+    assert store.check() == 7
+    names = {p["name"] for p in store.roster()}
+    assert {"Ｚed", "Zed (2)", "Amy\u200b"} <= names  # the later of the two is numbered
+    assert store.migrate() == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from companion import create_app
-from companion.store import Store
+from companion.store import SqliteStore
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
 LEVELS = {"NORMAL": 1, "FULL": 2}  # what PRAGMA synchronous answers
@@ -19,13 +19,13 @@ def make_app(tmp_path, **config):
     )
 
 
-def pragma(store: Store) -> int:
+def pragma(store: SqliteStore) -> int:
     return store._conn().execute("PRAGMA synchronous").fetchone()[0]
 
 
 @pytest.mark.parametrize("setting", ["NORMAL", "FULL"])
 def test_the_store_sets_it_on_its_connections(tmp_path, setting):
-    store = Store(tmp_path / "s.db", synchronous=setting)
+    store = SqliteStore(tmp_path / "s.db", synchronous=setting)
     assert pragma(store) == LEVELS[setting]
     row, key = store.create("tablanette", ["Ann", "Ben"])
     assert store.play(row["id"], 0, LAYOUT, key=key)[0] == 1
@@ -59,4 +59,4 @@ def test_anything_else_fails_at_start_up(tmp_path, monkeypatch, value):
 @pytest.mark.parametrize("value", ["OFF", "full", 2])
 def test_the_store_refuses_anything_else(tmp_path, value):
     with pytest.raises(ValueError, match="synchronous must be one of NORMAL, FULL"):
-        Store(tmp_path / "s.db", synchronous=value)
+        SqliteStore(tmp_path / "s.db", synchronous=value)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from bench.server import legal_moves
 from companion import games, web
 from companion.games import tablanette
-from companion.store import SNAPSHOT_EVERY, Store
+from companion.store import SNAPSHOT_EVERY, SqliteStore
 
 
 def tablanette_moves(seed: int, count: int) -> list[dict]:
@@ -17,7 +17,7 @@ def tablanette_moves(seed: int, count: int) -> list[dict]:
     return legal_moves(count, seed)
 
 
-def replayed(store: Store, game_id: str):
+def replayed(store: SqliteStore, game_id: str):
     row = store.get(game_id)
     rules = games.get(row["game"])
     state = rules.start(row["players"], row["options"])
@@ -32,7 +32,7 @@ def replayed(store: Store, game_id: str):
 def test_undo_gives_the_state_of_replaying_the_moves_in_effect(tmp_path_factory, seed, steps):
     """``steps``: n > 0 enters the next n moves of the game, n < 0 undoes |n| of them (as
     many as there are); after each step the stored state is the replay's."""
-    store = Store(tmp_path_factory.mktemp("undo") / "u.db")
+    store = SqliteStore(tmp_path_factory.mktemp("undo") / "u.db")
     moves = tablanette_moves(seed, 160)
     row, key = store.create("tablanette", ["Ann", "Ben"], {"target": 10**6})
     game, done, version = row["id"], 0, 0
@@ -51,7 +51,7 @@ def test_undo_gives_the_state_of_replaying_the_moves_in_effect(tmp_path_factory,
 
 def test_every_game_family_undoes_to_its_replay(tmp_path):
     """Each game's sample (deals that end, a finished game): undo every move, one by one."""
-    store = Store(tmp_path / "families.db")
+    store = SqliteStore(tmp_path / "families.db")
     for name in games.GAMES:
         finished = web.get(name).SAMPLE["finished"]
         row, key = store.create(name, web.get(name).SAMPLE["players"], finished["options"])
@@ -67,7 +67,7 @@ def test_every_game_family_undoes_to_its_replay(tmp_path):
 def test_undo_replays_fewer_moves_than_the_snapshot_interval(tmp_path, monkeypatch):
     """At move 300, an undo applies fewer than SNAPSHOT_EVERY moves (it started from a
     snapshot), where replaying from the start would apply 299."""
-    store = Store(tmp_path / "long.db")
+    store = SqliteStore(tmp_path / "long.db")
     row, key = store.create("tablanette", ["Ann", "Ben"], {"target": 10**6})
     version = 0
     for move in tablanette_moves(7, 300):

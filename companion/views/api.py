@@ -14,8 +14,9 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 from werkzeug.routing import BaseConverter
 
-from companion import creating_games, games, schemas
+from companion import games, schemas
 from companion.errors import MoveError, OptionError, Refusal
+from companion.extensions import creating_games
 from companion.i18n import say
 from companion.store import BadTranscript, Conflict
 from companion.views.common import external_url, store

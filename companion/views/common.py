@@ -4,6 +4,7 @@ built for other phones."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from functools import lru_cache
@@ -272,3 +273,14 @@ def register_template_helpers(app) -> None:
     app.jinja_env.filters["clock"] = clock
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
+
+
+def rules_log(moves: list[dict]) -> list[dict]:
+    """Each stored move in words, as the engine said it when the move was entered (kept
+    with the move: the game is not replayed); undone ones are struck through. A move kept
+    without words (one the engine no longer accepts) shows as stored."""
+    return [
+        {k: v for k, v in m.items() if k not in ("move", "said")}
+        | {"text": m["said"] if m["said"] is not None else json.dumps(m["move"], ensure_ascii=False)}
+        for m in moves
+    ]

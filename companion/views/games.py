@@ -7,8 +7,9 @@ import json
 from flask import Blueprint, Response, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
-from companion import creating_games, games
+from companion import games
 from companion.errors import OptionError
+from companion.extensions import creating_games
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import (
     game_context,
@@ -16,9 +17,11 @@ from companion.views.common import (
     phone_games,
     remember_key,
     remember_seen,
+    rules_log,
     store,
     this_phone,
 )
+from companion.views.play import board_context
 
 bp = Blueprint("games", __name__)
 
@@ -113,8 +116,6 @@ def show(game_id: str):
         hidden = set(session.get("hide_hands", [])) - {game_id}
         session["hide_hands"] = sorted(hidden | ({game_id} if hands == "hide" else set()))
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    from companion.views.play import board_context
-
     row = load_game(game_id)
     remember_seen(game_id)
     return render_template("play/page.html", **board_context(row, reveal=request.args.get("reveal") == "1"))
@@ -157,17 +158,6 @@ def _phone(referee: str | None, phones: dict[str, int], me: str | None) -> str |
     if referee is None or referee not in phones:
         return None
     return _("this phone") if referee == me else _("phone %(n)s", n=phones[referee])
-
-
-def rules_log(moves: list[dict]) -> list[dict]:
-    """Each stored move in words, as the engine said it when the move was entered (kept
-    with the move: the game is not replayed); undone ones are struck through. A move kept
-    without words (one the engine no longer accepts) shows as stored."""
-    return [
-        {k: v for k, v in m.items() if k not in ("move", "said")}
-        | {"text": m["said"] if m["said"] is not None else json.dumps(m["move"], ensure_ascii=False)}
-        for m in moves
-    ]
 
 
 @bp.get("/games/<game_id>/transcript")

@@ -8,8 +8,9 @@ import re
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
-from companion import games, htmx, schemas
+from companion import games, schemas
 from companion.errors import AmbiguousMove, MoveError
+from companion.extensions import htmx
 from companion.store import Conflict
 from companion.views.common import (
     confirms_here,
@@ -17,6 +18,7 @@ from companion.views.common import (
     is_referee,
     load_game,
     require_referee,
+    rules_log,
     spanish_names,
     store,
 )
@@ -71,8 +73,6 @@ def recent_moves(row: dict) -> list[dict]:
     watcher looks for. Read once per version: every watcher's poll of it shares them."""
     key = (row["id"], row["version"])
     if key not in _recent_cache:
-        from companion.views.games import rules_log
-
         entries = rules_log(store().moves(row["id"], latest=RECENT))[::-1]
         if len(_recent_cache) > 256:
             _recent_cache.clear()

@@ -14,8 +14,9 @@ from flask_babel import gettext
 from flask_htmx import make_response as htmx_response
 from markupsafe import Markup, escape
 
-from companion import games, htmx, web
+from companion import games, web
 from companion.errors import NAME_LISTS, Reason, Spaced
+from companion.extensions import htmx
 from companion.i18n import cite, join_html, say_html, sentences, words_of
 from companion.views.common import card_text, with_card_names
 from companion.web.query import Query, option_rows, read_options

@@ -11,7 +11,8 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
-from companion import games, htmx
+from companion import games
+from companion.extensions import htmx
 from companion.store import LINK_KINDS, Conflict, LinkUsedUp, NotFound
 from companion.views.common import (
     confirms_here,
@@ -23,14 +24,13 @@ from companion.views.common import (
     require_referee,
     store,
 )
+from companion.views.play import _answer, _version, board_context
 
 bp = Blueprint("share", __name__, url_prefix="/games/<game_id>")
 
 
 def _panel(row: dict, status: int = 200, **extra):
     """The share panel alone for htmx, else the game page with the panel open."""
-    from companion.views.play import board_context
-
     context = board_context(row, share_open=True, **extra)
     template = "play/_share.html" if htmx else "play/page.html"
     return render_template(template, **context), status
@@ -95,8 +95,6 @@ def redeem(game_id: str):
 @bp.post("/confirm")
 def confirm(game_id: str):
     """The other side confirms the deals its phone shows (at the version it posts)."""
-    from companion.views.play import _answer, _version
-
     load_game(game_id)
     if not confirms_here(game_id):
         abort(403)

@@ -11,8 +11,9 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
-from companion import games, htmx, schemas
+from companion import games, schemas
 from companion.errors import MoveError, Reason
+from companion.extensions import htmx
 from companion.store import Conflict
 from companion.views.common import game_context, load_game, referee_key, store
 from companion.web import tally_form

@@ -14,7 +14,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, Protocol
 
-from companion import games
+from companion import games, schemas
 from companion.schemas import Move
 from companion.web.tally import TallyForm
 
@@ -88,6 +88,8 @@ def _checked(name: str) -> Adapter:
 
 #: Each game's adapter, in the order of ``games.GAMES``.
 ADAPTERS: dict[str, Adapter] = {name: _checked(name) for name in games.GAMES}
+for _name, _adapter in ADAPTERS.items():  # the API's schemas know each game's moves from its adapter
+    schemas.declare(_name, _adapter.MOVES)
 
 
 def get(name: str) -> Adapter:

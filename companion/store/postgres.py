@@ -1,5 +1,6 @@
-"""The store on PostgreSQL (issue 19): the same :class:`~companion.store.Store`, its SQL
-written once, for a club that runs several app servers on one database server.
+"""The store on PostgreSQL (issue 19), for a club that runs several app servers on one
+database server: the same parts as SQLite's store (its SQL written once; the dialect's few
+differences in companion/store/dialect.py), on other connections and another write lock.
 
 ``DATABASE_URL=postgresql://user@host:port/name`` chooses it (``create_app``); SQLite stays
 the default. What differs from SQLite, and only here:
@@ -12,22 +13,10 @@ the default. What differs from SQLite, and only here:
   equivalent of SQLite's ``BEGIN IMMEDIATE`` (one writer at a time, the version check,
   the engine's verdict and the write seeing the same rows), so two app servers racing on
   one game give exactly one winner and the other a ``Conflict``. The lock is the
-  database's, so it holds across servers. (A lock per game, ``SELECT ... FOR UPDATE`` on
-  its row, would let different games' moves commit in parallel, but the roster and the
-  ``totals`` rows two games share would then need deadlock retries; one writer at a time
-  is what SQLite does, and commits thousands of moves a second.)
-* **SQL**: the store's statements are SQLite's; each is translated once (cached): ``?``
-  placeholders, ``name = ? COLLATE NOCASE`` (PostgreSQL: ``lower(name) = lower(?)``, with
-  a unique index on ``lower(name)``), ``IS NOT ?`` (``IS DISTINCT FROM``), and a bare
-  ``BEGIN`` (a consistent read: ``REPEATABLE READ``). ``games`` and ``referees`` carry a
-  ``rowid`` identity column, so "in the order they were written" reads as it does on SQLite.
-* **Schema**: SQLite's is built by migrations m001..m014 through sqlite-utils (table
-  rebuilds, data rewrites) that cannot run on PostgreSQL, so a new PostgreSQL database is
-  created at the latest schema at once (:data:`SCHEMA`, the same tables and columns in the
-  same order, which tests/test_store.py checks) and records those migrations as applied.
-  A later migration needs its PostgreSQL statements in :data:`LATER` (opening refuses a
-  database that lacks one); the totals triggers are PL/pgSQL built from the same
-  ``TOTALS`` as SQLite's.
+  database's, so it holds across servers.
+* **The schema** is built by the same migrations as SQLite's (companion/store/migrations.py),
+  under the same lock, so servers starting together take turns. ``games`` and ``referees``
+  carry a ``rowid`` identity column, so "in the order they were written" reads as on SQLite.
 * **Live push**: a trigger notifies ``companion_games`` whenever a game's version changes;
   live.py's hub listens (:class:`PostgresWatcher`) instead of asking SQLite's
   ``data_version``.
@@ -40,142 +29,27 @@ import re
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
 import psycopg
 import psycopg_pool
 from psycopg.rows import RowMaker
 
-from companion import games
-from companion.store import ONE_PERSON_ONE_NAME, ROSTER_CHANGES, TOTALS, Store, migrations, one_person_one_name
+from companion.store import migrations
+from companion.store.copies import Copies, copy_games, verified_copy
+from companion.store.dialect import POSTGRES
+from companion.store.roster import Roster
+from companion.store.sqlite import SqliteStore
 
-#: The channel every change of a game's version is notified on.
+#: The channel every change of a game's version is notified on (migration m001's trigger).
 CHANNEL = "companion_games"
 #: The advisory lock every write transaction takes (any constant shared by all servers).
 WRITE_LOCK = 0x636F6D70  # "comp"
 
-# ---------------------------------------------------------------------------
-# The schema at its latest version (SQLite's after m014), for a new database
-# ---------------------------------------------------------------------------
-
-_FIGURE_COLUMNS = ", ".join(f'"{k}" INTEGER NOT NULL DEFAULT 0' for k in games.FIGURES)
-_SUMS = ", ".join(f"{k} INTEGER NOT NULL DEFAULT 0" for k in TOTALS)
-
-
-def _totals_trigger() -> str:
-    """``totals`` kept by a trigger on ``seats``, as SQLite's m009 triggers keep it."""
-    family = "(SELECT game FROM games WHERE id = {s}.game_id)"
-    add = (
-        f"INSERT INTO totals (game, player_id, {', '.join(TOTALS)}, best_sweep) VALUES ({family.format(s='NEW')}, "
-        f"NEW.player_id, {', '.join(v.format(s='NEW') for v in TOTALS.values())}, NEW.best_sweep) "
-        f"ON CONFLICT (game, player_id) DO UPDATE SET "
-        f"{', '.join(f'{k} = totals.{k} + excluded.{k}' for k in TOTALS)}, "
-        "best_sweep = greatest(totals.best_sweep, excluded.best_sweep);"
-    )
-    best = (
-        "(SELECT coalesce(max(s.best_sweep), 0) FROM seats s JOIN games g ON g.id = s.game_id "
-        "WHERE s.player_id = OLD.player_id AND g.game = totals.game)"
-    )
-    mine = f"game = {family.format(s='OLD')} AND player_id = OLD.player_id"
-    less = ", ".join(f"{k} = {k} - ({v.format(s='OLD')})" for k, v in TOTALS.items())
-    remove = (
-        f"UPDATE totals SET {less}, "
-        f"best_sweep = CASE WHEN OLD.best_sweep < best_sweep OR OLD.best_sweep = 0 THEN best_sweep ELSE {best} END "
-        f"WHERE {mine}; DELETE FROM totals WHERE {mine} AND played = 0;"
-    )
-    return (
-        "CREATE FUNCTION seats_totals() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-        f"IF TG_OP IN ('DELETE', 'UPDATE') THEN {remove} END IF; "
-        f"IF TG_OP IN ('INSERT', 'UPDATE') THEN {add} END IF; "
-        "RETURN NULL; END $$"
-    )
-
-
-SCHEMA = [
-    "CREATE TABLE games (id TEXT PRIMARY KEY, game TEXT NOT NULL, players TEXT NOT NULL, options TEXT NOT NULL, "
-    "created TEXT NOT NULL, updated TEXT NOT NULL, version INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL, "
-    "finished INTEGER DEFAULT 0, status TEXT DEFAULT '', archived INTEGER NOT NULL DEFAULT 0, confirmed INTEGER, "
-    "deals INTEGER NOT NULL DEFAULT 0, rowid BIGINT GENERATED ALWAYS AS IDENTITY)",
-    "CREATE INDEX idx_games_updated ON games (updated)",
-    "CREATE INDEX idx_games_created ON games (created)",
-    "CREATE TABLE moves (game_id TEXT REFERENCES games (id), seq INTEGER, move TEXT NOT NULL, time TEXT NOT NULL, "
-    "undone INTEGER NOT NULL DEFAULT 0, referee TEXT, imported INTEGER NOT NULL DEFAULT 0, undone_by TEXT, "
-    "undone_time TEXT, entry TEXT, snapshot TEXT, said TEXT, PRIMARY KEY (game_id, seq))",
-    "CREATE UNIQUE INDEX moves_by_entry ON moves (game_id, entry)",
-    "CREATE INDEX moves_snapshots ON moves (game_id, seq) WHERE snapshot IS NOT NULL",
-    "CREATE TABLE referees (id TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games (id), "
-    "key_hash TEXT NOT NULL, created TEXT NOT NULL, revoked TEXT, rowid BIGINT GENERATED ALWAYS AS IDENTITY)",
-    "CREATE INDEX idx_referees_game_id ON referees (game_id)",
-    "CREATE TABLE links (token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games (id), "
-    "kind TEXT NOT NULL, created TEXT NOT NULL, expires TEXT NOT NULL, used TEXT)",
-    "CREATE INDEX idx_links_game_id ON links (game_id)",
-    "CREATE TABLE players (id INTEGER GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, name TEXT NOT NULL, "
-    "created TEXT NOT NULL, last_played TEXT NOT NULL)",
-    "CREATE UNIQUE INDEX players_by_name ON players (lower(name))",
-    "CREATE TABLE seats (game_id TEXT REFERENCES games (id), seat INTEGER, "
-    "player_id INTEGER NOT NULL REFERENCES players (id), side TEXT NOT NULL, won INTEGER, "
-    f"draw INTEGER NOT NULL DEFAULT 0, {_FIGURE_COLUMNS}, PRIMARY KEY (game_id, seat))",
-    "CREATE INDEX idx_seats_player_id ON seats (player_id)",
-    f"CREATE TABLE totals (game TEXT NOT NULL, player_id INTEGER NOT NULL, {_SUMS}, "
-    "best_sweep INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (game, player_id))",
-    "CREATE TABLE deals (game_id TEXT NOT NULL REFERENCES games (id), n INTEGER NOT NULL, record TEXT NOT NULL, "
-    "PRIMARY KEY (game_id, n))",
-    _totals_trigger(),
-    "CREATE TRIGGER seats_totals AFTER INSERT OR UPDATE OR DELETE ON seats "
-    "FOR EACH ROW EXECUTE FUNCTION seats_totals()",
-    "CREATE FUNCTION games_notify() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-    f"PERFORM pg_notify('{CHANNEL}', NEW.id); RETURN NULL; END $$",
-    "CREATE TRIGGER games_notify AFTER INSERT OR UPDATE OF version ON games "
-    "FOR EACH ROW EXECUTE FUNCTION games_notify()",
-]
-
-#: The SQLite migrations :data:`SCHEMA` stands for.
-BASELINE = "m014_finished_deals_stored_once"
-
-
-def _m015(conn: Connection) -> None:
-    """m015 on PostgreSQL: its statements and its data step, as SQLite runs them."""
-    conn.execute("ALTER TABLE players ADD COLUMN name_key TEXT")
-    conn.execute(ROSTER_CHANGES.format(id="id INTEGER GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"))
-    for statement in ONE_PERSON_ONE_NAME:
-        conn.execute(statement)
-    one_person_one_name(conn)
-
-
-#: Migrations after the baseline: name -> what PostgreSQL runs for it.
-LATER: dict[str, Callable[[Connection], None]] = {"m015_one_person_one_name": _m015}
-
-MIGRATIONS_TABLE = "companion_migrations"
-
 #: The order "as written" of each exported table (its rowid on SQLite).
 _ORDER = {"players": "id", "games": "rowid", "referees": "rowid", "seats": "game_id, seat", "moves": "game_id, seq"}
 _ORDER |= {"links": "created, token_hash", "deals": "game_id, n", "roster_changes": "id"}
-
-
-# ---------------------------------------------------------------------------
-# SQLite's SQL on PostgreSQL
-# ---------------------------------------------------------------------------
-
-_NOCASE = re.compile(r"([\w.]+) = \? COLLATE NOCASE")
-
-
-@lru_cache(maxsize=1024)
-def translate(sql: str, with_params: bool = True) -> str:
-    """A statement of the store's, as PostgreSQL reads it (see the module's docstring).
-
-    >>> translate("SELECT id FROM players WHERE name = ? COLLATE NOCASE AND id != ?")
-    'SELECT id FROM players WHERE lower(name) = lower(%s) AND id != %s'
-    """
-    if sql.strip().upper() == "BEGIN":
-        return "BEGIN ISOLATION LEVEL REPEATABLE READ"
-    sql = _NOCASE.sub(r"lower(\1) = lower(?)", sql).replace("IS NOT ?", "IS DISTINCT FROM ?")
-    if with_params:
-        sql = sql.replace("%", "%%").replace("?", "%s")
-    return sql
 
 
 class Row(tuple):
@@ -183,7 +57,7 @@ class Row(tuple):
 
     _index: dict[str, int]
 
-    def __getitem__(self, key):  # type: ignore[override]
+    def __getitem__(self, key):
         if isinstance(key, str):
             return tuple.__getitem__(self, self._index[key])
         return tuple.__getitem__(self, key)
@@ -210,15 +84,13 @@ class Connection:
         self.raw = conn
 
     def execute(self, sql: str, params=()):
-        if params:
-            return self.raw.execute(translate(sql), params)
-        return self.raw.execute(translate(sql, False))
+        return self.raw.execute(POSTGRES.sql(sql, bool(params)), params or None)
 
     def executemany(self, sql: str, rows) -> None:
         rows = list(rows)
         if rows:
             with self.raw.cursor() as cur:
-                cur.executemany(translate(sql), rows)
+                cur.executemany(POSTGRES.sql(sql), rows)
 
     @property
     def in_transaction(self) -> bool:
@@ -263,8 +135,10 @@ def _safe(url: str) -> str:
     return re.sub(r"//([^:/@]+):[^@/]*@", r"//\1:***@", url)
 
 
-class PostgresStore(Store):
-    """:class:`~companion.store.Store` on a PostgreSQL database (``url``)."""
+class PostgresStore(Copies, Roster):
+    """The store on a PostgreSQL database (``url``)."""
+
+    dialect = POSTGRES
 
     def __init__(self, url: str, pool_size: int = 8, pool_timeout: float = 5.0):
         self.dsn = url
@@ -287,7 +161,7 @@ class PostgresStore(Store):
         return self.path
 
     # -- connections ------------------------------------------------------------
-    def _connect(self) -> Connection:  # type: ignore[override]
+    def _connect(self) -> Connection:
         """A connection of its own, outside the pool (migrations; closed by the caller)."""
         conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=max(1, int(self.pool_timeout)))
         _configure(conn)
@@ -318,7 +192,7 @@ class PostgresStore(Store):
                     self._pool_pid = pid
         return self._pool
 
-    def _conn(self) -> Connection:  # type: ignore[override]
+    def _conn(self) -> Connection:
         pool = self.pool()
         held = getattr(self._local, "held", None)
         if held is None:
@@ -354,52 +228,37 @@ class PostgresStore(Store):
             _roll_back(conn)
             raise
 
-    def watcher(self) -> PostgresWatcher:  # type: ignore[override]
+    def watcher(self) -> PostgresWatcher:
         return PostgresWatcher(self.dsn)
+
+    @contextmanager
+    def _read(self):
+        """One read transaction: every read inside it sees the same moment."""
+        conn = self._conn()
+        conn.execute(self.dialect.begin_read)
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
 
     # -- schema ---------------------------------------------------------------------
     def migrate(self) -> list[str]:
-        """Create the schema at its latest version in a new database, or apply the later
-        migrations it lacks; return the names applied. Servers starting together take
-        turns (the write lock)."""
+        """Apply the migrations a database lacks (all of them to a new one); return their
+        names. Servers starting together take turns (the write lock)."""
         try:
             conn = self._connect()
         except psycopg.OperationalError as e:
             raise RuntimeError(f"Can't reach the PostgreSQL database {self.path}: {e}".strip()) from None
         try:
-            names = [m.name for m in migrations._migrations]
-            if BASELINE not in names:  # pragma: no cover - a rename in store.py
-                raise RuntimeError(f"store_pg.BASELINE names no migration: {BASELINE}")
-            conn.raw.execute("BEGIN")
-            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-            conn.execute(f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (name TEXT PRIMARY KEY, applied_at TEXT)")
-            applied = {r[0] for r in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
-            pending = [n for n in names if n not in applied]
-            now = datetime.now(timezone.utc).isoformat()
-            if pending and not applied:
-                for statement in SCHEMA:
-                    conn.raw.execute(statement)
-                baseline = names[: names.index(BASELINE) + 1]
-                conn.executemany(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?)", [(n, now) for n in baseline])
-                pending_later = names[len(baseline) :]
-            else:
-                pending_later = pending
-            for name in pending_later:
-                if name not in LATER:
-                    raise RuntimeError(f"Migration {name} has no PostgreSQL statements (store_pg.LATER)")
-                LATER[name](conn)
-                conn.execute(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?)", (name, now))
+            conn.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK:d})")
+            applied = migrations.migrate(conn, self.dialect)
             conn.execute("COMMIT")
-            return pending
+            return applied
         except BaseException:
             _roll_back(conn)
             raise
         finally:
             conn.raw.close()
-
-    def applied_migrations(self) -> list[str]:
-        applied = {r[0] for r in self._conn().execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
-        return [m.name for m in migrations._migrations if m.name in applied]
 
     def schema(self) -> dict[str, list[str]]:
         conn = self._conn()
@@ -421,17 +280,16 @@ class PostgresStore(Store):
         return []  # PostgreSQL refused any such row as it was written
 
     def _after_copy(self, conn) -> None:
-        conn.execute(
-            "SELECT setval(pg_get_serial_sequence('players', 'id'), coalesce(max(id), 0) + 1, false) FROM players"
-        )
+        for table in ("players", "roster_changes"):  # their ids were written as they were
+            conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), coalesce(max(id), 0) + 1, false) FROM {table}"
+            )
 
     # -- backups ----------------------------------------------------------------------
     def _copy_to(self, target) -> None:
         """Every game into the new SQLite file ``target`` (a consistent read, each game's
         transcript compared). (``pg_dump`` backs up the database server itself.)"""
-        from companion.store import copy_games
-
-        copy = Store(target)
+        copy = SqliteStore(target)
         try:
             copy_games(self, copy)
         finally:
@@ -441,14 +299,12 @@ class PostgresStore(Store):
         """Replace every game with those of the SQLite backup at ``source``, once a copy of
         it checks out (:func:`~companion.store.verified_copy`); what it replaces is kept
         first as an SQLite file in the folder ``keep_in``."""
-        from companion.store import copy_games, verified_copy
-
         if keep_in is None:
             raise ValueError("A restore into PostgreSQL keeps the games it replaces in a folder: give keep_in")
         with tempfile.TemporaryDirectory(prefix="companion-restore-") as folder:
             copy, count = verified_copy(source, folder)
             kept = self.keep(keep_in, "restore")
-            original = Store(copy)
+            original = SqliteStore(copy)
             try:
                 copy_games(original, self, replace=True)
             finally:

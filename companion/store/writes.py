@@ -1,0 +1,447 @@
+"""The write path (DESIGN.md "The store"): games and their move logs, snapshots for undo,
+finished deals stored once. Every change is one write transaction of the backend's
+(``_write``: the write lock is held from the first read), so the version check, the
+engine's verdict and the write see the same row, and a concurrent writer waits instead of
+failing.
+
+* ``games``: one row per game, holding the engine's latest ``dump`` in ``state``, so
+  reading a game is one row whatever its length (DESIGN.md: move 1,000 costs what move
+  10 does). ``version`` counts every change, moves and undos alike, and only grows: it is
+  the optimistic lock a client sends back with its next change.
+* ``moves``: the log, ``(game_id, seq)`` its primary key. Undo marks a move ``undone``
+  and never deletes it: the log is the audit trail a dispute is settled from. Each move
+  keeps when it was entered (``time``) and by which referee phone (``referee``: the id of
+  its ``referees`` row, never the key), or that it came from a transcript (``imported``);
+  an undo keeps who undid it and when (``undone_by``, ``undone_time``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+
+from companion import games
+from companion.errors import InvalidMove, MoveError, OptionError, Reason
+from companion.store.access import Access
+from companion.store.errors import UNIQUE_VIOLATIONS, BadTranscript, Conflict, NotFound, NothingToUndo
+from companion.store.roster import _keep_figures, _seat_players
+from companion.store.rows import (
+    _GAME_COLUMNS,
+    _LIST_COLUMNS,
+    SNAPSHOT_EVERY,
+    TRANSCRIPT_FORMAT,
+    Row,
+    _add_deals,
+    _dumps,
+    _finished_deals,
+    _game_dict,
+    _load_state,
+    _named,
+    _now,
+    _plain,
+    _said,
+    _snapshot_text,
+    _status,
+    _summary,
+    _trimmed,
+)
+
+
+class Changes(Access):
+    """A game's changes: moves and undos (each one transaction, at the version the phone
+    saw), the other side's confirmation, and the log they leave."""
+
+    def version(self, game_id: str) -> int | None:
+        """The game's version (None for an unknown game): what a poll compares, one indexed read."""
+        row = self._conn().execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def play(
+        self, game_id: str, version: int, move: dict, key: str | None = None, entry: str | None = None
+    ) -> tuple[int, object]:
+        """Apply ``move`` if ``version`` is current; return ``(new_version, state)``, as
+        :meth:`play_and_read` does."""
+        game = self.play_and_read(game_id, version, move, key, entry)
+        return game["version"], game["state"]
+
+    def play_and_read(
+        self, game_id: str, version: int, move: dict, key: str | None = None, entry: str | None = None
+    ) -> dict:
+        """Apply ``move`` if ``version`` is current; return the game after it, as :meth:`get`
+        reads it, with its ``view`` (so the answer to a move needs no second read).
+
+        ``Conflict`` for a stale version, the engine's ``MoveError`` for a refused move:
+        either way nothing is written. The move is stored as given (after a JSON round
+        trip, which is also what the engine sees, so replaying the log gives this state).
+        ``key``, the referee key the request carried, is resolved in the same transaction
+        to the phone recorded as entering the move (``NotReferee`` if it is not in force);
+        without it the move is stored with no phone. ``entry``, the id a phone gave this tap:
+        if a move with it is already stored (sent again after its answer was lost), nothing
+        is applied and the game as it is now is returned, whatever the version.
+        """
+        move = _plain(move, InvalidMove, "The move")
+        with self._write() as conn:
+            if (
+                entry is not None
+                and conn.execute("SELECT 1 FROM moves WHERE game_id = ? AND entry = ?", (game_id, entry)).fetchone()
+            ):
+                return _game_dict(self._require(conn, game_id))
+            row = self._current(conn, game_id, version)
+            referee = self._device(conn, game_id, key)
+            rules = games.get(row["game"])
+            before = _load_state(row["state"])
+            state = rules.apply(rules.load(before), move)
+            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE game_id = ?", (game_id,)).fetchone()[
+                0
+            ]
+            deals = self._keep_deals(conn, game_id, state, row["deals"] - len(before["history"]), row["deals"])
+            snapshot = None
+            if seq - self._snapshot(conn, game_id)[0] >= SNAPSHOT_EVERY:
+                snapshot = _snapshot_text(rules.dump(state), deals)
+            now = _now()
+            conn.execute(
+                "INSERT INTO moves (game_id, seq, move, time, undone, referee, entry, snapshot, said) "
+                "VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                (game_id, seq, _dumps(move), now, referee, entry, snapshot, _said(rules, state, move)),
+            )
+            return self._save(conn, rules, row, game_id, state, now, deals)
+
+    def undo(self, game_id: str, version: int, key: str | None = None) -> tuple[int, object]:
+        """Undo the latest move in effect; return ``(new_version, state)``, as
+        :meth:`undo_and_read` does."""
+        game = self.undo_and_read(game_id, version, key)
+        return game["version"], game["state"]
+
+    def undo_and_read(self, game_id: str, version: int, key: str | None = None) -> dict:
+        """Mark the latest move in effect undone and rebuild the state: from the latest
+        snapshot in effect, replaying the moves in effect after it (fewer than
+        ``SNAPSHOT_EVERY``), so undo costs the same at move 1,000 as at move 10.
+
+        ``NothingToUndo`` (an ``IllegalMove``) when no move is in effect; ``Conflict``
+        for a stale version. Returns the game after it, as :meth:`play_and_read` does. The move
+        keeps who undid it (the phone of ``key``, as in :meth:`play`) and when.
+        """
+        with self._write() as conn:
+            row = self._current(conn, game_id, version)
+            referee = self._device(conn, game_id, key)
+            rules = games.get(row["game"])
+            last = conn.execute(
+                "SELECT seq FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,)
+            ).fetchone()
+            if last is None:
+                raise NothingToUndo("nothing_to_undo", "Nothing to undo: no move is in effect.")
+            now = _now()
+            conn.execute(
+                "UPDATE moves SET undone = 1, undone_by = ?, undone_time = ? WHERE game_id = ? AND seq = ?",
+                (referee, now, game_id, last["seq"]),
+            )
+            since, snapshot = self._snapshot(conn, game_id)
+            if snapshot is None:
+                state, base = rules.start(json.loads(row["players"]), json.loads(row["options"])), 0
+            else:
+                kept = _load_state(snapshot)
+                state, base = rules.load(kept["state"]), kept["deals"] - len(kept["state"]["history"])
+            for (move,) in conn.execute(
+                "SELECT move FROM moves WHERE game_id = ? AND undone = 0 AND seq > ? ORDER BY seq", (game_id, since)
+            ).fetchall():
+                state = rules.apply(state, json.loads(move))
+            deals = self._keep_deals(conn, game_id, state, base, row["deals"])
+            return self._save(conn, rules, row, game_id, state, now, deals)
+
+    def confirm(self, game_id: str, version: int) -> int:
+        """The other side confirms every deal finished at ``version`` (what its phone showed):
+        they count from now on. Returns how many are confirmed. ``Conflict`` if the game has
+        changed since (a deal they did not see could be confirmed); ``NotFound`` if no
+        confirmation was asked for this game."""
+        with self._write() as conn:
+            row = self._current(conn, game_id, version)
+            if row["confirmed"] is None:
+                raise NotFound(f"{game_id!r} asks for no confirmation")
+            rules = games.get(row["game"])
+            view = rules.view(rules.load(_load_state(row["state"])))
+            confirmed = row["deals"]
+            conn.execute("UPDATE games SET confirmed = ? WHERE id = ?", (confirmed, game_id))
+            _keep_figures(conn, rules, game_id, view, confirmed, confirmed)
+            return confirmed
+
+    def moves(self, game_id: str, first: int = 1, last: int | None = None, latest: int | None = None) -> list[dict]:
+        """Every stored move in order, undone ones included: seq, move, time, undone, and
+        the audit trail: referee (the id of the phone that entered it, or None: imported,
+        or stored before phones were recorded), imported, undone_by (a phone id or None)
+        and undone_time (None when not undone, or undone before undos were recorded).
+
+        Those numbered ``first`` to ``last`` only (a page of the log), or the ``latest``
+        moves in effect (what a watcher sees): an indexed range, whatever the game's length.
+        """
+        conn = self._conn()
+        self._require(conn, game_id)
+        columns = "seq, move, time, undone, referee, imported, undone_by, undone_time, said"
+        if latest is not None:
+            rows = conn.execute(
+                f"SELECT {columns} FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT ?",
+                (game_id, latest),
+            ).fetchall()[::-1]
+        else:
+            rows = conn.execute(
+                f"SELECT {columns} FROM moves WHERE game_id = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+                (game_id, first, 2**62 if last is None else last),
+            ).fetchall()
+        return [
+            {
+                "seq": r["seq"],
+                "move": json.loads(r["move"]),
+                "time": r["time"],
+                "undone": bool(r["undone"]),
+                "referee": r["referee"],
+                "imported": bool(r["imported"]),
+                "undone_by": r["undone_by"],
+                "undone_time": r["undone_time"],
+                "said": None if r["said"] is None else [Reason.from_json(x) for x in json.loads(r["said"])],
+            }
+            for r in rows
+        ]
+
+    def move_count(self, game_id: str) -> int:
+        """How many moves are stored, undone ones included (the log's length). One indexed read."""
+        row = self._conn().execute("SELECT max(seq) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
+        return row[0] or 0
+
+    def last_move(self, game_id: str) -> dict | None:
+        """The latest move in effect (what Undo would take back), or None. One indexed row."""
+        row = (
+            self._conn()
+            .execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,))
+            .fetchone()
+        )
+        return None if row is None else json.loads(row["move"])
+
+    def _current(self, conn, game_id: str, version) -> Row:
+        """The game row, if ``version`` is its current version (inside the write transaction)."""
+        row = self._require(conn, game_id)
+        if isinstance(version, bool) or version != row["version"]:
+            raise Conflict(row["version"], version)
+        return row
+
+    def _snapshot(self, conn, game_id: str) -> tuple[int, str | None]:
+        """The latest snapshot in effect: its move's seq and the state after it, or (0, None)."""
+        row = conn.execute(
+            "SELECT seq, snapshot FROM moves WHERE game_id = ? AND snapshot IS NOT NULL AND undone = 0 "
+            "ORDER BY seq DESC LIMIT 1",
+            (game_id,),
+        ).fetchone()
+        return (0, None) if row is None else (row[0], row[1])
+
+    def _keep_deals(self, conn, game_id: str, state, base: int, stored: int) -> int:
+        """Write the deals ``state`` finished that are not stored yet, and drop stored ones it
+        has not (an undo); return how many it has. Its ``history`` starts at deal ``base + 1``
+        (a state read back holds the last deal only); ``stored`` deals are kept so far."""
+        count = base + len(state.history)
+        if count < stored:
+            conn.execute("DELETE FROM deals WHERE game_id = ? AND n > ?", (game_id, count))
+        new = max(0, stored - base)  # the first record not stored yet
+        _add_deals(conn, game_id, state.history[new:], base + new + 1)
+        return count
+
+    def _save(self, conn, rules, row: Row, game_id: str, state, now: str, deals: int) -> dict:
+        """Write ``state`` (``deals`` finished) as the game's latest; return the game as :meth:`get`
+        reads it, with its ``view`` (built once: the answer to the change shows it)."""
+        trimmed = dataclasses.replace(state, history=state.history[-1:])
+        view = rules.view(trimmed)
+        finished, status = _summary(view)
+        # A confirmed deal undone is no longer confirmed: entered again, it is confirmed again.
+        confirmed = None if row["confirmed"] is None else min(row["confirmed"], deals)
+        text = _trimmed(rules.dump(state))
+        version = row["version"] + 1
+        # Conditional on the version read: the write lock already makes this the only writer,
+        # and a version moved on meanwhile (by anything) would change no row: a Conflict then.
+        written = conn.execute(
+            "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ?, confirmed = ?, deals = ? "
+            "WHERE id = ? AND version = ?",
+            (text, version, now, finished, status, confirmed, deals, game_id, row["version"]),
+        ).rowcount
+        if written != 1:  # pragma: no cover - the write lock prevents it
+            raise Conflict(self.version(game_id) or 0, row["version"])
+        _keep_figures(conn, rules, game_id, view, deals, confirmed)
+        changed = {"version": version, "updated": now, "finished": finished, "status": status, "confirmed": confirmed}
+        return _game_dict({**dict(row), **changed, "deals": deals}, state=trimmed) | {"view": view}
+
+
+class Games(Changes):
+    """Games: made, read, listed, archived, deleted, and as transcripts (written out and read in)."""
+
+    def create(self, game: str, players, options=None) -> tuple[dict, str]:
+        """Start a game; return its row (as :meth:`get`) and its edit key.
+
+        The rules validate players and options (``OptionError`` propagates). The edit
+        key is returned this once; only a salted hash of it is kept.
+        """
+        rules = games.get(game)
+        players, options = _named(_plain(players, OptionError, "players"), _plain(options, OptionError, "options"))
+        state = rules.start(players, options)
+        key = secrets.token_urlsafe(16)
+        with self._write() as conn:
+            row = self._insert_game(conn, rules, game, players, options, state, key, version=0)
+        return row, key
+
+    def get(self, game_id: str, history: bool = False) -> dict | None:
+        """The game, with its latest ``state`` loaded; ``None`` for an unknown id.
+
+        One row is read and no move is replayed, however long the game. ``deals`` is how
+        many deals are finished; the state's ``history`` holds the last of them only (all
+        an engine reads of it), or every one with ``history=True`` (one more read).
+        """
+        conn = self._conn()
+        row = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        return _game_dict(row, _finished_deals(conn, game_id) if history else None)
+
+    def history(self, game_id: str) -> list[dict]:
+        """Every finished deal's record, in order (what a view's ``history`` lists)."""
+        return _finished_deals(self._conn(), game_id)
+
+    def list_games(self, limit: int | None = None, ids=None) -> list[dict]:
+        """Games newest first (by last change): id, game, players, created, updated,
+        version, finished, status, archived. No state is loaded. ``ids`` limits the list
+        to those games (the ones a phone knows); unknown ids are left out."""
+        sql, params = f"SELECT {_LIST_COLUMNS} FROM games", []
+        if ids is not None:
+            ids = list(ids)
+            sql += f" WHERE id IN ({', '.join('?' * len(ids))})"
+            params += ids
+        sql += " ORDER BY updated DESC, rowid DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [
+            {
+                **dict(r),
+                "players": json.loads(r["players"]),
+                "finished": bool(r["finished"]),
+                "archived": bool(r["archived"]),
+                "status": _status(r["status"]),
+            }
+            for r in self._conn().execute(sql, params)
+        ]
+
+    def transcript(self, game_id: str) -> dict:
+        """The game as a transcript: the moves in effect, undone ones left out."""
+        with self._read() as conn:  # the game row and its moves from the same snapshot
+            return self._transcript(conn, game_id)
+
+    def _transcript(self, conn, game_id: str) -> dict:
+        """:meth:`transcript`, read on ``conn`` (inside a transaction of the caller's)."""
+        row = self._require(conn, game_id)
+        moves = [
+            json.loads(m)
+            for (m,) in conn.execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,))
+        ]
+        return {
+            "format": TRANSCRIPT_FORMAT,
+            "game": row["game"],
+            "players": json.loads(row["players"]),
+            "options": json.loads(row["options"]),
+            "moves": moves,
+        }
+
+    def import_transcript(self, data) -> tuple[dict, str]:
+        """Store a transcript as a new game; return its row and edit key.
+
+        Every move is replayed first; the first one refused raises ``BadTranscript``
+        naming it (1-based) with the engine's message, and nothing is stored.
+        """
+        if not isinstance(data, dict):
+            raise BadTranscript("A transcript is a JSON object")
+        if data.get("format") != TRANSCRIPT_FORMAT:
+            raise BadTranscript(f"Not a transcript: 'format' must be {TRANSCRIPT_FORMAT!r}")
+        missing = [k for k in ("game", "players", "moves") if k not in data]
+        if missing:
+            raise BadTranscript(f"The transcript has no {missing[0]!r}")
+        moves = data["moves"]
+        if not isinstance(moves, list):
+            raise BadTranscript("The transcript's 'moves' must be a list")
+        try:
+            if not isinstance(data["game"], str):
+                raise OptionError("transcript_game", "The transcript's 'game' must be a game's name")
+            rules = games.get(data["game"])
+            players, options = _named(
+                _plain(data["players"], OptionError, "players"), _plain(data.get("options"), OptionError, "options")
+            )
+            state = rules.start(players, options)
+        except OptionError as e:
+            raise BadTranscript(f"The transcript's game can't be set up: {e}") from None
+        plain, said = [], []
+        for i, move in enumerate(moves, 1):
+            try:
+                move = _plain(move, InvalidMove, "The move")
+                state = rules.apply(state, move)
+            except MoveError as e:
+                raise BadTranscript(f"Move {i} of {len(moves)} is refused: {e}", index=i) from None
+            plain.append(move)
+            said.append(_said(rules, state, move))
+        key = secrets.token_urlsafe(16)
+        with self._write() as conn:
+            row = self._insert_game(conn, rules, data["game"], players, options, state, key, version=len(plain))
+            conn.executemany(
+                "INSERT INTO moves (game_id, seq, move, time, undone, imported, said) VALUES (?, ?, ?, ?, 0, 1, ?)",
+                [(row["id"], i, _dumps(m), row["created"], w) for i, (m, w) in enumerate(zip(plain, said), 1)],
+            )
+        return row, key
+
+    def archive(self, game_id: str, archived: bool = True) -> None:
+        """Hide the game from the lists (it stays reachable by its link), or show it again."""
+        with self._write() as conn:
+            self._require(conn, game_id)
+            conn.execute("UPDATE games SET archived = ? WHERE id = ?", (int(archived), game_id))
+
+    def delete(self, game_id: str) -> None:
+        """Remove the game with its moves, referees and links, in one transaction."""
+        with self._write() as conn:
+            self._require(conn, game_id)
+            for table in ("moves", "links", "referees", "seats", "deals"):
+                conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+
+    def _insert_game(self, conn, rules, game, players, options, state, key, version) -> dict:
+        now = _now()
+        view = rules.view(state)
+        finished, status = _summary(view)
+        row = {
+            "game": game,
+            "players": players,
+            "options": options,
+            "created": now,
+            "updated": now,
+            "version": version,
+            "finished": bool(finished),
+            "status": _status(status),
+        }
+        values = (
+            game,
+            _dumps(players),
+            _dumps(options),
+            now,
+            now,
+            version,
+            _trimmed(rules.dump(state)),
+            finished,
+            status,
+            len(state.history),
+        )
+        while True:
+            game_id = secrets.token_urlsafe(9)  # 72 random bits; a clash is retried, not overwritten
+            try:
+                conn.execute(
+                    "INSERT INTO games (id, game, players, options, created, updated, version, "
+                    "state, finished, status, deals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, *values),
+                )
+            except UNIQUE_VIOLATIONS:  # pragma: no cover - astronomically rare
+                continue
+            self._add_referee(conn, game_id, now, key)
+            _seat_players(conn, game_id, view, now)
+            deals = self._keep_deals(conn, game_id, state, 0, 0)
+            _keep_figures(conn, rules, game_id, view, deals)
+            trimmed = dataclasses.replace(state, history=state.history[-1:])
+            return {"id": game_id, **row, "archived": False, "confirmed": None, "deals": deals, "state": trimmed}
