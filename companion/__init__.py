@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -332,8 +333,19 @@ def _file_hash(path: Path) -> str:
 
 
 def _secret_key(path: Path) -> str:
-    """The instance's secret key, made on first start and kept in the instance folder."""
+    """The instance's secret key, made on first start and kept in the instance folder.
+
+    Written whole into a file of its own (readable by this user only), then linked into
+    place, which fails if another process linked its key first: of processes starting
+    together one key wins, and every one of them reads that one, never a half-written file."""
     if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
+        fd, made = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")  # mode 0600
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32))
+            os.link(made, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(made)
     return path.read_text().strip()

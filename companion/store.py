@@ -42,6 +42,7 @@ same connection, so the transaction boundaries stay explicit.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import hmac
 import json
@@ -575,13 +576,22 @@ class Store:
             raise
 
     def migrate(self) -> list[str]:
-        """Apply pending migrations; return the names of those applied (opening twice is harmless)."""
+        """Apply pending migrations; return the names of those applied (opening twice is harmless).
+
+        Processes opening the database together (gunicorn's workers on a fresh instance) do
+        it one at a time, switching to WAL included: SQLite may refuse that switch at once,
+        busy timeout or not, while another connection reads the file (issue 30). The lock is
+        a file beside the database (``<database>-migrate.lock``, empty, kept)."""
+        with one_at_a_time(self.path + "-migrate.lock"):
+            return self._migrate()
+
+    def _migrate(self) -> list[str]:
         conn = self._connect()
         try:
             db = sqlite_utils.Database(conn, execute_plugins=False)
             db.enable_wal()  # persistent in the file; can't be changed inside a transaction
-            # Workers starting together: BEGIN IMMEDIATE makes them migrate one at a time,
-            # and each sees what the previous one applied (Migrations nests as savepoints).
+            # BEGIN IMMEDIATE: each sees what the previous one applied (Migrations nests as
+            # savepoints), and any other writer of the file waits.
             conn.execute("BEGIN IMMEDIATE")
             try:
                 pending = [m.name for m in migrations.pending(db)]
@@ -1309,6 +1319,18 @@ class SqliteWatcher:
 
     def close(self) -> None:
         self.conn.close()
+
+
+@contextmanager
+def one_at_a_time(path: str):
+    """Held by one process (and one thread) at a time: an exclusive ``flock`` on the file
+    ``path``, made if missing; closing it lets go, and so does a process that dies."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def open_store(url: str, synchronous: str = "NORMAL", pool_size: int = 8, pool_timeout: float = 5.0) -> Store:
