@@ -1,6 +1,6 @@
 """Start-up that always boots (issue 30): a fresh instance's files (the database and its
-migrations, the secret key) made by processes starting together, as gunicorn's workers
-do, and the server started as ``make run`` starts it, fifty times.
+migrations, the secret key, the rate limits' counts) made by processes starting together,
+as gunicorn's workers do, and the server started as ``make run`` starts it, fifty times.
 
 The processes below are forked, each waits at a barrier, and all then do the same thing at
 once; before issue 30, two of them switching a fresh SQLite file to WAL together could fail
@@ -19,7 +19,7 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
-from companion import _secret_key
+from companion import _secret_key, limits_store
 from companion.store import migrations, open_store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,6 +81,17 @@ def test_processes_making_the_secret_key_together_all_keep_the_same_one(tmp_path
         assert (folder / "secret_key").read_text() == keys[0]
         assert oct((folder / "secret_key").stat().st_mode)[-3:] == "600"
         assert [p.name for p in folder.iterdir()] == ["secret_key"]  # no file of a losing key is left
+
+
+def test_processes_counting_on_a_fresh_limits_file_together_count_every_hit_once(tmp_path):
+    """The rate limits' storage (companion/limits_store.py), as every worker of a server
+    uses it: hits at the same instant from several processes are each counted once."""
+    for i in range(ROUNDS):
+        uri = limits_store.uri(tmp_path / f"limits{i}.db")
+        counts = all_at_once(PROCESSES, lambda: limits_store.SqliteStorage(uri).incr("creating games", 60))
+        assert all(isinstance(n, int) for n in counts), counts  # no process failed
+        assert sorted(counts) == list(range(1, PROCESSES + 1)), counts
+        assert limits_store.SqliteStorage(uri).get("creating games") == PROCESSES
 
 
 def test_fifty_fresh_instances_each_boot_as_make_run_starts_them(tmp_path):
