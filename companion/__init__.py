@@ -253,6 +253,9 @@ def _register_errors(app: Flask) -> None:
         ),
     }
 
+    #: What an API client can tell a refusal by besides its words (the Error schema's ``code``).
+    codes = {503: {"code": "unavailable"}}
+
     def handler(code):
         def page(e):
             title, message = (str(words) for words in pages[code])
@@ -260,7 +263,7 @@ def _register_errors(app: Flask) -> None:
             own = e.get_headers() if isinstance(e, HTTPException) else []
             kept = [(k, v) for k, v in own if k.lower() != "content-type"]
             if request.path.startswith("/api/"):  # API clients read JSON, as from every API answer
-                return jsonify({"error": message}), code, kept
+                return jsonify({"error": message} | codes.get(code, {})), code, kept
             return render_template("error.html", title=title, message=message), code, kept
 
         return page
@@ -279,10 +282,11 @@ def _register_errors(app: Flask) -> None:
     unavailable = handler(503)
 
     def database_unavailable(e):
-        """The database can't be reached (PostgreSQL down, the pool exhausted, SQLite busy past
-        its timeout): a 503 saying so, not a traceback. The transaction was rolled back, so
-        a change either was saved whole or not at all; the phone's retry finds out which."""
-        app.logger.warning("The database can't be reached: %s", e)
+        """The database can't be reached or written (PostgreSQL down, the pool exhausted,
+        SQLite busy past its timeout, its disk full or its file read-only): a 503 saying so,
+        not a traceback. The transaction was rolled back, so a change either was saved whole
+        or not at all; the phone's retry finds out which."""
+        app.logger.warning("The database can't be reached or written: %s", e)
         body, code, headers = unavailable(e)
         return body, code, [*headers, ("Retry-After", "2")]
 
