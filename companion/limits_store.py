@@ -65,7 +65,7 @@ class SqliteStorage(Storage):
         if getattr(local, "pid", None) != pid:
             os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
-            with one_at_a_time(self.path + "-migrate.lock"):  # WAL's switch, as the store's migrate
+            with one_at_a_time(self.path):  # WAL's switch, as the store's migrate
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute(_TABLE)
             conn.execute("PRAGMA synchronous = NORMAL")  # a power cut may lose counts, never the file

@@ -116,6 +116,19 @@ SNAPSHOT_EVERY = 32
 SYNCHRONOUS = ("NORMAL", "FULL")
 
 
+@contextmanager
+def one_at_a_time(database: str):
+    """Held by one process (and one thread) at a time for the SQLite file ``database``: an
+    exclusive ``flock`` on the folder it is in (no lock file to make, or to leave behind,
+    and a read-only folder works too). Closing it lets go, and so does a process that dies."""
+    fd = os.open(os.path.dirname(os.path.abspath(database)), os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 # ---------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------
@@ -580,9 +593,9 @@ class Store:
 
         Processes opening the database together (gunicorn's workers on a fresh instance) do
         it one at a time, switching to WAL included: SQLite may refuse that switch at once,
-        busy timeout or not, while another connection reads the file (issue 30). The lock is
-        a file beside the database (``<database>-migrate.lock``, empty, kept)."""
-        with one_at_a_time(self.path + "-migrate.lock"):
+        busy timeout or not, while another connection reads the file (issue 30): they take
+        turns holding a lock on the database's folder."""
+        with one_at_a_time(self.path):
             return self._migrate()
 
     def _migrate(self) -> list[str]:
@@ -1319,18 +1332,6 @@ class SqliteWatcher:
 
     def close(self) -> None:
         self.conn.close()
-
-
-@contextmanager
-def one_at_a_time(path: str):
-    """Held by one process (and one thread) at a time: an exclusive ``flock`` on the file
-    ``path``, made if missing; closing it lets go, and so does a process that dies."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def open_store(url: str, synchronous: str = "NORMAL", pool_size: int = 8, pool_timeout: float = 5.0) -> Store:
