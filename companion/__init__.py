@@ -130,13 +130,13 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         # New and imported games per client address (a club's phones may share one address
         # behind its Wi-Fi's NAT): enough for every table, not for a script filling the disk.
         # Counted once per server, whatever its number of workers: the counts are in the SQLite
-        # file limits.db in the instance folder, which every worker of the server shares
+        # file limits.sqlite in the instance folder, which every worker of the server shares
         # (companion/limits_store.py), on SQLite and PostgreSQL deployments alike. Several app
         # servers on one database each count their own (or point them all at one Redis:
         # RATELIMIT_STORAGE_URI=redis://..., with Flask-Limiter's redis extra installed).
         CREATE_LIMIT="30 per minute; 300 per hour",
         RATELIMIT_HEADERS_ENABLED=True,  # Retry-After on a 429
-        RATELIMIT_STORAGE_URI=None,  # None: companion-sqlite:///<instance folder>/limits.db
+        RATELIMIT_STORAGE_URI=None,  # None: companion-sqlite:///<instance folder>/limits.sqlite
         COMPRESS_MIN_SIZE=500,
         # Static files are sent as streams; gzip them too (Flask-Compress leaves gzip out of
         # its streaming list by default, and some phones' browsers ask for gzip only).
@@ -147,7 +147,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         app.config.update(test_config)
     app.config["SYNCHRONOUS"] = _synchronous(app.config["SYNCHRONOUS"])
     if not app.config["RATELIMIT_STORAGE_URI"]:  # the file is made at the first count, not now
-        app.config["RATELIMIT_STORAGE_URI"] = limits_store.uri(Path(app.instance_path) / "limits.db")
+        app.config["RATELIMIT_STORAGE_URI"] = limits_store.uri(Path(app.instance_path) / "limits.sqlite")
     _check_timezone(app.config["TIMEZONE"])
     if not app.config.get("SECRET_KEY"):  # only now: a configured key writes no file
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)

@@ -4,8 +4,8 @@ number of workers (with ``memory://`` each process counted its own: make run's 2
 let 60 of 80 creations in a row past a limit of 30 a minute).
 
 Flask-Limiter stays the interface: this is a storage of its ``limits`` library, chosen by
-``RATELIMIT_STORAGE_URI = "companion-sqlite:///path/to/limits.db"`` (create_app's default:
-``limits.db`` in the instance folder, on SQLite and PostgreSQL deployments alike). ``limits``
+``RATELIMIT_STORAGE_URI = "companion-sqlite:///path/to/limits.sqlite"`` (create_app's default:
+``limits.sqlite`` in the instance folder, on SQLite and PostgreSQL deployments alike). ``limits``
 ships no SQLite storage (its issue 227 asked for one; none was contributed) and no maintained
 package provides one, hence these few lines.
 

@@ -195,7 +195,7 @@ def test_the_creation_budget_is_counted_once_across_the_workers(make_run):
     """Issue 30: through the real server (gunicorn, 2 workers, as make run starts it), 40 new
     games in a row from one address against CREATE_LIMIT's 30 a minute: the first 30 are
     created and every one after is refused with 429 and Retry-After, whichever worker
-    answers (the counts are in the instance's limits.db, which both share; with memory://
+    answers (the counts are in the instance's limits.sqlite, which both share; with memory://
     each counted its own, and 60 of 80 got through)."""
     proc, port, first = make_run("HOST=127.0.0.1")
     host, body = f"127.0.0.1:{port}", json.dumps({"game": "hundred", "players": ["A", "B"]})

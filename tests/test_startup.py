@@ -89,7 +89,7 @@ def test_processes_counting_on_a_fresh_limits_file_together_count_every_hit_once
     """The rate limits' storage (companion/limits_store.py), as every worker of a server
     uses it: hits at the same instant from several processes are each counted once."""
     for i in range(ROUNDS // 4):
-        uri = limits_store.uri(tmp_path / f"limits{i}.db")
+        uri = limits_store.uri(tmp_path / f"limits{i}.sqlite")
         counts = all_at_once(PROCESSES, lambda: limits_store.SqliteStorage(uri).incr("creating games", 60))
         assert all(isinstance(n, int) for n in counts), counts  # no process failed
         assert sorted(counts) == list(range(1, PROCESSES + 1)), counts
