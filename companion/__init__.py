@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,7 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from companion import limits_store
 from companion.extensions import compress, csrf, htmx, limiter
 
 __version__ = "0.1.0"
@@ -114,10 +116,14 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         TIMEZONE=None,  # the move log's clock, e.g. "Asia/Tokyo"; by default the server's own
         # New and imported games per client address (a club's phones may share one address
         # behind its Wi-Fi's NAT): enough for every table, not for a script filling the disk.
-        # Counted per server process (make run starts 2).
+        # Counted once per server, whatever its number of workers: the counts are in the SQLite
+        # file limits.sqlite in the instance folder, which every worker of the server shares
+        # (companion/limits_store.py), on SQLite and PostgreSQL deployments alike. Several app
+        # servers on one database each count their own (or point them all at one Redis:
+        # RATELIMIT_STORAGE_URI=redis://..., with Flask-Limiter's redis extra installed).
         CREATE_LIMIT="30 per minute; 300 per hour",
         RATELIMIT_HEADERS_ENABLED=True,  # Retry-After on a 429
-        RATELIMIT_STORAGE_URI="memory://",
+        RATELIMIT_STORAGE_URI=None,  # None: companion-sqlite:///<instance folder>/limits.sqlite
         COMPRESS_MIN_SIZE=500,
         # Static files are sent as streams; gzip them too (Flask-Compress leaves gzip out of
         # its streaming list by default, and some phones' browsers ask for gzip only).
@@ -127,6 +133,8 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     if test_config:
         app.config.update(test_config)
     app.config["SYNCHRONOUS"] = _synchronous(app.config["SYNCHRONOUS"])
+    if not app.config["RATELIMIT_STORAGE_URI"]:  # the file is made at the first count, not now
+        app.config["RATELIMIT_STORAGE_URI"] = limits_store.uri(Path(app.instance_path) / "limits.sqlite")
     _check_timezone(app.config["TIMEZONE"])
     if not app.config.get("SECRET_KEY"):  # only now: a configured key writes no file
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
@@ -232,6 +240,9 @@ def _register_errors(app: Flask) -> None:
         ),
     }
 
+    #: What an API client can tell a refusal by besides its words (the Error schema's ``code``).
+    codes = {503: {"code": "unavailable"}}
+
     def handler(code):
         def page(e):
             title, message = (str(words) for words in pages[code])
@@ -239,7 +250,7 @@ def _register_errors(app: Flask) -> None:
             own = e.get_headers() if isinstance(e, HTTPException) else []
             kept = [(k, v) for k, v in own if k.lower() != "content-type"]
             if request.path.startswith("/api/"):  # API clients read JSON, as from every API answer
-                return jsonify({"error": message}), code, kept
+                return jsonify({"error": message} | codes.get(code, {})), code, kept
             return render_template("error.html", title=title, message=message), code, kept
 
         return page
@@ -258,10 +269,11 @@ def _register_errors(app: Flask) -> None:
     unavailable = handler(503)
 
     def database_unavailable(e):
-        """The database can't be reached (PostgreSQL down, the pool exhausted, SQLite busy past
-        its timeout): a 503 saying so, not a traceback. The transaction was rolled back, so
-        a change either was saved whole or not at all; the phone's retry finds out which."""
-        app.logger.warning("The database can't be reached: %s", e)
+        """The database can't be reached or written (PostgreSQL down, the pool exhausted,
+        SQLite busy past its timeout, its disk full or its file read-only): a 503 saying so,
+        not a traceback. The transaction was rolled back, so a change either was saved whole
+        or not at all; the phone's retry finds out which."""
+        app.logger.warning("The database can't be reached or written: %s", e)
         body, code, headers = unavailable(e)
         return body, code, [*headers, ("Retry-After", "2")]
 
@@ -320,8 +332,19 @@ def _file_hash(path: Path) -> str:
 
 
 def _secret_key(path: Path) -> str:
-    """The instance's secret key, made on first start and kept in the instance folder."""
+    """The instance's secret key, made on first start and kept in the instance folder.
+
+    Written whole into a file of its own (readable by this user only), then linked into
+    place, which fails if another process linked its key first: of processes starting
+    together one key wins, and every one of them reads that one, never a half-written file."""
     if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
+        fd, made = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")  # mode 0600
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32))
+            os.link(made, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(made)
     return path.read_text().strip()

@@ -391,6 +391,12 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
         "headers": {"Retry-After": {"schema": {"type": "string"}}},
         **json("Error"),
     }
+    unavailable = {
+        "description": "The database can't be reached or written just now (`code`: unavailable): nothing was "
+        "changed; send it again after `Retry-After` seconds",
+        "headers": {"Retry-After": {"schema": {"type": "string"}}},
+        **json("Error"),
+    }
     change = {
         "parameters": [game_id, key],
         "responses": {
@@ -401,6 +407,7 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
             "409": answer("Stale version: `version` is the game's current one"),
             "413": too_large,
             "422": answer("Refused by the rules: `code`, `params`, `rule`; `options` when ambiguous"),
+            "503": unavailable,
         },
     }
     return {
@@ -417,6 +424,7 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
                         "413": too_large,
                         "422": answer("Options or players the game refuses (`params.option` names it)"),
                         "429": limited,
+                        "503": unavailable,
                     },
                 }
             },
@@ -465,6 +473,7 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
                         "413": too_large,
                         "422": answer("A move or the set-up refused: `move` is the first bad move (1-based)"),
                         "429": limited,
+                        "503": unavailable,
                     },
                 }
             },

@@ -5,6 +5,11 @@ on the room's network) and a QR code of it drawn in the terminal, then hands ove
 gunicorn: several workers with threads, so phones polling at once are served together
 (Flask's debug server is for development only).
 
+gunicorn makes the app once, in its master process (``--preload``), before it forks the
+workers: the instance's secret key and the database's migrations are done there, once, so
+two workers starting together never race to create them (issue 30: a fresh instance could
+fail to boot with "database is locked"). Each worker logs "Worker ready" once it serves.
+
     python -m companion.serve [--host 0.0.0.0] [--port 5000]
 
 The LAN address is read from the network interfaces (psutil); nothing is sent anywhere
@@ -89,8 +94,22 @@ def gunicorn_command(host: str, port: int, log_level: str = "info") -> list[str]
         "gthread",
         "--log-level",
         log_level,
+        # The app is made in the master, before the workers are forked (see the module's doc).
+        "--preload",
+        # No gunicornc control socket: one per user ($HOME/.gunicorn/gunicorn.ctl), which two
+        # servers on one machine would share, and nothing here uses it.
+        "--no-control-socket",
+        # This module's gunicorn settings: post_worker_init below (no other name here is one).
+        "--config",
+        "python:companion.serve",
         "companion:create_app()",
     ]
+
+
+def post_worker_init(worker) -> None:
+    """gunicorn's hook: a worker is up and serves from now on (its log line says so, where
+    gunicorn's own "Booting worker" comes before the worker is ready)."""
+    worker.log.info("Worker ready (pid: %s)", worker.pid)
 
 
 def main(argv: list[str] | None = None) -> None:

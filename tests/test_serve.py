@@ -189,3 +189,15 @@ def test_twenty_phones_sending_the_same_move_at_once_record_it_once(make_run):
         assert statuses == [200] + [409] * 19, statuses
     status, body = get(port, f"/api/games/{created['id']}/transcript", host)
     assert [m["card"] for m in json.loads(body)["moves"]] == ["2S", "3S", "4S", "5S", "6S"]
+
+
+def test_the_creation_budget_is_counted_once_across_the_workers(make_run):
+    """Issue 30: through the real server (gunicorn, 2 workers, as make run starts it), 40 new
+    games in a row from one address against CREATE_LIMIT's 30 a minute: the first 30 are
+    created and every one after is refused with 429 and Retry-After, whichever worker
+    answers (the counts are in the instance's limits.sqlite, which both share; with memory://
+    each counted its own, and 60 of 80 got through)."""
+    proc, port, first = make_run("HOST=127.0.0.1")
+    host, body = f"127.0.0.1:{port}", json.dumps({"game": "hundred", "players": ["A", "B"]})
+    statuses = [get(port, "/api/games", host, "POST", body, {"Content-Type": "application/json"})[0] for _ in range(40)]
+    assert statuses == [201] * 30 + [429] * 10, statuses

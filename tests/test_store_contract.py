@@ -14,9 +14,7 @@ from companion.store import SqliteStore, Store
 from companion.store.postgres import PostgresStore
 
 MEMBERS = {
-    name: value
-    for name, value in vars(Store).items()
-    if not name.startswith(("__", "_abc", "_is_"))
+    name: value for name, value in vars(Store).items() if not name.startswith(("__", "_abc", "_is_"))
 } | dict.fromkeys(Store.__annotations__)
 
 

@@ -135,9 +135,9 @@ class SqliteStore(Copies, Roster):
 
         Processes opening the database together (gunicorn's workers on a fresh instance) do
         it one at a time, switching to WAL included: SQLite may refuse that switch at once,
-        busy timeout or not, while another connection reads the file (issue 30). The lock is
-        a file beside the database (``<database>-migrate.lock``, empty, kept)."""
-        with one_at_a_time(self.path + "-migrate.lock"):
+        busy timeout or not, while another connection reads the file (issue 30): they take
+        turns holding a lock on the database's folder."""
+        with one_at_a_time(self.path):
             conn = self._connect()
             try:
                 sqlite_utils.Database(conn, execute_plugins=False).enable_wal()  # kept in the file
@@ -230,10 +230,11 @@ class SqliteWatcher:
 
 
 @contextmanager
-def one_at_a_time(path: str):
-    """Held by one process (and one thread) at a time: an exclusive ``flock`` on the file
-    ``path``, made if missing; closing it lets go, and so does a process that dies."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+def one_at_a_time(database: str):
+    """Held by one process (and one thread) at a time for the SQLite file ``database``: an
+    exclusive ``flock`` on the folder it is in (no lock file to make, or to leave behind,
+    and a read-only folder works too). Closing it lets go, and so does a process that dies."""
+    fd = os.open(os.path.dirname(os.path.abspath(database)), os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
