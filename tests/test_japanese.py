@@ -140,7 +140,7 @@ def ja_pages(tmp_path_factory) -> dict[str, str]:
         pages |= {f"{game} {name}": html for name, html in states.items()}
     pages |= tute_pages(app) | hundred_pages(app)
     client = app.test_client()
-    urls = ["/", "/rules/", "/games/new", "/games/nonesuch"]
+    urls = ["/", "/rules/", "/games/new", "/games/nonesuch", "/players", "/players/1", "/stats"]
     for game in games.GAMES:
         rules = games.get(game)
         urls += [f"/rules/{game}", f"/rules/{game}/words", *_lab_urls(game)]

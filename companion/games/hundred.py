@@ -63,8 +63,8 @@ TITLE = N_("100 / 99 / 98")
 MIN_PLAYERS, MAX_PLAYERS = 2, 20
 SEATING = N_("Clockwise from the dealer's left.")
 
-#: The games: the seed's four (RULES.md 4.3) and the rule sets other implementations play
-#: (PlayAural's "Quentin C" 99; ichabod801/t_games' Ninety-Nine and its option groups).
+#: The games: the seed's four (RULES.md 4.3) and the rule sets other programs play (RULES.md
+#: 4.9: PlayAural's "Quentin C" 99; ichabod801/t_games' Ninety-Nine and its option groups).
 TARGET = {
     "100": 100,
     "99": 99,
@@ -205,8 +205,9 @@ USUAL = {"decks": N_("1, or 2 with 7 or more players (up to 20)")}
 
 @dataclass(frozen=True)
 class Options:
-    """RULES.md §4.5 (plus ``hands`` for the loss tally and ``next_dealer`` of §4.4, and the
-    seed's other readings: ``unforced_bust`` of §4.2 and ``first_player`` of D1)."""
+    """RULES.md §4.5 (plus ``hands`` for the loss tally and ``next_dealer`` of §4.4, the
+    seed's other readings: ``unforced_bust`` of §4.2 and ``first_player`` of D1, and
+    ``exact_target`` of §4.9, PlayAural's end of a hand)."""
 
     variant: str = "100"
     decks: int | None = None
