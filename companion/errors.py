@@ -11,8 +11,11 @@ linked (``views.common.reason_html``), so nothing parses the sentence afterwards
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
+
+from babel.lists import format_list
 
 
 def _plain(value: object) -> Any:
@@ -38,28 +41,36 @@ class Spaced(list[Any]):
 
 
 class Joined(list[Any]):
-    """Names as a sentence joins them: ``%(players)s`` is "Ann, Ben and Cat"."""
+    """Names as an English sentence joins them (CLDR's list patterns, as Babel has them):
+    ``%(players)s`` is "Ann, Ben, and Cat"."""
 
     def __str__(self) -> str:
-        return self[0] if len(self) == 1 else ", ".join(self[:-1]) + " and " + self[-1]
+        return format_list([str(x) for x in self], style="standard", locale="en")
 
 
 class Either(list[Any]):
-    """Alternatives as a sentence offers them: ``%(totals)s`` is "82 or 102"."""
+    """Alternatives as an English sentence offers them: ``%(totals)s`` is "82 or 102",
+    "2, 12, or 22"."""
 
     def __str__(self) -> str:
-        return " or ".join(map(str, self))
+        return format_list([str(x) for x in self], style="or", locale="en")
 
 
 #: Params that are lists of player names (placed as :class:`Joined`; the web joins them
 #: in the reader's language).
 NAME_LISTS = frozenset({"players"})
+#: Params that are other lists a sentence joins with "and" (a sweep's groups of cards).
+AND_LISTS = frozenset({"groups"})
 #: Params that are lists of alternatives (placed as :class:`Either`); an alternative may
 #: be an engine's marked word ("lay it down"), translated like :data:`WORD_PARAMS`.
-OR_LISTS = frozenset({"totals", "legal", "choices"})
+OR_LISTS = frozenset({"totals", "legal", "choices", "expected"})
+#: Params that are lists of the values a program may send (placed as alternatives, each as
+#: JSON writes it, never translated): ``%(allowed)s`` is '"layout", "play", or "tally"'.
+LITERAL_LISTS = frozenset({"allowed"})
 #: Params whose values are English words the engine marks with :func:`N_` (an option's
-#: label, how a card is known, a duty): the web translates them before placing them.
-WORD_PARAMS = frozenset({"option", "known", "duty"})
+#: label, how a card is known, a duty, a game's title): the web translates them before
+#: placing them.
+WORD_PARAMS = frozenset({"option", "known", "duty", "game"})
 
 
 def _placed(key: str, value: Any) -> Any:
@@ -67,7 +78,9 @@ def _placed(key: str, value: Any) -> Any:
         return ", ".join(f"{k} {v}" for k, v in value.items())
     if not isinstance(value, list):
         return value
-    return (Joined if key in NAME_LISTS else Either if key in OR_LISTS else Spaced)(value)
+    if key in LITERAL_LISTS:
+        return Either(json.dumps(v, ensure_ascii=False) for v in value)
+    return (Joined if key in NAME_LISTS | AND_LISTS else Either if key in OR_LISTS else Spaced)(value)
 
 
 class Reason:

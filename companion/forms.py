@@ -28,14 +28,18 @@ from wtforms.widgets import CheckboxInput, HiddenInput, ListWidget
 from companion import games
 from companion import names as player_names
 from companion.errors import OptionError
-from companion.i18n import names
+from companion.i18n import joined, names
 from companion.names import NAME_LENGTH
 from companion.schemas import BIG
-from companion.web.query import labelled
+from companion.web.query import BY_START, choice_label, labelled, option_label
 
 #: An option's number within what the API's schema takes: the engine checks its own range
 #: and says so beside the field, but a number beyond 64 bits could not even be stored.
 WITHIN = NumberRange(min=-BIG, max=BIG)
+
+
+#: A yes/no option that may be left to the usual: its words as the form posts them, and its values.
+NULLABLE_BOOL = (("", None), ("on", True), ("off", False))
 
 
 def _word(value) -> str:
@@ -56,20 +60,19 @@ def option_fields(rules, start: str) -> dict[str, Field]:
     """One field per option of ``rules.Options``, its default taken from ``start``; labels,
     hints and choices in the request's language (the engine's words are the message ids)."""
     chosen = start_values(rules, start)
-    labels = getattr(rules, "CHOICE_LABELS", {})
     hints = typing.get_type_hints(rules.Options)
     out: dict[str, Field] = {}
     for f in dataclasses.fields(rules.Options):
-        name, label, help_ = f.name, _(rules.OPTION_LABELS[f.name]), _(rules.OPTION_HELP[f.name])
+        name, label, help_ = f.name, option_label(rules, f.name), _(rules.OPTION_HELP[f.name])
         default = chosen[name]
         kind = hints[name]
         nullable = isinstance(kind, types.UnionType) and type(None) in kind.__args__
-        if name == "preset":  # a rule set, chosen by the start's tap
+        if name in BY_START:  # a rule set, chosen by the start's tap
             out[name] = HiddenField(default=default)
         elif nullable and bool in kind.__args__:  # on, off, or the usual for the table
             out[name] = SelectField(
                 label,
-                choices=[SelectChoice("", _("As usual")), SelectChoice("on", _("Yes")), SelectChoice("off", _("No"))],
+                choices=[SelectChoice(w, choice_label(rules, name, v)) for w, v in NULLABLE_BOOL],
                 default={None: "", True: "on", False: "off"}[default],
                 description=help_,
             )
@@ -78,17 +81,16 @@ def option_fields(rules, start: str) -> dict[str, Field]:
                 label,
                 validators=[Optional(), NumberRange(min=1, max=BIG)],
                 default=default,
-                description=help_ + " " + _("Blank: the usual, %(n)s.", n=_(rules.USUAL[name])),
+                description=joined(help_, _("Blank: the usual, %(n)s.", n=_(rules.USUAL[name]))),
                 render_kw={"placeholder": _("usual"), "inputmode": "numeric"},
             )
         elif kind is bool:
             out[name] = BooleanField(label, default=default, description=help_)
         elif name in getattr(rules, "CHOICES", {}):
             values = rules.CHOICES[name]
-            shown = labels.get(name, {})
             out[name] = SelectField(
                 label,
-                choices=[SelectChoice(_word(v), _(shown[v]) if v in shown else _word(v)) for v in values],
+                choices=[SelectChoice(_word(v), choice_label(rules, name, v)) for v in values],
                 default=_word(default),
                 description=help_,
             )

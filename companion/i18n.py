@@ -12,6 +12,7 @@ request's language from that data, never by translating a finished sentence.
 
 from __future__ import annotations
 
+import json
 from urllib.parse import urlencode
 
 from babel.lists import format_list
@@ -21,7 +22,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from companion.cards import RANK_NAMES, SUIT_NAMES, Card, as_symbols
-from companion.errors import N_, NAME_LISTS, OR_LISTS, WORD_PARAMS, Reason
+from companion.errors import AND_LISTS, LITERAL_LISTS, N_, NAME_LISTS, OR_LISTS, WORD_PARAMS, Reason
 
 #: The languages there are catalogs for, and how each is named on its own switch.
 LANGUAGES = {"ja": "日本語", "en": "English"}
@@ -65,6 +66,13 @@ def init_app(app: Flask) -> None:
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.jinja_env.globals.update(LANGUAGES=LANGUAGES, language=language, switch_url=switch_url)
     app.jinja_env.filters["names"] = names
+    app.jinja_env.filters["listed"] = listed
+
+    @app.context_processor
+    def sentence_gap() -> dict:
+        """``gap``: what a template writes between two sentences it joins ("A." gap "B."):
+        a space in English, nothing after Japanese's 。."""
+        return {"gap": _gap()}
 
     @app.after_request
     def remember_language(response):
@@ -123,6 +131,21 @@ def names(values, joined: bool = False) -> str:
     return ("、" if language() == "ja" else ", ").join(values)
 
 
+def alternatives(values: list[str]) -> str:
+    """Alternatives as the request's language offers them (CLDR's "or" list): "82 or 102",
+    "82または102". Japanese puts no space around its または, so where alternatives are
+    themselves several words (a capture's cards) those are quoted: 「2♣ 3♦ 9♠」または「5♥ 9♠」."""
+    if language() == "ja":
+        values = [f"「{v}」" if " " in v else v for v in values]
+    return format_list(values, style="or", locale=get_locale())
+
+
+def listed(values) -> Markup:
+    """Items (text, or HTML such as card chips) as the request's language lists them, each
+    escaped: "A, B, and C", 「A、B、C」."""
+    return Markup(format_list([str(escape(v)) for v in values], style="standard", locale=get_locale()))
+
+
 #: The games as a rule's citation names them ("Tute 2.6"), for extraction: the adapters' CITED.
 _CITED = (N_("Tablanette"), N_("Tute"), N_("Tantony"))
 
@@ -145,10 +168,12 @@ def words_of(reason: Reason, spanish: bool = False) -> dict:
     for key, value in reason.params.items():
         if isinstance(value, dict):  # a score each: "Ann 40, Ben 12", "太郎 40、花子 12"
             out[key] = names(f"{k} {v}" for k, v in value.items())
-        elif key in NAME_LISTS and isinstance(value, list):
+        elif key in NAME_LISTS | AND_LISTS and isinstance(value, list):
             out[key] = names(value, joined=True)
         elif key in OR_LISTS and isinstance(value, list):
-            out[key] = format_list([_(str(v)) for v in value], style="or", locale=get_locale())
+            out[key] = alternatives([_(str(v)) for v in value])
+        elif key in LITERAL_LISTS and isinstance(value, list):
+            out[key] = alternatives([json.dumps(v, ensure_ascii=False) for v in value])
         elif key in WORD_PARAMS and isinstance(value, str):
             out[key] = _(value)
         elif key == "suit" and value in _SUITS_JA:
@@ -170,6 +195,11 @@ def sentences(said: Said) -> list[Reason]:
 def _gap() -> str:
     """Between two sentences: a space in English, nothing after Japanese's 。."""
     return "" if language() == "ja" else " "
+
+
+def joined(*texts: str) -> str:
+    """Sentences as one paragraph: "A. B." in English, 「A。B。」 in Japanese."""
+    return _gap().join(texts)
 
 
 def say(said: Said, words: dict | None = None) -> str:
@@ -202,6 +232,7 @@ __all__ = [
     "card_name",
     "cite",
     "join_html",
+    "joined",
     "sentences",
     "words_of",
     "init_app",

@@ -19,8 +19,8 @@ True
 >>> try:
 ...     clean("Zed\\u200b")
 ... except OptionError as e:
-...     print(e.code, e.params["char"])
-name_invisible U+200B ZERO WIDTH SPACE
+...     print(e)
+Zed holds a character that can't be seen or that changes the text around it (U+200B ZERO WIDTH SPACE): type the name again without it
 """
 
 from __future__ import annotations
@@ -39,10 +39,12 @@ NAME_LENGTH = 24
 _REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
-def char_name(ch: str) -> str:
-    """``"U+200B ZERO WIDTH SPACE"``: a character as a message names it."""
+def char_params(ch: str) -> dict[str, str]:
+    """A character as a refusal names it: its code point (``"U+200B"``) and, after a space,
+    Unicode's English name for it (``" ZERO WIDTH SPACE"``; nothing for a control), which
+    the English message adds."""
     name = unicodedata.name(ch, "")
-    return f"U+{ord(ch):04X} {name}".strip()
+    return {"char": f"U+{ord(ch):04X}", "unicode_name": f" {name}" if name else ""}
 
 
 def normalized(name: str) -> str:
@@ -64,18 +66,18 @@ def clean(name: object, seat: int | None = None) -> str:
             raise OptionError(
                 "name_invisible",
                 "%(name)s holds a character that can't be seen or that changes the text around it "
-                "(%(char)s): type the name again without it",
+                "(%(char)s%(unicode_name)s): type the name again without it",
                 option="players",
                 name="".join(c for c in text if unicodedata.category(c) not in _REFUSED),
-                char=char_name(ch),
+                **char_params(ch),
                 seat=seat,
             )
     if unicodedata.category(text[0]).startswith("M"):
         raise OptionError(
             "name_lone_accent",
-            "A name can't start with an accent on its own (%(char)s)",
+            "A name can't start with an accent on its own (%(char)s%(unicode_name)s)",
             option="players",
-            char=char_name(text[0]),
+            **char_params(text[0]),
             seat=seat,
         )
     if len(text) > NAME_LENGTH:

@@ -4,8 +4,11 @@ engine sees it (DESIGN.md, JSON API: "400 malformed or failing the schema").
 Every body and every move is a strict model: each field's type (JSON ``true`` is not a
 number), which fields are required, no unknown field, bounded strings, lists and maps, so
 no nesting deeper than the model's own. A failure is :class:`SchemaError`, an
-``InvalidMove`` naming the field ("move.capture.2: ..."); the engine's own checks (is
-this card a card, is the move legal) stay where they are.
+``InvalidMove`` whose code says what is wrong (:data:`PROBLEMS`: a field missing, of the
+wrong type, too long, unknown ...) and whose params name the field ("move.capture.2")
+and the bound it broke, so the web words it in the request's language like any rule's
+refusal; the engine's own checks (is this card a card, is the move legal) stay where they
+are.
 
 The moves of each game are declared by its web adapter (``companion/web/<game>.py``,
 ``MOVES``, registered here by companion/web: this module imports nothing above it); its
@@ -20,6 +23,7 @@ fields less precisely, and jsonschema would have the schema written by hand.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import typing
 from collections.abc import Iterable, Mapping
@@ -39,7 +43,8 @@ from pydantic import (
 from pydantic.json_schema import models_json_schema
 
 from companion import games
-from companion.errors import InvalidMove
+from companion.errors import N_, InvalidMove, Reason
+from companion.games import common
 from companion.names import NAME_LENGTH
 from companion.store import LINK_KINDS, TRANSCRIPT_FORMAT
 
@@ -91,9 +96,75 @@ class SchemaError(InvalidMove):
     """A body or move that does not fit its schema: ``params["field"]`` names the field."""
 
 
-def schema_error(field: str, problem: str) -> SchemaError:
-    """The refusal of ``field`` ("move.card", "body") for ``problem``."""
-    return SchemaError("bad_field", "%(field)s: %(problem)s", field=field, problem=problem)
+#: The schema's refusals by what pydantic found at a field (its error ``type``): a code,
+#: and its English text with a place for each param (the message id). ``field`` is the
+#: field as the data has it ("move.card"); ``least``/``most`` the bound broken; ``allowed``
+#: the values a field takes (as JSON writes them).
+PROBLEMS = {
+    "missing": ("missing_field", N_("%(field)s is missing.")),
+    "extra_forbidden": ("unknown_field", N_("%(field)s is not a field here: leave it out.")),
+    "string_too_short": ("empty", N_("%(field)s is empty.")),
+    "string_too_long": ("too_long", N_("%(field)s is too long: at most %(most)s characters.")),
+    "too_short": ("too_few", N_("%(field)s has too few items: at least %(least)s.")),
+    "too_long": ("too_many", N_("%(field)s has too many items: at most %(most)s.")),
+    "greater_than_equal": ("too_small", N_("%(field)s must be %(least)s or more.")),
+    "less_than_equal": ("too_big", N_("%(field)s must be %(most)s or less.")),
+    "literal_error": ("not_allowed", N_("%(field)s must be one of %(allowed)s.")),
+    "union_tag_invalid": ("not_allowed", N_("%(field)s must be one of %(allowed)s.")),
+    "not_json": ("not_json", N_("The body is not JSON: send JSON.")),
+    "other": ("bad_field", N_("%(field)s is not valid.")),
+    # a value of the wrong type: what the field takes instead (``expected``, alternatives)
+    "wrong_type": ("wrong_type", N_("%(field)s must be %(expected)s.")),
+}
+#: The JSON types, by pydantic's error type for each, as a refusal names them.
+TYPES = {
+    "int_type": N_("a whole number"),
+    "int_from_float": N_("a whole number"),
+    "int_parsing": N_("a whole number"),
+    "finite_number": N_("a whole number"),
+    "string_type": N_("text"),
+    "list_type": N_("a list"),
+    "dict_type": N_("an object"),
+    "model_type": N_("an object"),
+    "model_attributes_type": N_("an object"),
+    "bool_type": N_("true or false"),
+}
+#: The codes a schema's refusal may carry (the API answers them with 400).
+CODES = frozenset(code for code, _ in PROBLEMS.values())
+#: pydantic's names for a bound, as the refusals' params name them.
+_BOUNDS = {"min_length": "least", "ge": "least", "max_length": "most", "le": "most"}
+
+
+def schema_error(field: str, problem: str, **params: Any) -> SchemaError:
+    """The refusal of ``field`` ("move.card", "body") for ``problem`` (a key of :data:`PROBLEMS`)."""
+    return SchemaError(Reason(*PROBLEMS[problem], field=field, **params))
+
+
+def _literals(expected: str) -> list[Any]:
+    """The values pydantic lists as expected ("'a', 'b' or 'c'", "10 or 11"), as values."""
+    return list(ast.literal_eval("[" + expected.replace(" or ", ", ") + "]"))
+
+
+def _problem(field: str, errors: list[Any]) -> Reason:
+    """What is wrong at ``field``, from pydantic's errors there (a union's members each
+    give one): a bound or value broken by a value of a right type, else the types it takes."""
+    broken = [x for x in errors if x["type"] not in TYPES and x["type"] != "none_required"]
+    if not broken:
+        expected = list(dict.fromkeys(TYPES[x["type"]] for x in errors if x["type"] in TYPES))
+        return schema_error(field, "wrong_type", expected=expected or [TYPES["model_type"]]).reason
+    x = broken[0]
+    kind, ctx = x["type"], x.get("ctx") or {}
+    params: dict[str, Any] = {_BOUNDS[k]: v for k, v in ctx.items() if k in _BOUNDS}
+    if kind == "literal_error":
+        params["allowed"] = _literals(ctx["expected"])
+    elif kind == "union_tag_invalid":  # a list's member of a tagged union ("moves.1"): its tag is the field
+        field += "." + ast.literal_eval(ctx["discriminator"])
+        params["allowed"] = _literals(ctx["expected_tags"])
+    elif kind == "union_tag_not_found":
+        field, kind = field + "." + ast.literal_eval(ctx["discriminator"]), "missing"
+    if kind not in PROBLEMS:
+        kind, params = "other", {}
+    return Reason(*PROBLEMS[kind], field=field, **params)
 
 
 def _located(data: Any, loc: tuple[Any, ...], where: str) -> str:
@@ -118,20 +189,19 @@ def validated(model: type[M], data: Any, where: str = "") -> M:
     except ValidationError as e:
         errors = e.errors(include_url=False, include_input=False)
         first = _located(data, errors[0]["loc"], where)
-        problems = dict.fromkeys(x["msg"] for x in errors if _located(data, x["loc"], where) == first)
-        raise schema_error(first, " or ".join(problems)) from None
+        raise SchemaError(_problem(first, [x for x in errors if _located(data, x["loc"], where) == first])) from None
 
 
 def _pick(data: Any, tag: str, models: Mapping[str, Any], where: str) -> Any:
     """The model ``data[tag]`` names ("type": "play"), or a SchemaError naming the tag."""
     field = f"{where}.{tag}" if where else tag
     if not isinstance(data, dict):
-        raise schema_error(where or "body", "Input should be an object")
+        raise schema_error(where or "body", "wrong_type", expected=[TYPES["dict_type"]])
     if tag not in data:
-        raise schema_error(field, "Field required")
+        raise schema_error(field, "missing")
     named = data[tag]
     if not isinstance(named, str) or named not in models:
-        raise schema_error(field, "Input should be one of: " + ", ".join(map(repr, models)))
+        raise schema_error(field, "literal_error", allowed=list(models))
     return models[named]
 
 
@@ -237,7 +307,14 @@ def check_new_game(body: Any) -> dict[str, Any]:
     """``{"game", "players", "options"}`` as declared for the game it names; options left
     out are left out (they take their defaults)."""
     _pick(body, "game", games.GAMES, "")
-    return check_body(_game(body["game"]).create, body).model_dump(exclude_unset=True)
+    try:
+        return check_body(_game(body["game"]).create, body).model_dump(exclude_unset=True)
+    except SchemaError as e:
+        if e.params.get("field") == "players" and e.code in ("too_few", "too_many"):
+            rules = games.get(body["game"])  # said as the game says it: "Tute Cabrón is for 3 to 5 players"
+            count = common.player_count(rules.TITLE, rules.MIN_PLAYERS, rules.MAX_PLAYERS)
+            raise SchemaError(count.reason.replace(field="players")) from None
+        raise
 
 
 def check_transcript(body: Any) -> dict[str, Any]:

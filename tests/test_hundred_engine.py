@@ -1,4 +1,4 @@
-"""100 / 99 / 99 Itoya / 98 (RULES.md §4): every AD vector, each variant's card table,
+"""100 / 99 / 99 Itōke / 98 (RULES.md §4): every AD vector, each variant's card table,
 D1-D10, and random legal hands with hypothesis."""
 
 import json
@@ -97,7 +97,7 @@ def test_4_6_AD10_a_wrong_announcement_is_a_bust_when_chosen():
 
 
 def test_4_6_AD12_AD13_itoya():
-    """RULES.md 4.6 AD-12 / AD-13: Itoya AS on 95 raises to 95-99; 9 makes 99; J busts; 10 -> 85;
+    """RULES.md 4.6 AD-12 / AD-13: Itōke AS on 95 raises to 95-99; 9 makes 99; J busts; 10 -> 85;
     J then J: 70 reversed, then 80 clockwise again."""
     o = {"variant": "99itoya"}
     assert H.totals("AS", 95, o) == set(range(95, 100))

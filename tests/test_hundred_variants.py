@@ -1,6 +1,6 @@
 """100 / 99 / 98, issue 18: the 99s other implementations play (PlayAural's Quentin C,
 ichabod801/t_games and its option groups) and the seed's other readings (more players,
-an unforced bust refused, a verified loss only with a shown hand, the Itoya black ace
+an unforced bust refused, a verified loss only with a shown hand, the Itōke black ace
 setting any total, play starting at the dealer's right): engine vectors written from
 each source, random games under every preset, the form, the JSON API and the lab."""
 
@@ -218,7 +218,7 @@ def test_an_unforced_bust_refused():
 
 
 def test_itoya_black_ace_set_any_is_the_seeds_other_reading():
-    """Seed 004 (Itoya: 黒A 0から99の何点にもなる): raise only by default, any total 0-99 as an option."""
+    """Seed 004 (Itōke: 黒A 0から99の何点にもなる): raise only by default, any total 0-99 as an option."""
     assert H.totals("AS", 60, {"variant": "99itoya"}) == set(range(60, 100))
     assert H.totals("AS", 60, {"variant": "99itoya", "itoya_black_ace": "set_any"}) == set(range(100))
 
@@ -263,7 +263,7 @@ def test_random_games_under_every_preset(start, players, seed):
             card, total = rng.choice(safe)
             s = play(s, card, total)
             assert H.dump(before) == dump and s.total <= target
-            if s.hand == before.hand:
+            if s.hand == before.hand and s.result is None:  # a safe play may end the hand: exactly 99 (4.9)
                 assert (s.turn, s.direction) == _seat_next(s, card, before)
         elif safe:
             card = rng.choice(hand)
@@ -343,7 +343,8 @@ def test_each_preset_plays_through_the_api(client, start):
     adds = {c: int(r.ops[0]) for c, r in rules.items() if re.fullmatch(r"\+\d+", r.ops[0]) and r == H.Rule(r.ops[:1])}
     played = list(s.pile)
     while view["total"] < 90:  # a card that only adds 5 or more, without going over
-        card = next(c for c, n in adds.items() if n >= 5 and view["total"] + n <= 99 and c not in played)
+        # (short of 99 itself, which ends a PlayAural hand: RULES.md 4.9)
+        card = next(c for c, n in adds.items() if n >= 5 and view["total"] + n < 99 and c not in played)
         played.append(card)
         answer = _move(client, game, {"type": "play", "card": card})
         assert answer.status_code == 200, answer.get_json()
@@ -396,17 +397,122 @@ def test_the_rules_page_marks_the_variants_and_their_sources(client, lang):
     page = client.get("/rules/hundred/words", headers={"Accept-Language": lang}).get_data(as_text=True)
     assert page.count('class="badge variant"') >= 4
     sources = {
-        "en": ("PlayAural", "t_games", "chicago", "joker-rules", "gonzo", "seed 004", "set any total 0–99"),
+        "en": ("PlayAural", "t_games", "chicago", "joker-rules", "gonzo", "seed 004", "“Set any total 0-99”"),
         "ja": (
-            "プレイオーラル",
-            "ティー・ゲームズ",
-            "シカゴ",
-            "ジョーカールール",
-            "ゴンゾ",
+            "PlayAural",
+            "t_games",
+            "chicago",
+            "joker-rules",
+            "gonzo",
             "原典のもう一つの読み方",
-            "0〜99の好きな値にする",
+            "「合計を0〜99の好きな値にする」",
         ),
     }[lang]
     for source in sources:
         assert source in page, source
     assert 'id="s4-3-others"' in page
+
+
+# -- PlayAural's 99 as its program plays it today (RULES.md 4.9): its own tests, replayed ---------------
+
+
+def test_4_9_the_quentin_c_preset_is_playaurals_99_today():
+    """RULES.md 4.9: the preset floors the total at 0 (PlayAural since 2026-06-06) and ends a hand
+    landing exactly on 99; both are options, so PlayAural's older floor-less 99 stays playable."""
+    o = H.resolve_options(H.STARTS["99quentin"].options)
+    assert (o.variant, o.floor_at_zero, o.exact_target) == ("99quentin", True, "others_lose")
+    assert H.resolve_options({"variant": "99quentin", "floor_at_zero": False}).floor_at_zero is False
+    assert H.Options().exact_target == "play_on"  # the seed: the total may equal the target, play goes on
+
+
+PLAYAURAL = H.STARTS["99quentin"].options
+
+
+@pytest.mark.parametrize(
+    ("example", "total", "card", "made"),
+    [
+        # server/tests/test_ninetynine.py, as PlayAural's program makes each total
+        ("test_subtract_ten_floors_at_zero", 5, "10H", [0, 15]),  # "Subtract 10" at 5 makes 0
+        ("test_two_effect_multiply", 15, "2H", [30]),
+        ("test_two_effect_multiply", 25, "2H", [50]),
+        ("test_two_effect_multiply", 20, "2H", [40]),
+        ("test_two_effect_multiply", 48, "2H", [96]),
+        ("test_two_effect_divide", 50, "2H", [25]),
+        ("test_two_effect_divide", 66, "2H", [33]),
+        ("test_two_effect_divide", 92, "2H", [46]),
+        ("test_standard_values", 50, "3H", [53]),
+        ("test_standard_values", 50, "4H", [54]),
+        ("test_standard_values", 50, "8H", [58]),
+        ("test_standard_values", 50, "9H", [50]),
+        ("test_standard_values", 50, "JH", [60]),
+        ("test_standard_values", 50, "QH", [60]),
+        ("test_standard_values", 50, "KH", [60]),
+        ("test_ace_auto_choice", 50, "AH", [51, 61]),  # a choice below 89
+        ("test_ten_auto_choice", 50, "10H", [40, 60]),
+    ],
+)
+def test_4_9_playaurals_examples_make_its_totals(example, total, card, made):
+    """RULES.md 4.3 and 4.9: each total PlayAural's tests check, made by the Quentin C preset."""
+    assert H.effect(card, total, PLAYAURAL)[0] == made, example
+
+
+@pytest.mark.parametrize(
+    ("example", "total", "card", "chosen"),
+    [
+        ("test_ace_auto_choice", 89, "AH", 90),
+        ("test_ten_auto_choice", 90, "10H", 80),
+        ("test_ten_auto_choice", 95, "10H", 85),
+    ],
+)
+def test_4_9_playaurals_automatic_choices_are_the_only_safe_ones(example, total, card, chosen):
+    """RULES.md 4.9: where PlayAural chooses for the player (an ace above 88 is +1, a 10 from 90
+    is -10), that is the one total that does not go over 99: the referee agrees."""
+    assert H.safe_totals(card, total, PLAYAURAL) == {chosen}, example
+
+
+def test_4_9_landing_on_99_ends_the_hand_and_the_others_lose_it():
+    """RULES.md 4.9, PlayAural's test_landing_on_99_ends_round: at 89 a queen makes 99, the round
+    ends and every other player loses (2 tokens there, one hand here)."""
+    s = at(new(("A", "B", "C"), **PLAYAURAL), 89)
+    s = play(s, "QH")
+    h = s.history[-1]
+    assert (h["losers"], h["loser"], h["total"], h["verified"]) == (["B", "C"], None, 99, True)
+    assert h["reason"][0]["code"] == "exact_target" and h["reason"][0]["rule"] == "100/99/98 4.9"
+    assert (s.tokens, s.losses, s.hand, s.total) == ([3, 2, 2], [0, 1, 1], 2, 0)
+    assert H.view(s)["last"]["exact"] and H.view(s)["last"]["losers"] == ["B", "C"]
+    assert [r.code for r in H.narrate(s, {"type": "play", "card": "QH"})] == ["lost_hand_all", "exact_target"]
+    assert H.view(s)["dealer"] == "A"  # several losers: the next player deals, whatever next_dealer says
+
+
+def test_4_9_landing_on_99_can_end_the_match():
+    """RULES.md 4.9: with two players the other loses the hand; on their last token, the match."""
+    s = at(new(("A", "B"), tokens=1, **PLAYAURAL), 89)
+    s = play(s, "9H")  # a 9 passes: staying on 89 ends nothing
+    s = play(s, "9D")
+    s = play(s, "KC")  # 89 + 10 = 99
+    assert s.result == {"winners": ["A"], "losers": ["B"], "draw": False}
+    assert s.history[-1]["losers"] == ["B"] and s.history[-1]["eliminated"]
+
+
+@pytest.mark.parametrize("options", [{}, {"variant": "99"}, {"variant": "99quentin", "exact_target": "play_on"}])
+def test_4_9_elsewhere_exactly_the_target_plays_on(options):
+    """RULES.md 4.2 (seed 004: the total may equal the target) unless exact_target says otherwise."""
+    s = at(new(**options), H.target(options) - 10)
+    s = play(s, "QD")  # +10 in each
+    assert s.total == H.target(options) and s.history == [] and s.hand == 1
+
+
+def test_4_9_going_over_99_loses_as_playaural_test_going_over_99():
+    """RULES.md 4.9, PlayAural's test_going_over_99: at 95 a queen makes 105, its player loses."""
+    s = play(at(new(("A", "B", "C"), **PLAYAURAL), 95), "QH")
+    assert s.history[-1]["losers"] == ["A"] and s.history[-1]["bust"] == "QH"
+
+
+def test_4_9_an_empty_stock_keeps_the_top_card_as_playaural_does():
+    """RULES.md 4.2 D4, PlayAural's test_draw_recycles_older_discards_and_preserves_top_discard:
+    the pile but its top card becomes the stock (t_games shuffles the top card back in: not followed)."""
+    s = play(new(("A", "B", "C"), **PLAYAURAL), "5H")
+    s = play(s, "6H")
+    s.stock = 0
+    s = play(s, "7H")
+    assert s.pile == ["7H"] and s.stock == 1  # 5H and 6H are the new stock, less the card just drawn

@@ -37,8 +37,9 @@ JAPANESE = {"Accept-Language": "ja,en-US;q=0.7"}
 
 #: Words that are the same in a Japanese interface: the app's name, and abbreviations.
 NOT_ENGLISH = {"companion", "OK", "QR", "URL", "CSV", "JSON", "API", "ID"}
-#: An English word: two letters or more (a card's rank, "A" or "K", is one letter).
-WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
+#: An English word: two letters or more (a card's rank, "A" or "K", is one letter), and not
+#: a card as a typist writes it ("QH", "10D": a card, like Q♥; docs/GLOSSARY.md).
+WORD = re.compile(r"(?![AJQK][SHDC](?![A-Za-z'’]))[A-Za-z][A-Za-z'’]+")
 #: An English full stop, comma or semicolon after Japanese (a sentence glued from pieces):
 #: Japanese ends with 。 and lists with 、.
 WESTERN_STOP = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff][)）]?\s*[.,;](?!\d)")
@@ -153,17 +154,58 @@ class _Visible(HTMLParser):
 
 
 def english_words(html: str, names: list[str]) -> list[str]:
-    """The English words a Japanese page shows (player names aside), and any Western stop
-    glued after Japanese text."""
+    """The English words a Japanese page shows (player names and :data:`NAMES_KEPT` aside),
+    and any Western stop glued after Japanese text."""
     parser = _Visible()
     parser.feed(html)
     text = " ".join(parser.texts)
-    for name in names:
+    for name in [*names, *NAMES_KEPT]:
         text = text.replace(name, " ")
     stops = {m.group(0) for m in WESTERN_STOP.finditer(text)}
     return sorted({w for w in WORD.findall(text) if w not in NOT_ENGLISH} | stops)
 
 
+#: Names that stay in Latin letters on a Japanese page, as the seeds write pagat.com and John
+#: McLeod (docs/GLOSSARY.md): the programs and sites the rules pages name as sources, and what is
+#: typed into those programs (a file, an option group, a rule set), so that a reader can look
+#: them up. Longer first: each is taken out of the page's text before it is read.
+NAMES_KEPT = sorted(
+    [
+        "PlayAural",
+        "Quentin C",
+        "server/games/ninetynine/game.py",
+        "ichabod801/t_games",
+        "card_games/ninety_nine_game.py",
+        "ninety_nine_game.py",
+        "t_games",
+        "chicago",
+        "joker-rules",
+        "joker rules",
+        "gonzo",
+        "pagat.com",
+        "pagat",
+        "github.com/Pajke/tablic",
+        "Pajke",
+        "DavorPenzar",
+        "askarte",
+        "extramagazin",
+        "gambiter",
+        "ludoteka",
+        "tute.com.ar",
+        "cuatrola.es",
+        "Juegon",
+        "fantaciencia.com",
+        "acanomas.com",
+        "GitHub",
+        "Wikipedia",
+        "Board Game Arena",
+        "mob4gamers.com",
+        "Rutmaniyar",
+        "Tantony-Game",
+    ],
+    key=len,
+    reverse=True,
+)
 #: The players' names, and what the tests type as a bad card ("ZZ"), which a refusal echoes.
 PLAYERS = ["太郎", "花子", "次郎", "桜", "健"]
 TYPED = ["ZZ"]

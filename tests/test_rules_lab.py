@@ -378,9 +378,13 @@ def test_a_free_capture_lab_lists_the_first_captures_and_says_there_are_more(cli
     assert "Legal: taking" in claimed
 
 
-@pytest.mark.parametrize("lang,words", [("en", "no other implementation"), ("ja", "ほかの実装が見つかっていません")])
+@pytest.mark.parametrize(
+    "lang,words",
+    [("en", "only other implementation we know of"), ("ja", "タントニーのほかの実装で見つかったのは")],
+)
 def test_the_tantony_rules_say_no_other_implementation_has_variants(client, lang, words):
     """Issue 18: Tantony has no implementation beyond RULES.md §3 to take variants from; its
-    rules page says so, in both languages."""
+    rules page says so, in both languages (issue 32: naming the one it read for three players,
+    as its split-partnership section does)."""
     page = client.get(f"/rules/tantony/words?lang={lang}").get_data(as_text=True)
     assert 'id="variants"' in page and words in page

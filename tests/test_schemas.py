@@ -2,6 +2,8 @@
 it (companion/schemas.py; each game's moves in companion/web/<game>.py). A failure is a
 400 naming the field, and changes nothing; the engine's own checks stay behind it."""
 
+import re
+
 import pytest
 
 from companion import games, schemas, web
@@ -52,12 +54,19 @@ def started(client):
     return out
 
 
+#: What a schema's refusal may say (issue 32: a code and params, worded in the request's language):
+#: the schema's own codes, and a list of players the size no game plays (as the game words it).
+REFUSED = schemas.CODES | {"player_count", "player_count_pair"}
+
+
 def refused_at(answer, field):
-    """The answer is a 400 whose ``params.field`` is ``field`` or inside it."""
+    """The answer is a 400 whose ``params.field`` is ``field`` or inside it, with a code saying
+    what is wrong and words naming the field."""
     data = answer.get_json()
     assert answer.status_code == 400, data
-    assert data["code"] == "bad_field" and data["error"].startswith(data["params"]["field"] + ": ")
+    assert data["code"] in REFUSED and data["code"] != "bad_field", data  # bad_field: a pydantic error not mapped
     assert data["params"]["field"] == field or data["params"]["field"].startswith(field + "."), data
+    assert data["params"]["field"] in data["error"] or data["code"] in ("player_count", "not_json"), data
     return data
 
 
@@ -296,3 +305,40 @@ def test_the_openapi_document_is_built_from_the_same_models(client):
     assert len(per_game) == len(GAMES) and all(g["discriminator"]["propertyName"] == "type" for g in per_game)
     body = doc["paths"]["/api/games/{game_id}/moves"]["post"]
     assert {"200", "400", "403", "404", "409", "422"} <= set(body["responses"])
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        ({"move": {"type": "play", "card": "QH"}}, "missing_field", "version"),
+        ({"version": "0", "move": {"type": "play", "card": "QH"}}, "wrong_type", "version"),
+        ({"version": 0, "move": {"type": "play", "card": "Q" * 9}}, "too_long", "move.card"),
+        ({"version": 0, "move": {"type": "play", "card": "QH"}, "when": "now"}, "unknown_field", "when"),
+        ({"version": -1, "move": {"type": "play", "card": "QH"}}, "too_small", "version"),
+        ({"version": 0, "move": {"type": "castle"}}, "not_allowed", "move.type"),
+    ],
+)
+def test_a_schema_refusal_is_a_code_worded_in_the_phones_language(client, started, body, code, field):
+    """Issue 32: what the schema refuses is a coded refusal, like the rules' own: the same code
+    and params in every language, its words in the request's (here no English but the field)."""
+    from tests.test_i18n import JAPANESE, NOT_ENGLISH, WORD
+
+    game_id, headers = started["tute"]
+    url = f"/api/games/{game_id}/moves"
+    english = client.post(url, json=body, headers=headers | {"Accept-Language": "en"})
+    japanese = client.post(url, json=body, headers=headers | JAPANESE)
+    e, j = refused_at(english, field), refused_at(japanese, field)
+    assert e["code"] == j["code"] == code and e["params"] == j["params"]
+    words = j["error"].replace(j["params"]["field"], "")
+    words = re.sub(r"\"[^\"]*\"", "", words)  # the values the field takes, as JSON writes them
+    assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", words) and not [
+        w for w in WORD.findall(words) if w not in NOT_ENGLISH
+    ]
+    unchanged(client, started)
+
+
+def test_a_list_of_players_no_game_plays_is_said_as_the_game_says_it(client):
+    """Issue 32 (the review): Tute with 2 players is refused with the game's own words, in Japanese too."""
+    answer = client.post("/api/games", json={"game": "tute", "players": ["A", "B"]}, headers={"Accept-Language": "ja"})
+    data = refused_at(answer, "players")
+    assert data["code"] == "player_count" and data["error"] == "トゥテ・カブロンは3〜5人で遊びます"

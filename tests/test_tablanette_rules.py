@@ -393,7 +393,7 @@ def test_1_4_P7_P8_sweep_scores_at_once():
     v = T.view(s)
     assert v["table"] == [] and v["sweeps"]["Ben"] == [42] and v["scores"]["Ben"] == 42
     assert v["last"]["sweep"] is True and v["last"]["bonus"] == 42
-    assert str(Reason.from_json(v["last"]["how"])) == "KC counts 14; KS, 4D+10H each make 14: 14 × 3 = 42."
+    assert str(Reason.from_json(v["last"]["how"])) == "KC counts 14; KS and 4D+10H each make 14: 14 × 3 = 42."
 
 
 def test_1_11_card_already_seen_is_refused():

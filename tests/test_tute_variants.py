@@ -298,7 +298,7 @@ def _lab(client, args):
         (
             "ja",
             ["トゥテ・アバネロ(ハバナのトゥテ)は用意していません", "勝てるなら必ず勝つ", "フォローのみ", "原典002"]
-            + ["トゥテ・コム・アル", "クアトローラ", "ルドテカ"],  # Japanese pages name them in katakana
+            + ["tute.com.ar", "cuatrola.es", "ludoteka"],  # as the sites write themselves (docs/GLOSSARY.md)
         ),
     ],
 )

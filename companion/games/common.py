@@ -82,13 +82,14 @@ def check_players(players: object, low: int, high: int, title: str) -> list[str]
         raise OptionError("players_not_names", "Players must be a list of names", option="players")
     names = [p.strip() for p in players]
     if not low <= len(names) <= high:
-        raise _player_count(title, low, high)
+        raise player_count(title, low, high)
     if any(not p for p in names) or len(set(names)) != len(names):
         raise OptionError("player_names", "Every player needs a name, and no two the same", option="players")
     return names
 
 
-def _player_count(title: str, low: int, high: int) -> OptionError:
+def player_count(title: str, low: int, high: int) -> OptionError:
+    """``title`` is for ``low`` to ``high`` players (the API's schema says so too)."""
     if high > low + 1:
         return OptionError(
             "player_count",
@@ -170,7 +171,7 @@ def read_options(
     count = given.pop("players", players)
     low, high = rules.MIN_PLAYERS, rules.MAX_PLAYERS
     if count is not None and (not is_int(count) or not low <= count <= high):
-        raise _player_count(title, low, high)
+        raise player_count(title, low, high)
     if players is not None and count != players:
         raise OptionError(
             "player_count_mismatch",

@@ -1,4 +1,4 @@
-"""The adding games 100, 99 (pagat and Itoya) and 98 (RULES.md §4).
+"""The adding games 100, 99 (pagat and Itōke) and 98 (RULES.md §4).
 
 Each player in turn plays a card onto the pile and announces the new total; a card may
 add, subtract, set the total, or reverse the direction. Whoever would push the total
@@ -26,6 +26,9 @@ Decisions where RULES.md leaves the engine a choice (besides D1-D10):
   (:data:`CARD_TABLES`): PlayAural's "Quentin C" (a jack skips, a 2 doubles or halves) and
   t_games' defaults and option groups (chicago, joker rules, gonzo). Jokers are not
   refereed: the card picker and the API know the 52 cards (the rules page says so).
+* **Landing exactly on the target** (``exact_target``): play goes on, as the seed says
+  (the total may equal the target); "others_lose" ends the hand there and every other
+  player loses it, as PlayAural's 99 does (RULES.md 4.9; the Quentin C preset).
 * **Play may start at the dealer's right** (``first_player``), anticlockwise; the deal
   then passes to the right too.
 * **An announced total** is required only for a card that gives a choice; without it
@@ -60,8 +63,8 @@ TITLE = N_("100 / 99 / 98")
 MIN_PLAYERS, MAX_PLAYERS = 2, 20
 SEATING = N_("Clockwise from the dealer's left.")
 
-#: The games: the seed's four (RULES.md 4.3) and the rule sets other implementations play
-#: (PlayAural's "Quentin C" 99; ichabod801/t_games' Ninety-Nine and its option groups).
+#: The games: the seed's four (RULES.md 4.3) and the rule sets other programs play (RULES.md
+#: 4.9: PlayAural's "Quentin C" 99; ichabod801/t_games' Ninety-Nine and its option groups).
 TARGET = {
     "100": 100,
     "99": 99,
@@ -73,50 +76,51 @@ TARGET = {
     "99jokerrules": 99,
     "99gonzo": 99,
 }
+#: Each game's name: on the scoreboard, its start and its choice on the new-game form, and the rules page.
 VARIANT_TITLES = {
     "100": N_("100"),
-    "99": N_("99"),
-    "99itoya": N_("99 (Itoya)"),
+    "99": N_("99 (pagat)"),
+    "99itoya": N_("99 (Itōke)"),
     "98": N_("98"),
-    "99quentin": N_("99 (Quentin C)"),
+    "99quentin": N_("99 (Quentin C, PlayAural)"),
     "99tgames": N_("99 (t_games)"),
-    "99chicago": N_("99 (Chicago)"),
-    "99jokerrules": N_("99 (joker rules)"),
-    "99gonzo": N_("99 (gonzo)"),
+    "99chicago": N_("99 (t_games: chicago)"),
+    "99jokerrules": N_("99 (t_games: joker rules)"),
+    "99gonzo": N_("99 (t_games: gonzo)"),
 }
 
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
-    "100": Start(N_("100"), N_("3 cards; a black ace: any total; 10: 100")),
-    "99": Start(N_("99 (pagat)"), N_("Ace 1 or 10; 10 is ±10; king sets 99"), {"variant": "99"}),
-    "99itoya": Start(N_("99 (Itoya)"), N_("Jack reverses; 9 sets 99; black ace 0-99"), {"variant": "99itoya"}),
-    "98": Start(N_("98"), N_("4 cards each, face values, no reverse"), {"variant": "98"}),
+    "100": Start(VARIANT_TITLES["100"], N_("3 cards; a black ace: any total; 10: 100")),
+    "99": Start(VARIANT_TITLES["99"], N_("Ace 1 or 10; 10 is ±10; king sets 99"), {"variant": "99"}),
+    "99itoya": Start(VARIANT_TITLES["99itoya"], N_("Jack reverses; 9 sets 99; black ace 0-99"), {"variant": "99itoya"}),
+    "98": Start(VARIANT_TITLES["98"], N_("4 cards each, face values, no reverse"), {"variant": "98"}),
     "99quentin": Start(
-        N_("99 (Quentin C)"),
-        N_("As PlayAural: a 2 doubles or halves, a 4 adds 4 and reverses, a jack skips"),
-        {"variant": "99quentin", "floor_at_zero": False},
+        VARIANT_TITLES["99quentin"],
+        N_("As PlayAural: a 2 doubles or halves, a 4 adds 4 and reverses, a jack skips, exactly 99 ends the hand"),
+        {"variant": "99quentin", "exact_target": "others_lose"},
         more=True,
     ),
     "99tgames": Start(
-        N_("99 (t_games)"),
+        VARIANT_TITLES["99tgames"],
         N_("As t_games: a 3 skips, a 4 reverses, a 9 sets 99, a king is 0"),
         {"variant": "99tgames", "floor_at_zero": False, "unforced_bust": "refused"},
         more=True,
     ),
     "99chicago": Start(
-        N_("99 (Chicago)"),
+        VARIANT_TITLES["99chicago"],
         N_("t_games' chicago: a 9 skips, a 10 is -10, a king sets 99"),
         {"variant": "99chicago", "floor_at_zero": False, "unforced_bust": "refused"},
         more=True,
     ),
     "99jokerrules": Start(
-        N_("99 (joker rules)"),
+        VARIANT_TITLES["99jokerrules"],
         N_("t_games' joker rules without the jokers: a king reverses, a 9 is 0"),
         {"variant": "99jokerrules", "floor_at_zero": False, "unforced_bust": "refused"},
         more=True,
     ),
     "99gonzo": Start(
-        N_("99 (gonzo)"),
+        VARIANT_TITLES["99gonzo"],
         N_("t_games' gonzo without the jokers: an ace reverses, a 2 skips, a jack is -10"),
         {"variant": "99gonzo", "floor_at_zero": False, "unforced_bust": "refused"},
         more=True,
@@ -129,7 +133,7 @@ OPTION_LABELS = {
     "decks": N_("Packs"),
     "floor_at_zero": N_("The total never goes below 0"),
     "ace_high_99": N_("The ace in 99"),
-    "itoya_black_ace": N_("A black ace in 99 (Itoya)"),
+    "itoya_black_ace": N_("A black ace in 99 (Itōke)"),
     "late_draw": N_("A forgotten draw"),
     "reverse_with_two_players": N_("A reverse with 2 players"),
     "match_format": N_("Keeping score"),
@@ -138,17 +142,18 @@ OPTION_LABELS = {
     "next_dealer": N_("Who deals next"),
     "unforced_bust": N_("Going over with a safe card held"),
     "first_player": N_("Who plays first"),
+    "exact_target": N_("Landing exactly on the target"),
 }
 
 OPTION_HELP = {
     "variant": N_(
-        "Which game: 100, 99, 99 as printed by Itoya, 98, or the 99 of another implementation "
-        "(PlayAural's Quentin C, t_games and its chicago, joker rules and gonzo)."
+        "Which game: 100, 99, the Itōke pack's 99, 98, or another program's 99 (PlayAural's Quentin C; "
+        "t_games, its chicago, joker rules, gonzo)."
     ),
     "decks": N_("Packs shuffled together (usual: 2 with 7 or more players; 1 pack serves at most 17 hands of 3)."),
     "floor_at_zero": N_("A total never goes below 0."),
     "ace_high_99": N_("99: the ace counts 1 or this (the seed says 10; most tables say 11)."),
-    "itoya_black_ace": N_("99 Itoya: a black ace raises the total to any value up to 99, or sets any value 0-99."),
+    "itoya_black_ace": N_("99 Itōke: a black ace raises the total to any value up to 99, or sets any value 0-99."),
     "late_draw": N_("A forgotten draw: draw 2 at the next turn, draw when noticed, or stay short."),
     "reverse_with_two_players": N_("Two players: a reverse changes nothing, or the same player plays again."),
     "match_format": N_("Tokens (lose one per hand lost; the last with tokens wins) or a tally of losses."),
@@ -161,6 +166,10 @@ OPTION_HELP = {
     "first_player": N_(
         "The dealer's left plays first, clockwise; or the dealer's right, anticlockwise (the seed says both)."
     ),
+    "exact_target": N_(
+        "A play that makes exactly the target: play goes on (the seed), or the hand ends and every other player "
+        "loses it (PlayAural's 99)."
+    ),
 }
 CHOICES = {
     "variant": tuple(TARGET),
@@ -172,20 +181,11 @@ CHOICES = {
     "next_dealer": ("next", "loser"),
     "unforced_bust": ("loss", "refused"),
     "first_player": ("left", "right"),
+    "exact_target": ("play_on", "others_lose"),
 }
 #: How each choice reads on screen (the values above are the API's codes).
 CHOICE_LABELS = {
-    "variant": {
-        "100": N_("100"),
-        "99": N_("99 (pagat)"),
-        "99itoya": N_("99 (Itoya's printed rules)"),
-        "98": N_("98"),
-        "99quentin": N_("99 (Quentin C, as PlayAural)"),
-        "99tgames": N_("99 (t_games)"),
-        "99chicago": N_("99 (t_games: chicago)"),
-        "99jokerrules": N_("99 (t_games: joker rules)"),
-        "99gonzo": N_("99 (t_games: gonzo)"),
-    },
+    "variant": VARIANT_TITLES,
     "ace_high_99": {10: N_("1 or 10"), 11: N_("1 or 11")},
     "itoya_black_ace": {"raise_only": N_("Raise to any total up to 99"), "set_any": N_("Set any total 0-99")},
     "late_draw": {
@@ -198,14 +198,16 @@ CHOICE_LABELS = {
     "next_dealer": {"next": N_("The next player"), "loser": N_("The loser")},
     "unforced_bust": {"loss": N_("A loss"), "refused": N_("Refused: play another card")},
     "first_player": {"left": N_("The dealer's left, clockwise"), "right": N_("The dealer's right, anticlockwise")},
+    "exact_target": {"play_on": N_("Play goes on"), "others_lose": N_("The hand ends: the others lose it")},
 }
 USUAL = {"decks": N_("1, or 2 with 7 or more players (up to 20)")}
 
 
 @dataclass(frozen=True)
 class Options:
-    """RULES.md §4.5 (plus ``hands`` for the loss tally and ``next_dealer`` of §4.4, and the
-    seed's other readings: ``unforced_bust`` of §4.2 and ``first_player`` of D1)."""
+    """RULES.md §4.5 (plus ``hands`` for the loss tally and ``next_dealer`` of §4.4, the
+    seed's other readings: ``unforced_bust`` of §4.2 and ``first_player`` of D1, and
+    ``exact_target`` of §4.9, PlayAural's end of a hand)."""
 
     variant: str = "100"
     decks: int | None = None
@@ -220,6 +222,7 @@ class Options:
     next_dealer: str = "next"
     unforced_bust: str = "loss"
     first_player: str = "left"
+    exact_target: str = "play_on"
 
 
 OPTION_NAMES = tuple(Options.__dataclass_fields__)
@@ -233,7 +236,7 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     """
     if isinstance(options, Options):
         return options
-    given, count = common.read_options(options, players, sys.modules[__name__], "The adding games")
+    given, count = common.read_options(options, players, sys.modules[__name__], TITLE)
     for name in ("tokens", "hands"):
         if name in given and (not _is_int(given[name]) or not 1 <= given[name] <= 99):
             raise OptionError(
@@ -287,7 +290,7 @@ class Rule(NamedTuple):
     An op is "+n" (add), "-n" (take away; see ``floor_at_zero``), "=n" (set the total),
     "=M" (set the target), "+A" (the 99 ace's high value, ``ace_high_99``), "x2" (double),
     "x2/2" (halve an even total above 49, else double: Quentin C's 2), "any" (any total
-    from 0 to the target) or "up" (the Itoya black ace: any total from the current one up
+    from 0 to the target) or "up" (the Itōke black ace: any total from the current one up
     to the target, or from 0 with ``itoya_black_ace`` "set_any")."""
 
     ops: tuple[str, ...]
@@ -621,6 +624,9 @@ def _play(s: State, move: Move) -> None:
         "choice": len(reachable) > 1,
         "bust": said > m,
     }
+    if said == m and before < m and s.options.exact_target == "others_lose":  # RULES.md 4.9
+        _landed_on_target(s, card, before)
+        return
     if said > m:  # RULES.md §4.2: over the target loses the hand
         bust = Reason(
             "bust",
@@ -632,13 +638,34 @@ def _play(s: State, move: Move) -> None:
             target=m,
         )
         # "verified" only when a hand was shown (RULES.md 4.2: a bust may have been unforced)
-        _lose(s, s.turn, bust, verified=shown is not None, bust=card, shown=shown)
+        _lose(s, [s.turn], bust, verified=shown is not None, bust=card, shown=shown)
         return
     _draw(s)
     seat = s.turn
     s.turn, s.direction = turn_after(card, seat, len(s.players), s.direction, s.options, active(s))
     if rule_of(card, s.options).turn == "skip":
         s.last["skipped"] = s.players[_step(s, seat, s.direction)]
+
+
+def _landed_on_target(s: State, card: str, before: int) -> None:
+    """RULES.md 4.9 (``exact_target`` "others_lose", PlayAural's 99): a play that makes
+    exactly the target from below ends the hand, and every other player still in loses it."""
+    seat, m = s.turn, target(s.options)
+    others = [i for i in active(s) if i != seat]
+    assert s.last is not None
+    s.last |= {"exact": True, "losers": [s.players[i] for i in others]}
+    reason = Reason(
+        "exact_target",
+        "%(player)s played %(card)s: %(before)s → %(total)s, exactly %(target)s: the hand ends and the others lose "
+        "it (%(rule)s).",
+        rule="100/99/98 4.9",
+        player=s.players[seat],
+        card=card,
+        before=before,
+        total=m,
+        target=m,
+    )
+    _lose(s, others, reason, verified=True, told=True)
 
 
 def _bust_hand(s: State, move: Move, card: str, said: int) -> list[str] | None:
@@ -879,14 +906,15 @@ def _lose_move(s: State, move: Move) -> None:
         )
     cards = _shown_hand(s, move.get("hand"), who)
     if cards is None:
-        _lose(s, seat, Reason("could_not_go", "%(player)s could not go (hand not shown).", player=who), verified=False)
+        blind = Reason("could_not_go", "%(player)s could not go (hand not shown).", player=who)
+        _lose(s, [seat], blind, verified=False)
         return
     refusal = lose_refusal(cards, s.total, s.options, player=who)
     if refusal:
         raise IllegalMove(refusal)
     _lose(
         s,
-        seat,
+        [seat],
         Reason(
             "could_not_go_shown",
             "%(player)s could not go: every card shown goes over %(target)s (%(cards)s on %(total)s).",
@@ -901,34 +929,46 @@ def _lose_move(s: State, move: Move) -> None:
 
 
 def _lose(
-    s: State, seat: int, reason: Reason, verified: bool, bust: str | None = None, shown: list[str] | None = None
+    s: State,
+    seats: list[int],
+    reason: Reason,
+    verified: bool,
+    bust: str | None = None,
+    shown: list[str] | None = None,
+    told: bool = False,
 ) -> None:
-    """The player at ``seat`` loses the hand, ``reason`` says why (kept as data)."""
-    name = s.players[seat]
-    s.losses[seat] += 1
-    if s.tokens:
-        s.tokens[seat] -= 1
+    """The players at ``seats`` lose the hand (one, or every other player when one lands
+    exactly on the target, RULES.md 4.9); ``reason`` says why (kept as data). ``told``:
+    the play that ended the hand is already the last thing said (as a bust is)."""
+    names = [s.players[i] for i in seats]
+    for seat in seats:
+        s.losses[seat] += 1
+        if s.tokens:
+            s.tokens[seat] -= 1
     s.history.append(
         {
             "deal": s.hand,
             "hand": s.hand,
-            "loser": name,
+            "loser": names[0] if len(names) == 1 else None,
+            "losers": names,
             "reason": [reason.as_data()],
             "verified": verified,
             "total": s.total,
             "bust": bust,
             "shown": shown,
             "tallied": False,
-            "points": {p: int(p == name) for p in s.players},
-            "eliminated": bool(s.tokens) and s.tokens[seat] == 0,
+            "points": {p: int(p in names) for p in s.players},
+            "eliminated": bool(s.tokens) and any(s.tokens[i] == 0 for i in seats),
         }
     )
-    if bust is None:
-        s.last = {"player": name, "lost": True, "reason": [reason.as_data()]}
-    _after_hand(s, seat)
+    if bust is None and not told:
+        s.last = {"player": names[0], "lost": True, "reason": [reason.as_data()]}
+    _after_hand(s, seats[0] if len(seats) == 1 else None)
 
 
-def _after_hand(s: State, loser: int) -> None:
+def _after_hand(s: State, loser: int | None) -> None:
+    """The match goes on, or ends; ``loser``: the hand's one loser (None when several lost:
+    the next dealer is then the next player, whatever ``next_dealer`` says)."""
     o = s.options
     live = active(s)
     if o.match_format == "tokens" and len(live) == 1:
@@ -941,7 +981,7 @@ def _after_hand(s: State, loser: int) -> None:
         s.result = {"winners": winners, "losers": [p for p in s.players if p not in winners], "draw": len(winners) > 1}
         return
     s.hand += 1
-    if o.next_dealer == "loser" and loser in live:
+    if o.next_dealer == "loser" and loser is not None and loser in live:
         dealer = loser
     else:
         dealer = _step(s, s.dealer, _first_direction(o))  # D9: the next player (in the way play starts) still in
@@ -956,7 +996,7 @@ def _tally(s: State, move: Move) -> None:
     seat = s.players.index(loser)
     if seat not in active(s):
         raise IllegalMove("out_of_match", "%(player)s is out of the match.", player=loser)
-    _lose(s, seat, Reason("lost_tallied", "Tallied: the hand's cards were not entered."), verified=False)
+    _lose(s, [seat], Reason("lost_tallied", "Tallied: the hand's cards were not entered."), verified=False)
     s.history[-1]["tallied"] = True
 
 
@@ -1026,11 +1066,15 @@ def narrate(state: State, move: Move) -> list[Reason]:
     ['Ben played JS: 0 → 10.', 'Cat misses a turn.']
     """
     kind = move.get("type")
-    if kind in ("lose", "tally") or (kind == "play" and (state.last or {}).get("bust")):
-        h = state.history[-1]
-        lost = Reason("lost_hand", "Hand %(hand)s: %(player)s loses the hand.", hand=h["hand"], player=h["loser"])
-        return [lost, *(Reason.from_json(r) for r in h["reason"])]
     last = state.last or {}
+    if kind in ("lose", "tally") or (kind == "play" and (last.get("bust") or last.get("exact"))):
+        h = state.history[-1]
+        losers = h.get("losers") or [h["loser"]]
+        if len(losers) == 1:
+            lost = Reason("lost_hand", "Hand %(hand)s: %(player)s loses the hand.", hand=h["hand"], player=losers[0])
+        else:
+            lost = Reason("lost_hand_all", "Hand %(hand)s: %(players)s lose the hand.", hand=h["hand"], players=losers)
+        return [lost, *(Reason.from_json(r) for r in h["reason"])]
     played = Reason(
         "played",
         "%(player)s played %(card)s: %(before)s → %(total)s.",

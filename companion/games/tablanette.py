@@ -792,7 +792,7 @@ def _make_capture(
     full = v * (len(named) + 1)
     lone = sum(len(g) == 1 and g[0][0] == "A" for g in named)
     bonus = _sweep_bonus(p, v, len(named), lone, search.opts)
-    groups = ", ".join("+".join(g) for g in named)
+    groups = ["+".join(g) for g in named]
     if bonus != full:
         how = Reason(
             "sweep_aces_low",
@@ -1155,10 +1155,16 @@ def _wrong_time(state: State, kind: str) -> Reason:
     if state.phase == "layout":
         return Reason(
             "deal_not_started",
-            "A deal starts with its 4 face-up cards (or a tally of the whole deal), not a %(kind)s.",
+            "A deal starts with its 4 face-up cards (or a tally of the whole deal), not a card played.",
             kind=kind,
         )
-    return Reason("deal_under_way", "The deal is under way: the next move is a play, not a %(kind)s.", kind=kind)
+    return Reason(
+        "deal_under_way",
+        N_("The deal is under way: the next move is a card played, not a layout.")
+        if kind == "layout"
+        else N_("The deal is under way: the next move is a card played, not a tally."),
+        kind=kind,
+    )
 
 
 def expects(state: State) -> list[str]:
@@ -1615,7 +1621,7 @@ def narrate(state: State, move: Move) -> list[Reason]:
         return [Reason("tallied", "Deal %(deal)s tallied: %(scores)s.", deal=record["deal"], scores=record["points"])]
     last = state.last or {}
     if not last.get("card"):
-        return [Reason("move", "%(move)s", move=kind or "move")]
+        return [Reason("move", "A move %(move)r was entered.", move=kind)]
     if last["taken"]:
         groups = " + ".join(" ".join(g) for g in last["groups"])
         said = [

@@ -447,7 +447,7 @@ def _wrong_time(s: State, kind: str) -> Reason:
         )
     if kind == "tally":
         return Reason("tally_too_late", "A deal can be tallied only before its first card.")
-    return Reason("not_now", "A %(kind)s can't come now.", kind=kind)
+    return Reason("not_now", "This move can't come now.", kind=kind)
 
 
 def _play(s: State, move: Move) -> None:
@@ -917,7 +917,7 @@ def narrate(state: State, move: Move) -> list[Reason]:
         h = state.history[-1]
         return [Reason("tallied", "Deal %(deal)s tallied: %(scores)s.", deal=h["deal"], scores=h["points"])]
     if kind != "play":
-        return [Reason("move", "%(move)s", move=kind or "move")]
+        return [Reason("move", "A move %(move)r was entered.", move=kind)]
     card = _code(move["card"])
     if state.trick:
         return [Reason("played", "%(player)s played %(card)s.", player=names[state.trick[-1][0]], card=card)]

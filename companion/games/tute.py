@@ -175,7 +175,7 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     """
     if isinstance(options, Options):
         return options
-    given, count = common.read_options(options, players, sys.modules[__name__], "Tute Cabrón")
+    given, count = common.read_options(options, players, sys.modules[__name__], TITLE)
     defaults = Options()
     for name, least in (("loss_limit", 1), ("win_threshold", 1)):
         value = given.get(name, getattr(defaults, name))
@@ -195,8 +195,9 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
             if given.get(name):
                 raise OptionError(
                     "full_duties_only",
-                    "%(option)s is one of the full duties: with duties follow_suit only following suit is required",
+                    "%(option)s is one of the full duties: with “%(duty)s” only following suit is required",
                     option=name,
+                    duty=CHOICE_LABELS["duties"]["follow_suit"],
                 )
         given |= {"must_head": False, "undertrump_required": False}
     return Options(**given)
@@ -617,14 +618,18 @@ def expects(state: State) -> list[str]:
 
 def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    return common.apply_move(state, move, _MOVES, expects, to_act, _wrong_time, "Tute")
+    return common.apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
 
 
 def _wrong_time(s: State, kind: str) -> Reason:
     """Why a move of ``kind`` can't come now (``apply_move`` raises it)."""
     if _needs_trump(s):
         return Reason(
-            "turned_card_first", "A deal starts with the dealer's turned card (the trump), not a %(kind)s.", kind=kind
+            "turned_card_first",
+            N_("A deal starts with the dealer's turned card (the trump), not a cante.")
+            if kind == "declare"
+            else N_("A deal starts with the dealer's turned card (the trump), not a card played."),
+            kind=kind,
         )
     if kind == "declare":
         return _no_declaring(s)
@@ -638,7 +643,7 @@ def _wrong_time(s: State, kind: str) -> Reason:
         )
     if kind == "tally":
         return Reason("tally_too_late", "A deal can be tallied only before its first card.")
-    return Reason("wrong_time", "A %(kind)s can't come now.", kind=kind)
+    return Reason("wrong_time", "This move can't come now.", kind=kind)
 
 
 def _no_declaring(s: State) -> Reason:
@@ -1309,7 +1314,7 @@ def narrate(state: State, move: Move) -> list[Reason]:
     if kind == "tally":
         return [Reason("tallied", "Tallied."), *_deal_words(state.history[-1])]
     if kind != "play":
-        return [Reason("move", "%(move)s", move=kind or "move")]
+        return [Reason("move", "A move %(move)r was entered.", move=kind)]
     card = _code(move["card"])
     if state.trick:
         return [Reason("played", "%(player)s played %(card)s.", player=names[state.trick[-1][0]], card=card)]

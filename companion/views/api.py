@@ -53,7 +53,7 @@ def _body() -> object:
         return {}
     data = request.get_json(silent=True)
     if data is None:
-        raise schemas.schema_error("body", "Send JSON")
+        raise schemas.schema_error("body", "not_json")
     return data
 
 

@@ -12,14 +12,15 @@ from dataclasses import fields
 from flask import Blueprint, abort, g, render_template, request, url_for
 from flask_babel import gettext
 from flask_htmx import make_response as htmx_response
+from jinja2 import pass_context
 from markupsafe import Markup, escape
 
 from companion import games, web
 from companion.errors import NAME_LISTS, Reason, Spaced
 from companion.extensions import htmx
-from companion.i18n import cite, join_html, say_html, sentences, words_of
+from companion.i18n import cite, join_html, language, say_html, sentences, words_of
 from companion.views.common import card_text, with_card_names
-from companion.web.query import Query, option_rows, read_options
+from companion.web.query import BY_START, Query, choice_label, option_label, option_rows, read_options
 
 bp = Blueprint("rules", __name__, url_prefix="/rules")
 
@@ -89,7 +90,33 @@ def position_url(view: dict) -> str:
     return url_for("rules.page", game=game, **{k: v for k, v in args.items() if v not in ("", None)})
 
 
+def quoted(name: str) -> Markup:
+    """A name as the rules pages quote it: “Points to win”, 「目標点」."""
+    marks = "「」" if language() == "ja" else "“”"
+    return Markup('<span class="option-name">{}{}{}</span>').format(marks[0], name, marks[1])
+
+
+#: ``option_name(name)`` without a value: the option's own name.
+_NAME = object()
+
+
+@pass_context
+def option_name(context, name: str, value=_NAME) -> Markup:
+    """An option of the page's game (``rules``) as the new-game form labels it, quoted:
+    ``option_name("floor_at_zero")``; given a value, that choice's label:
+    ``option_name("late_draw", "any_time")``. One source for the form and the rules pages."""
+    rules = context["rules"]
+    return quoted(option_label(rules, name) if value is _NAME else choice_label(rules, name, value))
+
+
+@pass_context
+def start_name(context, start: str) -> Markup:
+    """One of the game's one-tap starts, as the new-game form labels it, quoted."""
+    return quoted(gettext(context["rules"].STARTS[start].label))
+
+
 def register(app) -> None:
+    app.jinja_env.globals.update(option_name=option_name, start_name=start_name)
     app.jinja_env.filters["rule_links"] = rule_links
     app.jinja_env.filters["rule_link"] = rule_link
     app.jinja_env.filters["cited"] = cited
@@ -147,5 +174,6 @@ def words(game: str):
         "rules/words.html",
         game=game,
         title=rules.TITLE,
-        all_options=option_rows(rules, [f.name for f in fields(rules.Options)], {}),
+        rules=rules,
+        all_options=option_rows(rules, [f.name for f in fields(rules.Options) if f.name not in BY_START], {}),
     )

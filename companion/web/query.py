@@ -350,6 +350,26 @@ def toggled(cards: list[str], code: str) -> list[str]:
     return [c for c in cards if c != code] if code in cards else cards + [code]
 
 
+#: Options the new-game form sets by its one-tap starts only (a rule set), never as a field.
+BY_START = frozenset({"preset"})
+
+
+def option_label(rules, name: str) -> str:
+    """An option's name as the new-game form shows it, in the request's language (the one
+    source for the form, the lab and the rules pages)."""
+    return _(rules.OPTION_LABELS[name])
+
+
+def choice_label(rules, name: str, value) -> str:
+    """One value of an option as the new-game form shows it: its label (``CHOICE_LABELS``),
+    "Yes" or "No", "As usual" for a blank, else the value itself (a number)."""
+    labels = getattr(rules, "CHOICE_LABELS", {}).get(name, {})
+    label = next((text for v, text in labels.items() if type(v) is type(value) and v == value), None)
+    if label is not None:
+        return _(label)
+    return _("Yes") if value is True else _("No") if value is False else _("As usual") if value is None else str(value)
+
+
 def option_rows(rules, names, raw: dict) -> list[dict]:
     """The lab's option controls: name, label, help, choices, current value."""
     hints = typing.get_type_hints(rules.Options)
@@ -361,30 +381,14 @@ def option_rows(rules, names, raw: dict) -> list[dict]:
         if kind is bool:
             choices = (True, False)
         labels = getattr(rules, "CHOICE_LABELS", {}).get(name, {})
-        words = (
-            [
-                (
-                    _choice_word(c),
-                    _(labels[c])
-                    if c in labels
-                    else _("yes")
-                    if c is True
-                    else _("no")
-                    if c is False
-                    else str(c).replace("_", " "),
-                )
-                for c in choices
-            ]
-            if choices
-            else None
-        )
+        words = [(_choice_word(c), choice_label(rules, name, c)) for c in choices] if choices else None
         default = defaults[name]
         current = raw.get(name, _choice_word(default))
         shown = _shown(rules, name, current, words, labels)
         rows.append(
             {
                 "name": name,
-                "label": _(rules.OPTION_LABELS[name]),
+                "label": option_label(rules, name),
                 "help": _(rules.OPTION_HELP[name]) if name in rules.OPTION_HELP else "",
                 "choices": words,
                 "value": current,

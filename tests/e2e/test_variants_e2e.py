@@ -55,7 +55,7 @@ def test_another_programs_99_is_one_tap_under_the_rules(page, base_url, shot):
     def quentin(p):
         answered(p, lambda: p.locator("label.tap:has(input[name=start][value='99quentin'])").click(), "#options")
         expect(p.locator("details.rules-options")).to_have_attribute("open", "")
-        expect(p.locator("details.rules-options summary")).to_contain_text("As usual for 99 (Quentin C)")
+        expect(p.locator("details.rules-options summary")).to_contain_text("As usual for 99 (Quentin C, PlayAural)")
 
     start_with(page, base_url, "hundred", ["Ann", "Ben", "Cat"], quentin)
     expect(page.locator(".running .order .next")).to_have_text("Ben")  # Ann dealt: Ben first

@@ -1,0 +1,330 @@
+"""Every word true in Japanese (issue 32): the pages a table reads in Japanese join their
+sentences as Japanese does, every refusal the app can make reads in Japanese, and the
+catalog uses one word per concept, the one docs/GLOSSARY.md takes from the seeds.
+
+* **Sentences:** no half-width space after 。 where a page joins two sentences (a
+  browser draws it: Chromium keeps a space between Japanese characters), on every page
+  and state a table sees, in the words a screen reader says too.
+* **Refusals:** every refusal code of every module (the engines', the store's, the API's
+  schema checks), worded in Japanese from sample params, holds no English word. What may
+  stay in Latin letters: cards (as chips, Q♥ 10♦, or as codes a typist writes, QH 10D),
+  numbers, the names players type, the abbreviations any Japanese page uses (JSON, API),
+  and what a program sends or must send, as it is written (:data:`TOKENS`: a field of the
+  API, "move.card"; a value quoted, ``'loser'``, ``"play"``). A rule is cited by the
+  game's Japanese name and its section number (「トゥテ 4.2」).
+* **Glossary:** a term the glossary rejects appears in no Japanese message.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from companion import games
+from tests import ROOT
+from tests.test_i18n import CHOICES, JAPANESE, NOT_ENGLISH, WORD, Table, _lab_urls, _states
+
+#: Where a browser breaks the line, or a datum that is no sentence (a move's time in the log): text
+#: on either side of one of these is not joined.
+BLOCKS = frozenset(
+    "address article aside blockquote body br button caption dd details dialog div dl dt fieldset figcaption figure "
+    "footer form h1 h2 h3 h4 h5 h6 head header hr html img input li main nav ol option p section select summary svg "
+    "table tbody td textarea tfoot th thead time title tr ul".split()
+)
+#: A Japanese sentence's end, then the half-width space a template's join leaves before more text.
+SPACED = re.compile(r"[。！？][ \t\r\n]+(?=[^\x00\s])")
+
+
+class _Flow(HTMLParser):
+    """A page's text as a browser runs it: inline text joined, each block apart (``\\x00``);
+    the hidden parts and those in another language left out; and each attribute a screen
+    reader says, on its own."""
+
+    HIDDEN = {"script", "style", "template", "noscript"}
+    SAID = ("aria-label", "title", "alt", "placeholder", "aria-description")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.said: list[str] = []
+        self.stack: list[tuple[str, bool]] = []
+
+    def _hidden(self) -> bool:
+        return any(h for _, h in self.stack)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        hidden = tag in self.HIDDEN or (tag != "html" and a.get("lang") not in (None, "ja"))
+        if not self._hidden() and not hidden:
+            self.said += [a[k] for k in self.SAID if a.get(k)]
+        if tag in BLOCKS:
+            self.parts.append("\x00")
+        if tag not in _VOID:
+            self.stack.append((tag, hidden))
+
+    def handle_endtag(self, tag):
+        if tag in BLOCKS:
+            self.parts.append("\x00")
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                break
+
+    def handle_data(self, data):
+        if not self._hidden():
+            self.parts.append(data)
+
+
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+def spaced_joins(html: str) -> list[str]:
+    """Each place a page shows a half-width space after a Japanese sentence's end, in context."""
+    flow = _Flow()
+    flow.feed(html)
+    found = []
+    for text in ["".join(flow.parts), *flow.said]:
+        found += [text[max(0, m.start() - 12) : m.end() + 12].replace("\x00", "¶") for m in SPACED.finditer(text)]
+    return found
+
+
+def test_spaced_joins_finds_what_a_browser_draws():
+    assert spaced_joins("<p>あります。 <strong>花子</strong>は…</p>") == ["¶あります。 花子は…¶"]
+    assert spaced_joins("<p>あります。\n  花子は…</p>") != []
+    assert spaced_joins('<p><span aria-label="一。 二">x</span></p>') != []
+    # a block's end is no join, nor a gap before a button, nor text in another language
+    assert spaced_joins("<ul><li>一。</li>\n<li>二。</li></ul><p>三。 <button>四</button></p>") == []
+    assert spaced_joins('<p>一。<a lang="en">English. Here</a></p>') == []
+
+
+# -- the pages a table reads in Japanese ---------------------------------------------------------------
+
+#: Tute, 4 players: the dealer turns 4D; the third player drops KC on a heart lead while holding
+#: hearts, and a heart later proves it (RULES.md 2.11).
+TUTE_REVOKE = [
+    {"type": "trump", "card": "4D"},
+    *({"type": "play", "card": c} for c in ["2C", "3C", "7C", "5C", "2H", "KC", "QH", "5H", "7H", "6H", "3H", "4H"]),
+]
+#: Tute, 4 players: trick 1 is 7D AD 2D 4D, and its winner holds KD QD: a cante to sing (RULES.md 2.5).
+TUTE_CANTE = [{"type": "trump", "card": "4D"}, *({"type": "play", "card": c} for c in ["7D", "AD", "2D", "4D"])]
+FOUR = ["太郎", "花子", "次郎", "桜"]
+
+
+def tute_pages(app) -> dict[str, str]:
+    pages = {}
+    revoke = Table(app, "tute", {"dealer": FOUR[-1]}, TUTE_REVOKE, players=FOUR)
+    pages["tute revoke"] = revoke.page()
+    cante = Table(app, "tute", {"dealer": FOUR[-1]}, TUTE_CANTE, players=FOUR)
+    pages["tute cante"] = cante.page()
+    pages["tute sang"] = cante.post_move({"type": "declare", "suit": "D", "player": "花子"})
+    return pages
+
+
+def hundred_pages(app) -> dict[str, str]:
+    t = Table(app, "hundred", {"dealer": "次郎"}, [{"type": "play", "card": "10D"}], players=["太郎", "花子", "次郎"])
+    return {"100 bust confirm": t.post_move({"type": "play", "card": "5C"})}
+
+
+@pytest.fixture(scope="module")
+def ja_pages(tmp_path_factory) -> dict[str, str]:
+    """Every page and state a table sees in Japanese, by name."""
+    from tests.conftest import make_app
+
+    app = make_app(tmp_path_factory.mktemp("ja-words"))
+    pages: dict[str, str] = {}
+    for game in games.GAMES:
+        states = _states(app, game)
+        CHOICES[game](app, states)
+        pages |= {f"{game} {name}": html for name, html in states.items()}
+    pages |= tute_pages(app) | hundred_pages(app)
+    client = app.test_client()
+    urls = ["/", "/rules/", "/games/new", "/games/nonesuch", "/players", "/players/1", "/stats"]
+    for game in games.GAMES:
+        rules = games.get(game)
+        urls += [f"/rules/{game}", f"/rules/{game}/words", *_lab_urls(game)]
+        urls += [f"/games/new?game={game}&start={start}" for start in rules.STARTS]
+    for url in urls:
+        pages[url] = client.get(url, headers=JAPANESE).get_data(as_text=True)
+    return pages
+
+
+def test_the_states_shown_are_the_ones_asked_for(ja_pages):
+    assert "リボーク" in ja_pages["tute revoke"]
+    assert 'class="choice' in ja_pages["100 bust confirm"]
+
+
+def test_no_page_joins_japanese_sentences_with_a_half_width_space(ja_pages):
+    found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html))}
+    assert not found, found
+
+
+# -- every refusal, worded in Japanese ----------------------------------------------------------------
+
+#: A sample value for each param a refusal's text places (as the engines give them: cards as
+#: codes, names, numbers, lists; an option or a game as its English label, which the web
+#: translates). A param not here fails the test: give it a sample.
+SAMPLES: dict[str, object] = {
+    "player": "太郎",
+    "name": "太郎",
+    "other": "花子",
+    "players": ["太郎", "花子"],
+    "winner": "花子",
+    "holder": "次郎",
+    "turn": "花子",
+    "to": "桜",
+    "last": "次郎",
+    "dealer": "健",
+    "side": "太郎",
+    "sides": "太郎, 花子",
+    "room": "花子",
+    "scores": {"太郎": 40, "花子": 12},
+    "card": "QH",
+    "cards": ["QH", "KH"],
+    "proof": "7C",
+    "king": "KS",
+    "queen": "QS",
+    "runt": "3D",
+    "group": "2C 3D",
+    "groups": ["2C+3D", "5H"],
+    "legal": ["2C 3D 9S", "5H 9S", "another capture"],
+    "choices": ["2C 3D 9S", "5H 9S"],
+    "totals": [82, 102],
+    "expected": ["a whole number", "text"],
+    "suit": "H",
+    "option": "Points to win",
+    "game": "Tute Cabrón",
+    "known": "shown in a cante",
+    "duty": "Follow suit only (the seed text)",
+    "sum": "7 × 2 = 14",
+    "move": "QH",
+    "kind": "castle",
+    "sizes": "1, 2, 3, 4",
+    **dict.fromkeys(
+        "value total target low high count size least most deal trick n said before bonus points top deals hand "
+        "worth listed packs round rounds pack taken counters quota line threshold left held".split(),
+        7,
+    ),
+}
+#: What a program sends or must send, kept as it is written (DESIGN.md's JSON API names fields
+#: and values in Latin letters): a field, the values a field takes, the names a program may use.
+TOKENS: dict[str, object] = {
+    "field": "move.card",
+    "char": "U+200B",  # a character by its code point (companion/names.py)
+    "unicode_name": " ZERO WIDTH SPACE",  # its English name: the English message only
+    "allowed": ["layout", "play", "tally"],
+}
+#: Codes whose ``known`` lists what a program may send (a game's moves, options, presets, the games).
+KNOWN_TOKENS = {"unknown_move", "unknown_option", "unknown_preset", "unknown_game"}
+#: A value quoted as a program wrote it: 'ZZ', "play"; and a card as a code (10D, QH): a card.
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|\b(?:10|[2-9AJQK])[SHDC]\b")
+
+
+def _every_refusal() -> list[tuple[str, str, str | None, set[str]]]:
+    """(where, code, English text, rule) of every refusal each module makes."""
+    from tests.test_refusals import MODULES, PLACE, refusals
+
+    out = []
+    for path in MODULES:
+        for r in refusals(path):
+            if not r["code"] or not r["text"]:
+                continue  # a Reason passed on
+            for text in r["text"]:
+                for rule in r["rules"] or [None]:
+                    out.append((f"{path}:{r['line']}", r["code"][0], text, rule, set(PLACE.findall(text)) - {"rule"}))
+    return out
+
+
+def test_every_refusal_reads_in_japanese(ja_app):
+    from companion.errors import Reason
+    from companion.i18n import say
+
+    found = _every_refusal()
+    assert len({code for _, code, *_ in found}) > 200
+    wrong = {}
+    with ja_app.test_request_context(headers=JAPANESE):
+        for where, code, text, rule, places in found:
+            missing = places - SAMPLES.keys() - TOKENS.keys()
+            assert not missing, f"{where} {code}: give {sorted(missing)} a sample"
+            params = {k: TOKENS.get(k, SAMPLES.get(k)) for k in places}
+            if code in KNOWN_TOKENS:
+                params["known"] = "layout, play, tally"
+            japanese = say(Reason(code, text, rule=rule, **params))
+            shown = QUOTED.sub(" ", japanese)
+            for kept in ("move.card", "layout, play, tally"):
+                shown = shown.replace(kept, " ")
+            leaked = [w for w in WORD.findall(shown) if w not in NOT_ENGLISH]
+            if leaked or not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese):
+                wrong[f"{where} {code}"] = japanese
+    assert not wrong, wrong
+
+
+@pytest.fixture(scope="module")
+def ja_app(tmp_path_factory):
+    from tests.conftest import make_app
+
+    return make_app(tmp_path_factory.mktemp("ja-refusals"))
+
+
+# -- one word per concept: the glossary ----------------------------------------------------------------
+
+GLOSSARY = ROOT / "docs" / "GLOSSARY.md"
+
+
+def glossary_rows() -> list[dict[str, str]]:
+    """The glossary's table: concept, 日本語, English, the words not used, the seed passage."""
+    rows = []
+    for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if len(cells) == 5 and cells[0] not in ("concept", "---"):
+            rows.append(dict(zip(("concept", "ja", "en", "rejected", "seed"), cells)))
+    return rows
+
+
+def rejected_terms() -> dict[str, str]:
+    """Each word the glossary does not use, and the concept it would name."""
+    return {t.strip(): row["concept"] for row in glossary_rows() for t in row["rejected"].split(",") if t.strip()}
+
+
+def test_the_glossary_names_each_concept_once_with_its_source():
+    rows = glossary_rows()
+    assert len(rows) >= 30
+    concepts = [r["concept"] for r in rows]
+    assert len(concepts) == len(set(concepts))
+    for must in (
+        "dealer",
+        "round",
+        "deal",
+        "trick",
+        "trump",
+        "capture",
+        "sweep",
+        "revoke",
+        "split partners",
+        "double win",
+    ):
+        assert any(r["concept"].startswith(must) for r in rows), must
+    for row in rows:
+        assert row["ja"] and row["en"] and row["seed"], row
+        assert re.search(r"\[S00[0-4]\]|no seed word", row["seed"]), row  # a seed's passage, or says there is none
+
+
+def test_the_japanese_catalog_uses_no_word_the_glossary_rejects(japanese):
+    rejected = rejected_terms()
+    assert "親" in rejected and "リバース" in rejected
+    found = []
+    for message in japanese:
+        if not message.id:
+            continue
+        for text in message.string if isinstance(message.string, tuple) else (message.string,):
+            found += [f"{term} ({rejected[term]}): {message.id!r} → {text}" for term in rejected if term in text]
+    assert not found, "\n".join(found)
+
+
+@pytest.fixture(scope="module")
+def japanese():
+    from babel.messages.pofile import read_po
+
+    with (ROOT / "companion" / "translations" / "ja" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        return read_po(f, locale="ja")
