@@ -19,8 +19,8 @@ True
 >>> try:
 ...     clean("Zed\\u200b")
 ... except OptionError as e:
-...     print(e)
-Zed holds a character that can't be seen or that changes the text around it (U+200B ZERO WIDTH SPACE): type the name again without it
+...     print(e.code, e.params["char"] + e.params["unicode_name"])
+name_invisible U+200B ZERO WIDTH SPACE
 """
 
 from __future__ import annotations
