@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import secrets
 
 from flask import Blueprint, Response, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
@@ -12,6 +14,7 @@ from companion.errors import OptionError
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import (
     game_context,
+    is_referee,
     load_game,
     phone_games,
     remember_key,
@@ -47,11 +50,29 @@ def healthz():
     return "ok", 200, {"Content-Type": "text/plain"}
 
 
+#: How many new-game forms a phone remembers having sent (the session cookie stays small).
+MADE_KEPT = 8
+_NONCE = re.compile(r"[A-Za-z0-9_-]{16,32}")
+
+
+def _made(nonce: str | None) -> str | None:
+    """The game this phone already made from the form carrying ``nonce`` (a form sent again:
+    Back, a reload, a double tap), if it is still there."""
+    game_id = session.get("made", {}).get(nonce) if nonce else None
+    return game_id if game_id and store().version(game_id) is not None else None
+
+
 @bp.route("/games/new", methods=["GET", "POST"])
 @creating_games
 def new():
     game = _chosen_game()
     form = new_game_form(game, request.values.get("start"), formdata=request.form if request.method == "POST" else None)
+    # Each form carries a one-time nonce; the session remembers which game a nonce made, so
+    # the same form sent twice opens the game it made instead of making another.
+    nonce = request.form.get("nonce") if request.method == "POST" else None
+    nonce = nonce if nonce and _NONCE.fullmatch(nonce) else None
+    if _made(nonce):
+        return redirect(url_for("games.show", game_id=_made(nonce)), code=303)
     if request.method == "GET":
         keep_names(form, request.args)  # a table of the roster, tapped: its names in their seats
     if request.method == "POST" and form.validate():
@@ -68,9 +89,12 @@ def new():
                 attach_error(form, e)
             else:
                 remember_key(row["id"], key)
+                if nonce:
+                    made = {k: v for k, v in session.get("made", {}).items() if k != nonce}
+                    session["made"] = dict(list({**made, nonce: row["id"]}.items())[-MADE_KEPT:])
                 return redirect(url_for("games.show", game_id=row["id"]), code=303)
     status = 422 if request.method == "POST" else 200
-    return render_template("games/new.html", **_form_context(form)), status
+    return render_template("games/new.html", nonce=nonce or secrets.token_urlsafe(16), **_form_context(form)), status
 
 
 @bp.get("/games/new/options")
@@ -106,11 +130,13 @@ def show(game_id: str):
         hidden = set(session.get("hide_hands", [])) - {game_id}
         session["hide_hands"] = sorted(hidden | ({game_id} if hands == "hide" else set()))
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    from companion.views.play import board_context
+    from companion.views.play import asked_again, board_context
 
     row = load_game(game_id)
     remember_seen(game_id)
-    return render_template("play/page.html", **board_context(row, reveal=request.args.get("reveal") == "1"))
+    # A page reloaded while it asked a question (which capture, which total) asks it again.
+    asked = asked_again(row, request.args["ask"]) if "ask" in request.args and is_referee(game_id) else {}
+    return render_template("play/page.html", **board_context(row, reveal=request.args.get("reveal") == "1", **asked))
 
 
 #: Moves on a page of the log.
