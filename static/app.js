@@ -440,7 +440,8 @@ window.companionRoles = function () {
     }
   }, true);
   document.addEventListener("htmx:afterRequest", function (e) { if (e.detail.successful) { flush(); } });
-  document.addEventListener("htmx:afterSwap", function () { show(load()); });
+  // A board swapped in shows the taps still waiting (after htmx settles its attributes).
+  document.addEventListener("htmx:afterSettle", function () { show(load()); });
   window.addEventListener("online", flush);
   // Taps left waiting on a page that is a watcher's now (this phone stopped being a
   // referee): they can't be recorded from here, and are said so.

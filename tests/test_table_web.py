@@ -13,7 +13,7 @@ from companion import web
 from companion.games import hundred as H
 from companion.games import tantony as TT
 from companion.games import tute as TU
-from tests.conftest import form_values, new_game, post_move, version_of
+from tests.conftest import finished_game, form_values, new_game, post_move, version_of
 from tests.test_live import bounds, streaming  # noqa: F401  (a fixture, and its helper)
 from tests.test_share import HX, join, link_from_panel
 
@@ -86,18 +86,7 @@ HEADINGS = {
 def test_each_games_deal_end_is_the_record_the_engine_keeps(client, game):
     """The game over (each game's sample: tallied deals), the screen that ends the last deal
     stays on the page: its heading and lines read the record, its rules are linked."""
-    sample = web.get(game).SAMPLE
-    made = client.post(
-        "/api/games",
-        json={"game": game, "players": sample["players"], "options": sample["finished"]["options"]},
-    ).get_json()
-    for version, move in enumerate(sample["finished"]["moves"]):
-        answer = client.post(
-            f"/api/games/{made['id']}/moves",
-            json={"version": version, "move": move},
-            headers={"X-Edit-Key": made["edit_key"]},
-        )
-        assert answer.status_code == 200, answer.get_json()
+    made = finished_game(client, game)
     view = client.get(f"/api/games/{made['id']}").get_json()["view"]
     assert view["result"] is not None
     record = view["history"][-1]

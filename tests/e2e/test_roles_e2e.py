@@ -26,6 +26,19 @@ def other_phone(browser):
     return browser.new_context(viewport=PHONE, device_scale_factor=1, has_touch=True, is_mobile=True)
 
 
+def take_over(browser, link: str) -> None:
+    """Another phone opens the hand-over link and takes the game over."""
+    context = other_phone(browser)
+    try:
+        taker = context.new_page()
+        taker.goto(link)
+        answered(taker, lambda: taker.click("form[action$='/join'] button[type=submit]"), "body")
+        expect(taker.locator("#picker")).to_be_visible()
+        answered(taker, lambda: taker.click("#pick-7C"))  # the new referee's move
+    finally:
+        context.close()
+
+
 def share_link(page, kind: str) -> str:
     answered(page, lambda: page.click("#share summary"), "#share")
     answered(page, lambda: page.click(f"#share form:has(input[name=kind][value={kind}]) button"), "#share")
@@ -38,25 +51,16 @@ def test_a_phone_that_hands_over_learns_it_at_once_and_watches(page, browser, ba
     game_id = start_game(page, base_url)
     lay_out(page, LAYOUT)
     expect(page.locator(".game[data-push=open]")).to_have_count(1)
-    link = share_link(page, "handover")
     page.evaluate("window.sameDocument = true")
-    context = other_phone(browser)
-    try:
-        new = context.new_page()
-        new.goto(link)
-        answered(new, lambda: new.click("form[action$='/join'] button[type=submit]"), "body")
-        expect(new.locator("#picker")).to_be_visible()
-        notice = page.locator(".game > .notice[role=status]")
-        expect(notice).to_have_text("Refereeing moved to another phone: watching now.")
-        expect(page.locator("#picker")).to_have_count(0)
-        expect(page.locator("#undo")).to_have_count(0)
-        expect(page.locator("#recent")).to_be_visible()
-        assert page.evaluate("window.sameDocument") is True
-        answered(new, lambda: new.click("#pick-7C"))  # the new referee's move reaches the old phone
-        expect_version(page, 2)
-        expect(notice).to_be_visible()
-    finally:
-        context.close()
+    take_over(browser, share_link(page, "handover"))
+    notice = page.locator(".game > .notice[role=status]")
+    expect(notice).to_have_text("Refereeing moved to another phone: watching now.")
+    expect(page.locator("#picker")).to_have_count(0)
+    expect(page.locator("#undo")).to_have_count(0)
+    expect(page.locator("#recent")).to_be_visible()
+    expect_version(page, 2)  # the new referee's move reached the old phone
+    expect(notice).to_be_visible()
+    assert page.evaluate("window.sameDocument") is True
     page.reload()  # said once: the phone watches from now on
     expect(page.locator(".game > .notice")).to_have_count(0)
     expect(page.locator("#picker")).to_have_count(0)
@@ -78,24 +82,16 @@ def test_a_tap_refused_for_want_of_the_right_says_so(page, browser, quiet_url):
     start_game(page, quiet_url)
     lay_out(page, LAYOUT)
     expect(page.locator(".game[data-push=closed]")).to_have_count(1)
-    link = share_link(page, "handover")
-    context = other_phone(browser)
-    try:
-        taker = context.new_page()
-        taker.goto(link)
-        answered(taker, lambda: taker.click("form[action$='/join'] button[type=submit]"), "body")
-        expect(taker.locator("#picker")).to_be_visible()
-    finally:
-        context.close()
+    take_over(browser, share_link(page, "handover"))
     expect(page.locator("#picker")).to_be_visible()  # nothing told it
-    page.click("#pick-7C")
+    page.click("#pick-4S")
     banner = page.locator("#net-error")
     expect(banner).to_have_text(
-        "Not recorded: 7♣. This phone does not referee this game (any more): only the referee phones enter moves.OK"
+        "Not recorded: 4♠. This phone does not referee this game (any more): only the referee phones enter moves.OK"
     )
     expect(page.locator(".game > .notice")).to_have_text("Refereeing moved to another phone: watching now.")
     expect(page.locator("#picker")).to_have_count(0)
-    expect_version(page, 1)
+    expect_version(page, 2)  # the other phone's move; this one's tap was not recorded
 
 
 def test_a_new_game_form_sent_twice_opens_the_game_it_made(page, base_url):
