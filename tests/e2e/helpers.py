@@ -156,10 +156,11 @@ def where(page) -> dict:
     return page.evaluate(_WHERE, ANSWERS)
 
 
-def phone(page, n: int) -> dict:
-    """Turn ``page`` into the ``n``-th phone of :data:`PHONES`, round and round: a deal's taps
-    are spread over every phone this way (one deal, not one a phone)."""
-    size = PHONES[n % len(PHONES)]
+def phone(page, n: int, block: int = 1) -> dict:
+    """Turn ``page`` into the phone of :data:`PHONES` for its ``n``-th tap, round and round
+    ``block`` taps a phone: a deal's taps are spread over every phone this way (one deal,
+    not one a phone)."""
+    size = PHONES[n // block % len(PHONES)]
     if page.viewport_size != size:
         page.set_viewport_size(size)
     return size
@@ -190,7 +191,9 @@ def assert_thumb_zone(page, what: str = "") -> None:
     and while a choice waits for its answer, no card can be tapped."""
     assert page.evaluate("window.scrollY") == 0, what
     height = page.viewport_size["height"]
-    shown = page.locator("#live [role=alert], #live [role=status], #live .choice button, #net-error:visible")
+    shown = page.locator(
+        "#live [role=alert]:visible, #live [role=status]:visible, #live .choice button:visible, #net-error:visible"
+    )
     for i in range(shown.count()):
         box = shown.nth(i).bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= height, (what, shown.nth(i).inner_text()[:80], box)

@@ -112,13 +112,13 @@ def test_a_whole_hand_on_every_phone(page, base_url, shot):
     can't go, each tap on another of the phones a table holds (issue 31), in Japanese for the
     middle of it: every answer in view, the grid and Undo on the first screen from 375x667
     up; then the hand's end: who lost it and why, everyone's tokens, with their rules."""
-    players, steps = script("hundred")
+    players, steps = script("hundred", 56)  # 16 steps, two totals asked (the pad), to "can't go"
     game_id = api_game(page, base_url, "hundred", players)
     third = len(steps) // 3
     for n, step in enumerate(steps):
         if n in (third, 2 * third):
             speak(page, "ja" if n == third else "en")
-        phone(page, n)
+        phone(page, n, block=4)
         perform(page, step)
         assert_answered_in_view(page, f"step {n}: {step.move}")
     page.set_viewport_size(PHONE)

@@ -102,7 +102,7 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
     played = set(LAYOUT) | {"KH", "5C"}
     rest = [str(c) for c in PACK_52 if str(c) not in played]
     for i, code in enumerate(rest):
-        phone(page, i)
+        phone(page, i, block=4)
         tap(page, code)
         assert_answered_in_view(page, f"after {code}")
         if i == 20:

@@ -1,5 +1,7 @@
 """At the table (issue 31): roles said as they are, a new-game form sent twice, offline taps
-that keep the thread, a reload during a choice, a tapped card that was already played."""
+in a trick that name who plays next only while the rules make it certain. (A reload during
+a choice, a played card tapped and Tablanette's offline thread are checked in the deal tests
+and test_offline.py.)"""
 
 import re
 
@@ -10,14 +12,17 @@ from tests.conftest import served
 from tests.e2e.conftest import e2e_app
 from tests.e2e.helpers import (
     PHONE,
+    PHONES,
     answered,
     api_game,
-    assert_thumb_zone,
+    assert_answered_in_view,
     expect_version,
     lay_out,
+    speak,
     start_game,
-    tap_card,
 )
+from tests.e2e.test_tute_e2e import PLAYERS as TUTE_PLAYERS
+from tests.e2e.test_tute_e2e import scripted_deal
 
 LAYOUT = ["2S", "3H", "5D", "9C"]  # KH on it has a choice (TB-08)
 
@@ -116,27 +121,6 @@ def test_a_new_game_form_sent_twice_opens_the_game_it_made(page, base_url):
     assert page.url != made
 
 
-def test_offline_taps_show_on_the_table_and_the_prompt_names_who_plays_next(page, context, base_url, shot):
-    start_game(page, base_url)  # Ann deals: Ben plays first
-    lay_out(page, LAYOUT)
-    expect(page.locator("#live .prompt")).to_contain_text("Ben to play")
-    context.set_offline(True)
-    for code in ("4S", "6H", "QC"):
-        page.click(f"#pick-{code}")
-    waiting = page.locator("#live .table-cards [data-pending] .chip")
-    expect(waiting).to_have_text(["4♠Ben", "6♥Ann", "Q♣Ben"])
-    expect(page.locator("#live .prompt")).to_have_text("Ann plays next (after the taps waiting).")
-    assert_thumb_zone(page, "offline")
-    shot("offline-04-thread", full_page=False)
-    page.click("#undo button")  # takes back the last waiting tap: the thread follows
-    expect(waiting).to_have_text(["4♠Ben", "6♥Ann"])
-    expect(page.locator("#live .prompt")).to_have_text("Ben plays next (after the taps waiting).")
-    context.set_offline(False)
-    expect_version(page, 3)
-    expect(page.locator("#live [data-pending]")).to_be_hidden()
-    expect(page.locator("#live .prompt")).to_contain_text("Ben to play")
-
-
 def test_offline_in_a_trick_the_next_player_is_named_only_while_certain(page, context, base_url):
     """Tute: the trick's players in turn; after its last card the winner leads, which only
     the server can say."""
@@ -153,26 +137,18 @@ def test_offline_in_a_trick_the_next_player_is_named_only_while_certain(page, co
     expect_version(page, 5)
 
 
-def test_a_reload_keeps_the_choice_that_was_asked(page, base_url):
-    start_game(page, base_url)
-    lay_out(page, LAYOUT)
-    tap_card(page, "KH")
-    expect(page.locator("#live .choice .option")).to_have_count(2)
-    page.reload()
-    expect(page.locator("#live .choice .option")).to_have_count(2)
-    expect(page.locator("#picker")).to_have_js_property("inert", True)
-    answered(page, lambda: page.locator("#live .choice .option", has_text="5").click())
-    expect_version(page, 2)
-    assert "ask=" not in page.url
-    page.reload()
-    expect(page.locator("#live .choice")).to_have_count(0)
-
-
-def test_a_card_already_played_answers_where_it_went(page, base_url):
-    api_game(page, base_url, "tute", ["Ann", "Ben", "Cat", "Dan"], moves=[{"type": "trump", "card": "5D"}])
-    for code in ("7S", "JS", "QS", "KS"):
-        tap_card(page, code)
-    answered(page, lambda: page.click("#pick-JS", force=True))  # struck through, and tapped anyway
-    expect(page.locator("#live .error")).to_have_text("J♠ was already played in trick 1 of this deal.")
-    assert_thumb_zone(page, "already played")
-    expect_version(page, 5)
+def test_cante_buttons_fit_the_narrowest_phone_in_both_languages(page, base_url):
+    """Three pairs offered after the first trick: each button holds its points and its cards."""
+    moves, _ = scripted_deal()
+    page.set_viewport_size(PHONES[2])
+    api_game(page, base_url, "tute", TUTE_PLAYERS, moves=moves[:5])
+    for lang in ("en", "ja"):
+        speak(page, lang)
+        buttons = page.locator("#live .cantes .option")
+        expect(buttons).to_have_count(3)
+        overflowing = buttons.evaluate_all(
+            "bs => bs.filter(b => b.scrollWidth > b.clientWidth + 1 || b.getBoundingClientRect().right > innerWidth)"
+            ".map(b => b.textContent)"
+        )
+        assert overflowing == [], (lang, overflowing)
+        assert_answered_in_view(page, lang)

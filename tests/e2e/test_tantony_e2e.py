@@ -33,13 +33,13 @@ def test_referee_a_tantony_deal_and_the_start_of_deal_2(page, base_url, shot):
     rng.shuffle(deck)
     hands = {i: deck[i * 13 : (i + 1) * 13] for i in range(4)}
     state = T.start(PLAYERS, {"dealer": "Wes"})
-    # Each tap on another of the phones a table holds; in Japanese for the middle of the deal.
+    # The taps spread over the phones a table holds; in Japanese, then in English.
     moves = 0
     while state.deal == 1:
         v = T.view(state)
-        if moves in (20, 40):
-            speak(page, "ja" if moves == 20 else "en")
-        phone(page, moves)
+        if moves in (0, 31):
+            speak(page, "ja" if moves == 0 else "en")
+        phone(page, moves, block=4)
         if v["expects"] == ["give"]:
             to = rng.choice(v["room"])
             answered(page, lambda: page.click(f"#live form:has(input[name=to][value={to}]) button"))

@@ -74,12 +74,12 @@ def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
     assert_fits_a_phone(page)
     shot("tute-02-trump")
 
-    # Each tap on another of the phones a table holds; in Japanese for the middle of the deal.
+    # The taps spread over the phones a table holds; in Japanese, then in English.
     flagged_at = None
     for n, move in enumerate(moves):
-        if n in (14, 28):
-            speak(page, "ja" if n == 14 else "en")
-        phone(page, n)
+        if n in (0, 21):
+            speak(page, "ja" if n == 0 else "en")
+        phone(page, n, block=4)
         if move["type"] == "declare":
             expect(page.locator("#live .choice")).to_have_count(1)
             answered(page, lambda: page.click(f"#live form:has(input[name=suit][value={move['suit']}]) button"))
@@ -88,6 +88,13 @@ def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
         expect(page.locator("#live .error")).to_have_count(0)
         expect_version(page, n + 1)
         assert_answered_in_view(page, f"move {n}: {move}")
+        if n == 4:  # trick 1 is in: a card of it, struck through, tapped anyway says where it went
+            played = moves[1]["card"]
+            answered(page, lambda: page.click(f"#pick-{played}", force=True))
+            face = page.locator(f"#pick-{played}").inner_text().replace("\n", "")
+            expect(page.locator("#live .error")).to_have_text(f"{face}はこのディールの第1トリックですでに出ています。")
+            expect_version(page, n + 1)
+            assert_answered_in_view(page, "a played card tapped")
         if flagged_at is None and page.locator("#live .revoke").count():
             flagged_at = n
             shot("tute-05-revoke")
