@@ -231,3 +231,13 @@ def test_a_played_card_is_struck_through_but_answers_where_it_went(client):
     assert 'aria-disabled="true"' in button and " disabled" not in button and "played" in button
     refused = post_move(client, game_id, type="play", card="2S")
     assert refused.status_code == 422 and "2♠ is on the table already" in refused.get_data(as_text=True)
+
+
+def test_a_rule_a_template_cites_is_worded_in_each_requests_language(client):
+    """The deal's end cites its rules by literal ("Tute 2.2"|rule_link): each request words
+    them in its own language, not in the one the template was first compiled for."""
+    made = finished_game(client, "tute")
+    english = client.get(f"/games/{made['id']}?lang=en").get_data(as_text=True)
+    japanese = client.get(f"/games/{made['id']}?lang=ja").get_data(as_text=True)
+    assert 'words#s2-2">Tute 2.2</a>' in english and 'words#s2-2">トゥテ 2.2</a>' in japanese
+    assert "(<a" in japanese and '">トゥテ 2.6</a>)。' in japanese

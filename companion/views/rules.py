@@ -12,6 +12,7 @@ from dataclasses import fields
 from flask import Blueprint, abort, g, render_template, request, url_for
 from flask_babel import gettext
 from flask_htmx import make_response as htmx_response
+from jinja2 import pass_context
 from markupsafe import Markup, escape
 
 from companion import games, htmx, web
@@ -88,10 +89,17 @@ def position_url(view: dict) -> str:
     return url_for("rules.page", game=game, **{k: v for k, v in args.items() if v not in ("", None)})
 
 
+def _in_request(helper):
+    """``helper`` as a filter that words a rule in the request's language each time: Jinja
+    would otherwise work out ``"Tute 2.6"|rule_link`` once, when it compiles the template,
+    in whatever language that request had."""
+    return pass_context(lambda context, rule: helper(rule))
+
+
 def register(app) -> None:
     app.jinja_env.filters["rule_links"] = rule_links
-    app.jinja_env.filters["rule_link"] = rule_link
-    app.jinja_env.filters["cited"] = cited
+    app.jinja_env.filters["rule_link"] = _in_request(rule_link)
+    app.jinja_env.filters["cited"] = _in_request(cited)
     app.jinja_env.filters["reason"] = with_card_names(reason_html)
     app.jinja_env.globals["lab_position_url"] = position_url
 
