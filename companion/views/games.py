@@ -71,8 +71,9 @@ def new():
     # the same form sent twice opens the game it made instead of making another.
     nonce = request.form.get("nonce") if request.method == "POST" else None
     nonce = nonce if nonce and _NONCE.fullmatch(nonce) else None
-    if _made(nonce):
-        return redirect(url_for("games.show", game_id=_made(nonce)), code=303)
+    made = _made(nonce)
+    if made:
+        return redirect(url_for("games.show", game_id=made), code=303)
     if request.method == "GET":
         keep_names(form, request.args)  # a table of the roster, tapped: its names in their seats
     if request.method == "POST" and form.validate():
@@ -90,8 +91,8 @@ def new():
             else:
                 remember_key(row["id"], key)
                 if nonce:
-                    made = {k: v for k, v in session.get("made", {}).items() if k != nonce}
-                    session["made"] = dict(list({**made, nonce: row["id"]}.items())[-MADE_KEPT:])
+                    kept = {k: v for k, v in session.get("made", {}).items() if k != nonce}
+                    session["made"] = dict(list({**kept, nonce: row["id"]}.items())[-MADE_KEPT:])
                 return redirect(url_for("games.show", game_id=row["id"]), code=303)
     status = 422 if request.method == "POST" else 200
     return render_template("games/new.html", nonce=nonce or secrets.token_urlsafe(16), **_form_context(form)), status
