@@ -43,6 +43,12 @@ def in_turn(players: list[str], first: str | None, count: int) -> list[str]:
     return list(islice(cycle(players[i:] + players[:i]), min(count, AHEAD)))
 
 
+def rest_of_trick(view: dict[str, Any]) -> list[str]:
+    """The players still to play to the trick under way, from the one to act (a trick game's
+    view: ``players``, ``to_act``, ``trick``); its winner, who leads next, only the server knows."""
+    return in_turn(view["players"], view["to_act"], len(view["players"]) - len(view["trick"]))
+
+
 def turns(players: list[str], breaks: list[str] | None = None) -> dict[str, list[str]]:
     """The page's data for waiting taps: ``players`` play the next cards in that order,
     unless one of the ``breaks`` (cards) is played: after it the order is not certain."""

@@ -18,7 +18,7 @@ from wtforms.validators import Length, NumberRange
 
 from companion.errors import MoveError, OptionError, Reason
 from companion.schemas import BySide, CardCode, Count, Move, Name, Word
-from companion.web.board import finished_deal, in_turn
+from companion.web.board import finished_deal, in_turn, rest_of_trick
 from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, quoted, toggled
 from companion.web.tally import Pick, TallyForm, all_but_last, seat_choice, whole
@@ -100,7 +100,7 @@ def turns(view: dict) -> dict:
     next (RULES.md 2.4); the dealer turns the trump card."""
     if "play" not in view["expects"]:
         return board_turns(in_turn(view["players"], view["to_act"], 1))
-    return board_turns(in_turn(view["players"], view["to_act"], len(view["players"]) - len(view["trick"])))
+    return board_turns(rest_of_trick(view))
 
 
 def position(view: dict) -> dict:
