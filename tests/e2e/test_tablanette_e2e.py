@@ -106,7 +106,7 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
         expect(row.locator("th")).to_contain_text(label)
         expect(row.locator("td")).to_have_text([str(values[s]) for s in labels])
     cited = end.locator("a").evaluate_all("links => links.map(a => a.hash)")
-    assert cited == ["#s1-5", "#s1-5", "#P8", "#s1-6"]
+    assert cited == ["#s1-5", "#s1-5", "#s1-5", "#P8", "#s1-5", "#s1-6"]  # every line cites its rule
     assert end.bounding_box()["y"] + end.bounding_box()["height"] <= page.locator("#picker").bounding_box()["y"]
     page.reload()  # it stays until deal 2 begins
     expect(end).to_be_in_viewport()

@@ -118,7 +118,7 @@ def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
         [("✗ " if p in h["losers"] else "") + str(h["losses"][p]) for p in PLAYERS]
     )
     cited = end.locator("tbody a").evaluate_all("links => links.map(a => a.hash)")
-    assert cited == ["#s2-2", "#s2-5", "#s2-6", "#s2-7"]
+    assert cited == ["#s2-2", "#s2-5", "#s2-6", "#s2-6", "#s2-7"]  # every line cites its rule
     expect(page.locator(".scoreboard .score")).to_have_count(0)  # not deal 2's 0 0 0 0 yet
     view = engine_view(page, base_url, game_id)
     assert view["losses"] == T.view(final)["losses"]
