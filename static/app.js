@@ -468,18 +468,20 @@ window.companionRoles = function () {
   var ANSWER = "#live [role=alert], #live [role=status], #live .choice:not(.sheet)";
 
   window.companionInView = function () {
-    var first = null;
-    document.querySelectorAll(ANSWER).forEach(function (e) {
-      if (!first && e.getClientRects().length) { first = e; }
+    var top = Infinity, bottom = -Infinity, height = window.innerHeight;
+    document.querySelectorAll(ANSWER).forEach(function (e) {  // the answer: all its parts
+      if (!e.getClientRects().length) { return; }
+      var box = e.getBoundingClientRect();
+      top = Math.min(top, box.top);
+      bottom = Math.max(bottom, box.bottom);
     });
-    if (!first) { return; }
-    var box = first.getBoundingClientRect(), height = window.innerHeight;
-    if (box.top < 0) {  // above the screen: its top to the top
-      window.scrollBy(0, box.top - 4);
-    } else if (box.bottom > height && box.height <= height - 8) {  // below: all of it in view
-      window.scrollBy(0, box.bottom - height + 4);
-    } else if (box.bottom > height && box.top > height / 4) {  // taller than the screen: its top to the top
-      window.scrollBy(0, box.top - 4);
+    if (top === Infinity) { return; }
+    if (top < 0) {  // above the screen: its top to the top
+      window.scrollBy(0, top - 4);
+    } else if (bottom > height && bottom - top <= height - 8) {  // below: all of it in view
+      window.scrollBy(0, bottom - height + 4);
+    } else if (bottom > height && top > height / 4) {  // taller than the screen: its top to the top
+      window.scrollBy(0, top - 4);
     }
   };
   document.addEventListener("htmx:afterSwap", function (e) {
