@@ -92,13 +92,14 @@ lint: $(DEV)
 screens: $(DEV) chromium $(MO)
 	COMPANION_SCREENS=tests/e2e/screens PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/e2e
 
-bench: $(DEV) postgresql $(MO)
+bench: $(DEV) chromium postgresql $(MO)
 	$(PY) bench/capture_options.py
 	$(PY) bench/server.py
 	$(PY) bench/watch.py
 	$(PY) bench/page_weight.py
 	$(PY) bench/taps.py
 	$(PY) bench/stats.py
+	$(PY) bench/phones.py
 
 # The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
 # every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a

@@ -40,14 +40,18 @@ INTERVAL = 0.05
 
 class Watch:
     """One open stream: the game it watches, the phone's socket (when the server gives it
-    one), and whether the phone went away."""
+    one), and whether the phone went away. ``stirs``: the stream also wants to wake when
+    anything at all was committed (a referee phone's stream checks that its key still
+    works: a hand-over or a revoke writes no move); ``stirred`` says that happened."""
 
-    __slots__ = ("game_id", "sock", "gone")
+    __slots__ = ("game_id", "sock", "gone", "stirs", "stirred")
 
-    def __init__(self, game_id: str, sock: socket.socket | None = None):
+    def __init__(self, game_id: str, sock: socket.socket | None = None, stirs: bool = False):
         self.game_id = game_id
         self.sock = sock
         self.gone = False
+        self.stirs = stirs
+        self.stirred = False
 
 
 class Hub:
@@ -86,6 +90,7 @@ class Hub:
         self._watches: set[Watch] = set()
         self._versions: dict[str, int] = {}
         self._fresh = False  # a game newly watched: read the versions even if nothing was committed
+        self._stir = False  # a write in this process: stir the streams that want it at the next tick
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -98,15 +103,15 @@ class Hub:
         """Whether the hub's thread is running (only while a stream is open)."""
         return self._thread is not None
 
-    def open(self, game_id: str, version: int, sock: socket.socket | None = None) -> Watch | None:
+    def open(self, game_id: str, version: int, sock: socket.socket | None = None, stirs: bool = False) -> Watch | None:
         """A stream of ``game_id``, which its opener read at ``version``; None when this
-        process already holds ``limit`` streams."""
+        process already holds ``limit`` streams. ``stirs``: see :class:`Watch`."""
         with self._lock:
             if os.getpid() != self._pid:  # forked: nothing of the parent's streams is ours
                 self._reset()
             if len(self._watches) >= self.limit:
                 return None
-            watch = Watch(game_id, sock)
+            watch = Watch(game_id, sock, stirs)
             self._watches.add(watch)
             self._versions[game_id] = max(version, self._versions.get(game_id, version))
             self._fresh = True
@@ -125,19 +130,23 @@ class Hub:
 
     def wait(self, watch: Watch, seen: int, timeout: float) -> int | None:
         """Block until the watched game is past version ``seen`` (its version), the phone
-        has gone, or ``timeout`` seconds have passed (None)."""
+        has gone, a stream that ``stirs`` was stirred, or ``timeout`` seconds have passed
+        (None but for the version)."""
         with self._lock:
 
             def moved() -> bool:
-                return watch.gone or self._versions.get(watch.game_id, seen) > seen
+                return watch.gone or watch.stirred or self._versions.get(watch.game_id, seen) > seen
 
             self._lock.wait_for(moved, timeout)
+            watch.stirred = False
             version = self._versions.get(watch.game_id, seen)
             return version if version > seen and not watch.gone else None
 
     def nudge(self) -> None:
-        """Something was just written in this process: look now rather than at the next tick."""
+        """Something was just written in this process: look now rather than at the next
+        tick, and stir the streams that want it (on PostgreSQL only a move is notified)."""
         if self._thread is not None:
+            self._stir = True
             self._wake.set()
 
     # -- the thread ---------------------------------------------------------------
@@ -151,11 +160,13 @@ class Hub:
                 ids = sorted({w.game_id for w in self._watches})
                 socks = [w for w in self._watches if w.sock is not None and not w.gone]
                 fresh, self._fresh = self._fresh, False
+                stir, self._stir = self._stir, False
             rows: list[tuple[str, int]] = []
             try:
                 conn = conn or self.watcher()
                 self.looks += 1
                 if conn.changed() or fresh:
+                    stir = True
                     rows = self._versions_of(conn, ids)
             except UNAVAILABLE:  # the database is busy or gone for a moment: again next tick
                 log.exception("live updates: reading the versions failed")
@@ -166,8 +177,8 @@ class Hub:
                         pass
                 conn, self._fresh = None, True
             gone = _departed(socks)
-            if rows or gone:
-                self._tell(rows, gone)
+            if rows or gone or stir:
+                self._tell(rows, gone, stir)
             self._wake.wait(self.interval)
             self._wake.clear()
         if conn is not None:
@@ -178,14 +189,18 @@ class Hub:
         self.reads += 1
         return conn.versions(ids)
 
-    def _tell(self, rows: list[tuple[str, int]], gone: list[Watch]) -> None:
-        """Wake the streams: their game moved on (a version only grows), or their phone left."""
+    def _tell(self, rows: list[tuple[str, int]], gone: list[Watch], stir: bool = False) -> None:
+        """Wake the streams: their game moved on (a version only grows), their phone left,
+        or (``stir``) something was committed, for the streams that want to know."""
         with self._lock:
             for game_id, version in rows:
                 if game_id in self._versions and version > self._versions[game_id]:
                     self._versions[game_id] = version
             for watch in gone:
                 watch.gone = True
+            if stir:
+                for watch in self._watches:
+                    watch.stirred = watch.stirs
             self._lock.notify_all()
 
 

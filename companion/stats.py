@@ -24,8 +24,9 @@ from companion import games
 from companion.errors import N_
 from companion.store import TOTALS
 
-#: The figures a game family's tables show, with their headings: games played and won, then its own.
-_EVERY = (("played", N_("Games")), ("won", N_("Won")), ("rate", N_("Win rate")))
+#: The figures a game family's tables show, with their headings: games finished and won, then its
+#: own (a game still being played counts apart: ``unfinished``, said beside the name).
+_EVERY = (("finished", N_("Games")), ("won", N_("Won")), ("rate", N_("Win rate")))
 SHOWN = {
     "tablanette": _EVERY
     + (("average", N_("Points a deal")), ("sweeps", N_("Sweeps")), ("best_sweep", N_("Biggest sweep"))),
@@ -63,11 +64,13 @@ def _figures(row) -> dict:
     out = dict(row)
     out["average"] = round(out["points"] / out["deals"], 1) if out["deals"] else None
     out["rate"] = round(100 * out["won"] / out["finished"]) if out["finished"] else None
+    out["unfinished"] = out["played"] - out["finished"]
     return out
 
 
 def standings(store, group: Sequence[int] = ()) -> dict[str, list[dict]]:
-    """Each game family's players, most wins first: games played, finished, won and drawn,
+    """Each game family's players, most wins first: games played, finished (``unfinished``:
+    still being played), won and drawn,
     deals and points (``average`` a deal), sweeps and the biggest, cante points, marks
     (Tute's loss marks, 100's hands lost), double wins (Tantony's sudden deaths), and
     ``rate``, the percentage of finished games won. ``group``: only the games those

@@ -1,9 +1,13 @@
 // companion: what htmx cannot say by itself. No inline script anywhere (the CSP forbids it).
 //
-// A tap that never reached the server (no connection, a timeout, a server error) is said
-// at once, in a banner near the thumb: that card was NOT recorded. htmx fires sendError
-// (network), timeout and responseError (an answer it does not swap); the next answer that
-// arrives hides the banner again.
+// A tap that was not recorded is said at once, in a banner near the thumb, with its true
+// cause (issue 31): it never reached the server (no connection, no answer in time: htmx's
+// sendError and timeout), or the server answered without recording it (responseError): this
+// phone is no referee of the game (403: the page then turns into a watcher's), the game is
+// gone (404), the server is busy (503, 429: said as not recorded, try again; a card tap
+// waits on the phone instead, see below), it failed (500) or refused the request (400,
+// 413). A refusal by the rules (422) or a stale version (409) is answered with the board
+// and said there. The next answer that arrives hides the banner again.
 (function () {
   "use strict";
 
@@ -18,28 +22,47 @@
     return card || null;
   }
 
-  function show(detail, why) {
+  // The server's answer, as the banner says its cause (a key of #net-error's data-*).
+  function cause(status) {
+    if (status === 403) { return "forbidden"; }
+    if (status === 404) { return "gone"; }
+    if (status === 503 || status === 429) { return "busy"; }
+    return status >= 500 ? "failed" : "refused";
+  }
+
+  function say(text) {
     var b = banner();
-    if (!b) { return; }
-    var cfg = detail && detail.requestConfig;
-    var verb = (cfg && cfg.verb || "get").toLowerCase();
-    // The words are the page's (data-* of #net-error), in its language.
-    var say = b.dataset, text;
-    if (verb === "get") {
-      text = say.stale;
-    } else {
-      var card = tapped(detail);
-      text = (card ? say.card.replace("{card}", card) : say.tap).replace("{why}", say[why] || why);
-    }
     b.querySelector(".text").textContent = text;
     b.hidden = false;
   }
 
-  document.addEventListener("htmx:sendError", function (e) { show(e.detail, "offline"); });
-  document.addEventListener("htmx:timeout", function (e) { show(e.detail, "late"); });
+  // A tap the network lost: "did not reach the server (no connection)".
+  function lost(detail, why) {
+    var b = banner();
+    if (!b) { return; }
+    var cfg = detail && detail.requestConfig;
+    var words = b.dataset;
+    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { say(words.stale); return; }
+    var card = tapped(detail);
+    say((card ? words.card.replace("{card}", card) : words.tap).replace("{why}", words[why]));
+  }
+
+  // A tap the server answered without recording it: "Not recorded: 7♣. <why>".
+  function refused(detail, status) {
+    var b = banner();
+    if (!b) { return; }
+    var cfg = detail && detail.requestConfig;
+    var words = b.dataset;
+    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { say(words.stale); return; }
+    var why = words[cause(status)].replace("{status}", status);
+    say(words.said.replace("{cards}", tapped(detail) || words.last).replace("{why}", why));
+    if (status === 403) { window.companionRoles && window.companionRoles(); }
+  }
+
+  document.addEventListener("htmx:sendError", function (e) { lost(e.detail, "offline"); });
+  document.addEventListener("htmx:timeout", function (e) { lost(e.detail, "late"); });
   document.addEventListener("htmx:responseError", function (e) {
-    var status = e.detail.xhr ? e.detail.xhr.status : 0;
-    show(e.detail, status >= 500 ? "failed" : banner().dataset.refused.replace("{status}", status));
+    refused(e.detail, e.detail.xhr ? e.detail.xhr.status : 0);
   });
   // A banner about waiting taps that were not recorded (data-sticky) stays until dismissed:
   // the next poll's answer must not take it away before it is read.
@@ -54,6 +77,18 @@
     }
   });
 }());
+
+// This phone stopped being a referee (another phone took the game over, or revoked the
+// others): the board is fetched as it is, and the server answers with the whole game as a
+// watcher's page shows it (views/play.py, live). The page's stream says so at once
+// (sse:roles on #live); a tap refused with 403 asks the same.
+window.companionRoles = function () {
+  "use strict";
+  window.setTimeout(function () {  // after the refused request has ended, so the fetch is not held back
+    var live = document.getElementById("live");
+    if (live && window.htmx) { window.htmx.trigger(live, "poll"); }
+  }, 0);
+};
 
 // A choice waiting for its answer (which capture, which total) locks the card grid until it
 // is answered or cancelled: #live says so (data-locked) and the grid goes inert, which no
@@ -114,10 +149,18 @@
 // once even if an answer was lost. A tap the server does not apply (another phone moved
 // first, the rules refused it, or it asks a question) stops the line: it and every tap
 // after it are said as not recorded, near the thumb, with the reason, and the board shows
-// the server's answer. Undo while taps wait takes back the last waiting one.
+// the server's answer. Undo while taps wait takes back the last waiting one. A tap the
+// server could not take (503: busy, or its database is; 429; another 5xx) waits the same
+// way ("Server busy: 1 entry waiting"), and is sent again by itself.
+//
+// The board keeps the thread meanwhile (issue 31): the waiting cards show in the trick or
+// table area, in order, marked as waiting, each with who played it, and the prompt names
+// who plays next, as far as the rules make it certain without the server (the board's
+// [data-pending] carries the players of the next cards, and the cards after which the
+// order is no longer certain: web/<game>.py, turns).
 (function () {
   "use strict";
-  var sending = false, timer = null, memory = {};
+  var sending = false, timer = null, memory = {}, busy = false;
 
   function box() { return document.getElementById("waiting"); }
   function storeKey() { var b = box(); return b ? "companion.waiting:" + b.dataset.game : null; }
@@ -133,6 +176,7 @@
       if (queue.length) { window.localStorage.setItem(key, JSON.stringify(queue)); }
       else { window.localStorage.removeItem(key); }
     } catch (e) { /* private mode: kept in memory for this page */ }
+    if (!queue.length) { busy = false; }
     show(queue);
   }
   function newId() {
@@ -142,6 +186,7 @@
   }
   function isMove(path) { return /\/moves$/.test(path || ""); }
   function isUndo(path) { return /\/undo$/.test(path || ""); }
+  function watching() { var b = box(); return b && b.hasAttribute("data-watching"); }
 
   // The cards of a tap, as the grid shows them (7♣), and their buttons or boxes.
   function codes(entry) {
@@ -180,15 +225,56 @@
 
   function show(queue) {
     var b = box();
-    if (!b) { return; }
+    if (!b || watching()) { return; }
     b.hidden = !queue.length;
+    thread(queue);
     if (!queue.length) { undoLabel(queue); return; }
-    var words = queue.length === 1 ? b.dataset.one : b.dataset.many.replace("{n}", queue.length);
-    b.querySelector(".text").textContent = words;
+    var one = busy ? b.dataset.busyOne : b.dataset.one, many = busy ? b.dataset.busyMany : b.dataset.many;
+    b.querySelector(".text").textContent = queue.length === 1 ? one : many.replace("{n}", queue.length);
     b.querySelector(".cards").textContent = named(queue);
     b.classList.toggle("sending", sending);
     mark(queue);
     undoLabel(queue);
+  }
+
+  // The waiting cards on the board, in order, each with its player; and who plays next.
+  function thread(queue) {
+    var spot = document.querySelector("#live [data-pending]");
+    var prompt = document.querySelector("#live .prompt");
+    if (!spot) { return; }
+    var turns = { players: [], breaks: [] };
+    try { turns = JSON.parse(spot.dataset.turns); } catch (e) { /* none said: nobody named */ }
+    var words = box().dataset, sure = true;
+    spot.textContent = "";
+    queue.forEach(function (entry, i) {
+      codes(entry).forEach(function (code) {
+        var chip = document.createElement("span"), who = document.createElement("small");
+        chip.className = "chip waited" + (/[HD]$/.test(code) ? " red" : "");
+        chip.textContent = face(code);
+        who.textContent = sure && turns.players[i] ? turns.players[i] : "";
+        chip.appendChild(who);
+        spot.appendChild(chip);
+        if (turns.breaks.indexOf(code) >= 0) { sure = false; }
+      });
+    });
+    spot.hidden = !queue.length;
+    if (queue.length) {
+      var label = document.createElement("span");
+      label.className = "waited-label";
+      label.textContent = words.waited;
+      spot.insertBefore(label, spot.firstChild);
+    }
+    if (!prompt) { return; }
+    if (prompt.dataset.said === undefined) { prompt.dataset.said = prompt.innerHTML; }
+    if (!queue.length) {
+      prompt.innerHTML = prompt.dataset.said;
+      delete prompt.dataset.said;
+      prompt.classList.remove("waiting-next");
+      return;
+    }
+    var next = sure && turns.players[queue.length];
+    prompt.textContent = next ? words.next.replace("{name}", next) : words.unsure;
+    prompt.classList.add("waiting-next");
   }
 
   // While taps wait, Undo takes back the last of them, and says so.
@@ -243,7 +329,7 @@
   // Send the first waiting tap; on to the next once it is applied.
   function flush() {
     var queue = load();
-    if (sending || !queue.length) {
+    if (sending || !queue.length || watching()) {
       if (!queue.length && timer) { window.clearInterval(timer); timer = null; }
       return;
     }
@@ -265,11 +351,17 @@
     }).then(function (answer) {
       sending = false;
       done();
-      if (answer.status >= 500 || answer.status === 429) { show(load()); settled(); return; }  // try again later
+      if (answer.status >= 500 || answer.status === 429) {  // not taken: it waits, and goes again later
+        busy = true;
+        show(load());
+        settled();
+        return;
+      }
       var rest = load().filter(function (e) { return e.id !== entry.id; });
       var applied = answer.status === 200 && answer.version > entry.version;
       if (answer.status === 200 || answer.status === 409 || answer.status === 422) {
         window.htmx.swap("#live", answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
+        inView();
       }
       if (applied) {
         save(rest);
@@ -281,25 +373,44 @@
       if (answer.status === 409) { why = b.dataset.conflict; }
       else if (answer.status === 422) { why = b.dataset.refused; }
       else if (answer.status === 200) { why = b.dataset.asked; }
+      else if (answer.status === 403) { why = b.dataset.forbidden; }
       else { why = b.dataset.failed.replace("{status}", answer.status); }
       save([]);
       unmark([entry].concat(rest));
       say(why.replace("{card}", named([entry])).replace("{cards}", named([entry].concat(rest))));
       settled();
+      if (answer.status === 403) { window.companionRoles(); }
     }).catch(function () {
       sending = false;  // still no connection: they wait
+      busy = false;
       done();
       show(load());
     });
   }
 
+  // The answer in view after a tap: a board swapped in while the page is scrolled (a short
+  // phone, scrolled to reach the grid's lower rows) would put it above the screen.
+  function inView() {
+    if (window.companionInView) { window.companionInView(); }
+  }
+
+  function played(code) {
+    var c = document.getElementById("pick-" + code);
+    return c && c.getAttribute("aria-disabled") === "true";
+  }
+
   document.addEventListener("htmx:configRequest", function (e) {
     var d = e.detail;
-    if (!box() || d.verb !== "post") { return; }
+    if (!box() || watching() || d.verb !== "post") { return; }
     if (isMove(d.path)) {
       d.parameters.entry = newId();
       if (load().length || navigator.onLine === false) {
         e.preventDefault();
+        var card = d.formData.get("card");
+        if (card && played(card)) {  // the board says where it went once the connection is back
+          say(box().dataset.played.replace("{card}", face(card)));
+          return;
+        }
         enqueue(d.formData, d.formData.get("version"));
       }
     } else if (isUndo(d.path) && load().length) {
@@ -312,16 +423,118 @@
   // Sent, but no answer came back: it may or may not have landed; it waits with its id.
   function lost(e) {
     var cfg = e.detail && e.detail.requestConfig;
-    if (!box() || !cfg || cfg.verb !== "post" || !isMove(cfg.path)) { return; }
+    if (!box() || watching() || !cfg || cfg.verb !== "post" || !isMove(cfg.path)) { return; }
     e.stopImmediatePropagation();
     enqueue(cfg.formData, cfg.formData.get("version"), cfg.formData.get("entry"));
   }
   document.addEventListener("htmx:sendError", lost, true);
   document.addEventListener("htmx:timeout", lost, true);
+  // Answered "not now" (busy, or a database that is): not recorded; it waits the same way.
+  document.addEventListener("htmx:responseError", function (e) {
+    var status = e.detail.xhr ? e.detail.xhr.status : 0;
+    if (status === 503 || status === 429 || status >= 500) {
+      var cfg = e.detail.requestConfig;
+      if (!box() || watching() || !cfg || cfg.verb !== "post" || !isMove(cfg.path)) { return; }
+      busy = true;
+      lost(e);
+    }
+  }, true);
   document.addEventListener("htmx:afterRequest", function (e) { if (e.detail.successful) { flush(); } });
+  // A board swapped in shows the taps still waiting (after htmx settles its attributes).
+  document.addEventListener("htmx:afterSettle", function () { show(load()); });
   window.addEventListener("online", flush);
+  // Taps left waiting on a page that is a watcher's now (this phone stopped being a
+  // referee): they can't be recorded from here, and are said so.
+  function unsent() {
+    var queue = load();
+    if (!watching() || !queue.length) { return; }
+    save([]);
+    say(box().dataset.forbidden.replace("{cards}", named(queue)));
+  }
+  document.addEventListener("htmx:afterSettle", unsent);
   document.addEventListener("DOMContentLoaded", function () {
+    unsent();
     if (load().length) { show(load()); later(); flush(); }
+  });
+}());
+
+// The answer to a tap stays in view (issue 31): on a short phone the grid's lower rows are
+// reached by scrolling, and the board above is then partly off the screen. After each
+// answer to this phone's own tap, the page scrolls just enough to bring the answer (a
+// refusal, the last play, the deal's end, a notice) back to the top of the screen; an answer
+// already in view moves nothing. A board another phone's move brought (a poll) moves nothing.
+(function () {
+  "use strict";
+  var ANSWER = "#live [role=alert], #live [role=status], #live .choice:not(.sheet)";
+
+  window.companionInView = function () {
+    var top = Infinity, bottom = -Infinity, height = window.innerHeight;
+    document.querySelectorAll(ANSWER).forEach(function (e) {  // the answer: all its parts
+      if (!e.getClientRects().length) { return; }
+      var box = e.getBoundingClientRect();
+      top = Math.min(top, box.top);
+      bottom = Math.max(bottom, box.bottom);
+    });
+    if (top === Infinity) { return; }
+    if (top < 0) {  // above the screen: its top to the top
+      window.scrollBy(0, top - 4);
+    } else if (bottom > height && bottom - top <= height - 8) {  // below: all of it in view
+      window.scrollBy(0, bottom - height + 4);
+    } else if (bottom > height && top > height / 4) {  // taller than the screen: its top to the top
+      window.scrollBy(0, top - 4);
+    }
+  };
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var d = e.detail;
+    if (!d.target || d.target.id !== "live" || !d.requestConfig || d.requestConfig.elt === d.target) { return; }
+    window.companionInView();
+  });
+}());
+
+// A double tap records one card: the same card tapped again at once (it is played now, so
+// a tap on it would ask where it went) does nothing.
+(function () {
+  "use strict";
+  var last = null, at = 0;
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var cfg = e.detail.requestConfig;
+    if (cfg && cfg.verb === "post" && cfg.formData && cfg.formData.get("card")) {
+      last = cfg.formData.get("card");
+      at = Date.now();
+    }
+  });
+  document.addEventListener("click", function (e) {
+    var button = e.target && e.target.closest && e.target.closest("button.pick");
+    if (button && button.value === last && Date.now() - at < 800 && button.getAttribute("aria-disabled") === "true") {
+      e.preventDefault();
+      e.stopPropagation();
+    }
+  }, true);
+}());
+
+// The new-game form sends itself once: a second tap on "Start" while the first is on its
+// way does nothing, and the form sent again later (Back, a reload) opens the game it made
+// (its nonce: views/games.py). A phone that kept the page on Back has the nonce in it; one
+// that loads the page again gets a fresh one, so the page takes back the one it sent.
+(function () {
+  "use strict";
+  var KEY = "companion.sent-form";
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.classList || !form.classList.contains("new-game")) { return; }
+    if (form.dataset.sent) { e.preventDefault(); return; }
+    form.dataset.sent = "1";
+    try { window.sessionStorage.setItem(KEY, form.elements.nonce.value); } catch (err) { /* no storage */ }
+  }, true);
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form.new-game").forEach(function (form) {
+      delete form.dataset.sent;  // back to the form: it sends again
+      var how = window.performance && window.performance.getEntriesByType &&
+        window.performance.getEntriesByType("navigation")[0];
+      var sent = null;
+      try { sent = window.sessionStorage.getItem(KEY); } catch (err) { /* no storage */ }
+      if (sent && how && how.type === "back_forward" && form.elements.nonce) { form.elements.nonce.value = sent; }
+    });
   });
 }());
 

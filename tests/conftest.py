@@ -206,6 +206,24 @@ def become_referee(client, game_id, edit_key, kind="add"):
     return token
 
 
+def finished_game(client, game: str) -> dict:
+    """The game's adapter's finished sample game (web/<game>.py SAMPLE), entered through the
+    API: ``{"id", "edit_key", ...}``."""
+    from companion import web
+
+    sample = web.get(game).SAMPLE
+    body = {"game": game, "players": sample["players"], "options": sample["finished"]["options"]}
+    created = client.post("/api/games", json=body).get_json()
+    for version, move in enumerate(sample["finished"]["moves"]):
+        answer = client.post(
+            f"/api/games/{created['id']}/moves",
+            json={"version": version, "move": move},
+            headers={"X-Edit-Key": created["edit_key"]},
+        )
+        assert answer.status_code == 200, answer.get_json()
+    return created
+
+
 def version_of(client, game_id):
     return client.get(f"/api/games/{game_id}").get_json()["version"]
 

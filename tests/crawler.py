@@ -246,8 +246,9 @@ class Form:
     def key(self) -> tuple:
         action = re.sub(r"/games/(?!new\b)[^/?]+", "/games/<id>", self.action)
         action = re.sub(r"/join/[^/?]+", "/join/<token>", action)
-        # What the page chose (share "add" or "hand over"; a capture), not what it carries.
-        chosen = tuple(sorted((n, v) for n, v in self.fields if n not in ("csrf_token", "version")))
+        # What the page chose (share "add" or "hand over"; a capture), not what it carries
+        # (a token, the version, the new-game form's one-time nonce).
+        chosen = tuple(sorted((n, v) for n, v in self.fields if n not in ("csrf_token", "version", "nonce")))
         return (self.method, action, tuple(sorted(self.names)), chosen)
 
     def default(self, button: str | None = None) -> list[tuple[str, str]]:

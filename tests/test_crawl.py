@@ -22,6 +22,7 @@ from flask import Flask, request
 from markupsafe import Markup
 
 from companion import create_app, games, web
+from tests.conftest import finished_game
 from tests.crawler import HOSTILE, Crawl, Phone, Plan, join, play_move, start_game
 
 LARGE = os.environ.get("COMPANION_FUZZ", "") not in ("", "0")
@@ -87,17 +88,7 @@ def crawled(tmp_path_factory):
 
 def finished(crawl: Crawl, phone: Phone, game: str) -> str:
     """The adapter's finished game, entered through the API; the phone joins it by a link."""
-    sample = web.get(game).SAMPLE
-    client = phone.client
-    body = {"game": game, "players": sample["players"], "options": sample["finished"]["options"]}
-    created = client.post("/api/games", json=body).get_json()
-    for version, move in enumerate(sample["finished"]["moves"]):
-        answer = client.post(
-            f"/api/games/{created['id']}/moves",
-            json={"version": version, "move": move},
-            headers={"X-Edit-Key": created["edit_key"]},
-        )
-        assert answer.status_code == 200, answer.get_json()
+    created = finished_game(phone.client, game)
     join(crawl, phone, created["id"], created["edit_key"])
     return created["id"]
 

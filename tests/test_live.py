@@ -247,7 +247,7 @@ def test_the_game_page_opens_the_stream_with_the_extension_and_the_policy_allows
     page = client.get(f"/games/{game_id}")
     html = page.get_data(as_text=True)
     assert f'sse-connect="/games/{game_id}/events?version=0"' in html and 'hx-ext="sse"' in html
-    assert 'hx-trigger="sse:move, poll, every 10s"' in html and 'data-poll="0.5"' in html
+    assert 'hx-trigger="sse:move, sse:roles, poll, every 10s"' in html and 'data-poll="0.5"' in html
     scripts = [s.split("?")[0] for s in html.split('<script src="')[1:]]
     assert [s.split('"')[0] for s in scripts] == ["/static/htmx.min.js", "/static/sse.min.js", "/static/app.js"]
     assert client.get("/static/sse.min.js").status_code == 200

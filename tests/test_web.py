@@ -157,7 +157,7 @@ def test_a_move_answers_the_live_fragment_and_greys_out_the_card(client):
     body = r.get_data(as_text=True)
     assert r.status_code == 200
     assert 'id="pick-QH"' in body and 'hx-swap-oob="true"' in body
-    assert re.search(r'id="pick-QH"[^>]*disabled', body)
+    assert re.search(r'id="pick-QH"[^>]*aria-disabled="true"', body)  # played: struck through
     view = client.get(f"/api/games/{game_id}").get_json()["view"]
     assert view["table"] == ["4H"] and sorted(view["captured"]["Ben"]) == sorted(["2C", "3D", "8S", "QH"])
 
@@ -339,7 +339,7 @@ def test_a_pending_choice_locks_the_grid_until_it_is_answered(client):
     )
     assert not re.search(r'<section id="live"[^>]* data-locked', body) and 'id="picker"' not in body
     buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
-    assert len(buttons) == 1 and 'id="pick-KH"' in buttons[0] and " disabled" in buttons[0]  # KH: seen now
+    assert len(buttons) == 1 and 'id="pick-KH"' in buttons[0] and 'aria-disabled="true"' in buttons[0]  # KH: seen now
 
 
 def test_cancelling_a_choice_unlocks_the_grid(client):
@@ -348,7 +348,7 @@ def test_cancelling_a_choice_unlocks_the_grid(client):
     assert 'class="choice sheet"' in play(client, game_id, type="play", card="KH").get_data(as_text=True)
     cancelled = client.get(f"/games/{game_id}/live", headers=HX).get_data(as_text=True)  # "Cancel: a different card"
     assert 'class="choice' not in cancelled and 'id="picker"' in cancelled
-    assert re.search(r'id="pick-KH"(?![^>]*disabled)', cancelled)
+    assert re.search(r'id="pick-KH"(?![^>]*disabled)', cancelled)  # neither disabled nor aria-disabled
 
 
 def test_move_and_undo_forms_drop_a_second_tap_while_one_is_in_flight(client):

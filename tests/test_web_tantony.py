@@ -65,7 +65,7 @@ def test_a_deal_then_known_hands(client):
     first = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "Nan</span>" in first and "to lead" in first and "sudden death at 60" in first
     state, body = play_deal(client, game_id, state, hands, rng)
-    assert "Deal 1" in body and "Known hands" in body
+    assert "End of deal 1" in body and "Known hands" in body  # the deal's end stands above the next deal
     v = T.view(state)
     actor, legal = v["to_act"], v["legal"]
     assert all(f'name="card" value="{c}"' in body for c in legal)

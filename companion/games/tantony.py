@@ -670,6 +670,8 @@ def _score_deal(s: State, scoring: list[list[str]], tallied: bool) -> None:
             "scores": dict(zip(names, s.scores)),
             "tallied": tallied,
             "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
+            # The deal's last trick (its exchange), for the screen that ends the deal (a tally has none).
+            "last": _trick_view(s, s.tricks[-1]) if s.tricks and not tallied else None,
         }
     )
     _game_end(s)
@@ -856,20 +858,7 @@ def view(state: State) -> Record:
         "legal": legal,
         "revealing": _revealing(s),
         "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
-        "last_trick": None
-        if last is None
-        else {
-            "n": last["n"],
-            "cards": [[names[p], c] for p, c in last["cards"]],
-            "winner": None if last["winner"] is None else names[last["winner"]],
-            "runt": last["runt"],
-            "value": last["value"],
-            "hog": last.get("hog", False),
-            "to": None if last["to"] is None else names[last["to"]],
-            "forced": last["forced"],
-            "exchange": None if not last.get("exchange") else [names[last["exchange"][0]], last["exchange"][1]],
-            "scoring": [[names[p], c, v] for p, c, v in last.get("scoring", [])],
-        },
+        "last_trick": None if last is None else _trick_view(s, last),
         "trick_number": len(s.tricks) + 1,
         "tricks_per_deal": tricks_per_deal(s),
         "line": sudden_death_line(
@@ -878,6 +867,24 @@ def view(state: State) -> Record:
         "seen": sorted(tricks.played(s.tricks, s.trick)),
         "pack": [str(c) for c in pack(len(names))],
         "compass": dict(zip(names, COMPASS)) if len(names) == 4 else None,
+    }
+
+
+def _trick_view(s: State, t: Record) -> Record:
+    """A trick as the pages show it: its cards by name, winner, runt and its value, where
+    it went (a gift), the 13th trick's exchange or the last cards turned up."""
+    names = s.players
+    return {
+        "n": t["n"],
+        "cards": [[names[p], c] for p, c in t["cards"]],
+        "winner": None if t["winner"] is None else names[t["winner"]],
+        "runt": t["runt"],
+        "value": t["value"],
+        "hog": t.get("hog", False),
+        "to": None if t["to"] is None else names[t["to"]],
+        "forced": t["forced"],
+        "exchange": None if not t.get("exchange") else [names[t["exchange"][0]], t["exchange"][1]],
+        "scoring": [[names[p], c, v] for p, c, v in t.get("scoring", [])],
     }
 
 

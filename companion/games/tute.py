@@ -1125,6 +1125,8 @@ def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | 
             "losses": dict(zip(names, s.losses)),
             "tallied": tallied,
             "replayed": replay,
+            # The deal's last trick, for the screen that ends the deal (a tally has none).
+            "last": None if tallied else _trick_view(s, s.tricks[-1]),
         }
     )
     s.deal += 1
@@ -1238,15 +1240,7 @@ def view(state: State) -> Record:
         "tricks_won": dict(zip(names, won)),
         "trick_number": len(s.tricks) + 1,
         "tricks_per_deal": hand_size(s),
-        "last_trick": None
-        if last is None
-        else {
-            "n": last["n"],
-            "winner": names[last["winner"]],
-            "points": last["points"],
-            "cards": [[names[p], c] for p, c in last["cards"]],
-            "marriages": last["marriages"],
-        },
+        "last_trick": None if last is None else _trick_view(s, last),
         "losses": dict(zip(names, s.losses)),
         "loss_limit": s.options.loss_limit,
         "revokes": [{k: r[k] for k in ("player", "trick", "card", "duty", "proof", "reason")} for r in s.revokes],
@@ -1255,19 +1249,22 @@ def view(state: State) -> Record:
             for d in s.declarations
         ],
         "declarable": declarable(s),
-        "tricks": [
-            {
-                "n": t["n"],
-                "winner": names[t["winner"]],
-                "points": t["points"],
-                "marriages": t["marriages"],
-                "cards": [[names[p], c] for p, c in t["cards"]],
-            }
-            for t in s.tricks
-        ],
+        "tricks": [_trick_view(s, t) for t in s.tricks],
         "known": {names[i]: list(k) for i, k in enumerate(s.known) if k},
         "seen": sorted(tricks.played(s.tricks, s.trick)),
         "pack": [str(c) for c in pack(len(names))],
+    }
+
+
+def _trick_view(s: State, t: Record) -> Record:
+    """A trick as the pages show it: its number, cards by name, winner, points and cantes."""
+    names = s.players
+    return {
+        "n": t["n"],
+        "winner": names[t["winner"]],
+        "points": t["points"],
+        "marriages": t["marriages"],
+        "cards": [[names[p], c] for p, c in t["cards"]],
     }
 
 

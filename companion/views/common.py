@@ -76,6 +76,17 @@ def forget(game_id: str) -> None:
             session[name] = {k: v for k, v in session[name].items() if k != game_id}
 
 
+def dropped_key(game_id: str) -> bool:
+    """Whether this phone held a referee key of the game that no longer works (another
+    phone took the game over, or revoked the others): the key is forgotten then, and the
+    game stays among this phone's games, watched."""
+    if game_id not in session.get("keys", {}) or referee_key(game_id) is not None:
+        return False
+    session["keys"] = {k: v for k, v in session["keys"].items() if k != game_id}
+    remember_seen(game_id)
+    return True
+
+
 def phone_games() -> list[str]:
     """The ids of the games this phone referees or has opened."""
     return [*session.get("keys", {}), *session.get("seen", {})]

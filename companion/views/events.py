@@ -9,7 +9,16 @@ of the game as soon as it is stored, from any phone and any server process::
     data: 7
 
 The page then fetches the board through its usual poll request (``play.live``, answered
-204 when it already shows that version), so the board is rendered in one place. The
+204 when it already shows that version), so the board is rendered in one place. A
+referee phone's stream also says when this phone stops being a referee (another phone
+took the game over, or revoked the others), and ends::
+
+    event: roles
+    data: watch
+
+and the page fetches the board as a watcher's (issue 31). The key is checked whenever
+anything is committed (the hub stirs the stream), and every :data:`RECHECK` seconds
+anyway (a PostgreSQL server notifies moves only). The
 stream says nothing else but a comment now and then (a heartbeat); it ends after
 :data:`LIFE` (the browser reconnects after ``retry`` milliseconds, with the last
 version it was told as ``Last-Event-ID``, so no move is missed in between), and beyond
@@ -24,11 +33,12 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 
 from flask import Blueprint, Response, current_app, request
 
 from companion.live import Hub, Watch
-from companion.views.common import store
+from companion.views.common import referee_key, store
 
 bp = Blueprint("events", __name__, url_prefix="/games/<game_id>")
 
@@ -38,6 +48,11 @@ RETRY_MS = 500
 LIFE = 25.0
 #: A comment line this often (seconds) on a stream with nothing to say.
 BEAT = 10.0
+#: How often a referee phone's stream checks its key when nothing wakes it (seconds).
+RECHECK = 3.0
+
+#: What a referee phone's stream says when the phone stops being one.
+ROLES_EVENT = b"event: roles\ndata: watch\n\n"
 
 
 @bp.record_once
@@ -63,10 +78,13 @@ def stream(game_id: str):
     version = store().version(game_id)
     if version is None:
         return "", 404, {"Cache-Control": "no-store"}
-    watch = hub().open(game_id, version, _socket())
+    key = referee_key(game_id)
+    watch = hub().open(game_id, version, _socket(), stirs=key is not None)
     if watch is None:  # this process's streams are all taken: the page polls instead
         return "", 204, {"Cache-Control": "no-store"}
-    events = Events(hub(), watch, version, _told(), LIFE, BEAT)
+    kept = store()
+    still = None if key is None else (lambda: kept.check_key(game_id, key))
+    events = Events(hub(), watch, version, _told(), LIFE, BEAT, still)
     return Response(
         events,
         mimetype="text/event-stream",
@@ -97,9 +115,20 @@ class Events:
     """The stream's body: an iterable of SSE lines whose ``close`` (called by the server
     however the stream ends, even before it started) gives its place back to the hub."""
 
-    def __init__(self, hub: Hub, watch: Watch, version: int, told: int | None, life: float, beat: float):
+    def __init__(
+        self,
+        hub: Hub,
+        watch: Watch,
+        version: int,
+        told: int | None,
+        life: float,
+        beat: float,
+        still_referee: Callable[[], bool] | None = None,
+    ):
+        """``still_referee``: for a referee phone's stream, whether its key still works."""
         self.hub, self.watch, self.version, self.told = hub, watch, version, told
         self.life, self.beat = life, beat
+        self.still_referee = still_referee
         self._closed = False
 
     def __iter__(self):
@@ -115,18 +144,26 @@ class Events:
         # reconnected, or after its page was drawn), else just the id a reconnect sends back.
         first = move_event(seen) if self.told is not None and self.told != seen else f"id: {seen}\n\n".encode()
         yield f"retry: {RETRY_MS}\n".encode() + first
+        beat = time.monotonic() + self.beat
         while True:
-            left = end - time.monotonic()
+            now = time.monotonic()
+            left = end - now
             if left <= 0 or self.watch.gone:
                 return
-            version = self.hub.wait(self.watch, seen, min(self.beat, left))
+            wait = min(beat - now, left, RECHECK if self.still_referee else left)
+            version = self.hub.wait(self.watch, seen, max(wait, 0))
             if self.watch.gone:
+                return
+            if self.still_referee is not None and not self.still_referee():
+                yield ROLES_EVENT  # this phone referees no more: the page turns into a watcher's
                 return
             if version is not None:
                 seen = version
                 yield move_event(version)
-            elif end - time.monotonic() > 0:
+            elif time.monotonic() >= beat and end - time.monotonic() > 0:
                 yield b": \n\n"  # a heartbeat: keeps proxies from closing an idle stream
+            if time.monotonic() >= beat:
+                beat = time.monotonic() + self.beat
 
     def close(self) -> None:
         if not self._closed:

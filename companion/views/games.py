@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import secrets
 
 from flask import Blueprint, Response, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
@@ -13,6 +15,7 @@ from companion.extensions import creating_games
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import (
     game_context,
+    is_referee,
     load_game,
     phone_games,
     remember_key,
@@ -21,7 +24,7 @@ from companion.views.common import (
     store,
     this_phone,
 )
-from companion.views.play import board_context
+from companion.views.play import asked_again, board_context
 
 bp = Blueprint("games", __name__)
 
@@ -50,19 +53,38 @@ def healthz():
     return "ok", 200, {"Content-Type": "text/plain"}
 
 
+#: How many new-game forms a phone remembers having sent (the session cookie stays small).
+MADE_KEPT = 8
+_NONCE = re.compile(r"[A-Za-z0-9_-]{16,32}")
+
+
+def _made(nonce: str | None) -> str | None:
+    """The game this phone already made from the form carrying ``nonce`` (a form sent again:
+    Back, a reload, a double tap), if it is still there."""
+    game_id = session.get("made", {}).get(nonce) if nonce else None
+    return game_id if game_id and store().version(game_id) is not None else None
+
+
 @bp.get("/games/new")
 def new():
     """The new-game form (a table of the roster, tapped, fills the seats in order)."""
     form = new_game_form(_chosen_game(), request.args.get("start"), formdata=None)
     keep_names(form, request.args)
-    return render_template("games/new.html", **_form_context(form))
+    return render_template("games/new.html", nonce=secrets.token_urlsafe(16), **_form_context(form))
 
 
 @bp.post("/games/new")
 @creating_games
 def create():
     """The form posted: the game starts and this phone becomes its referee, or the form
-    comes back with what to change (422)."""
+    comes back with what to change (422). Each form carries a one-time nonce; the session
+    remembers which game a nonce made, so the same form sent twice opens the game it made
+    instead of making another."""
+    nonce = request.form.get("nonce")
+    nonce = nonce if nonce and _NONCE.fullmatch(nonce) else None
+    made = _made(nonce)
+    if made:
+        return redirect(url_for("games.show", game_id=made), code=303)
     game = _chosen_game()
     form = new_game_form(game, request.form.get("start"), formdata=request.form)
     if form.validate():
@@ -79,8 +101,11 @@ def create():
                 attach_error(form, e)
             else:
                 remember_key(row["id"], key)
+                if nonce:
+                    kept = {k: v for k, v in session.get("made", {}).items() if k != nonce}
+                    session["made"] = dict(list({**kept, nonce: row["id"]}.items())[-MADE_KEPT:])
                 return redirect(url_for("games.show", game_id=row["id"]), code=303)
-    return render_template("games/new.html", **_form_context(form)), 422
+    return render_template("games/new.html", nonce=nonce or secrets.token_urlsafe(16), **_form_context(form)), 422
 
 
 @bp.get("/games/new/options")
@@ -118,7 +143,9 @@ def show(game_id: str):
         return redirect(url_for("games.show", game_id=game_id), code=303)
     row = load_game(game_id)
     remember_seen(game_id)
-    return render_template("play/page.html", **board_context(row, reveal=request.args.get("reveal") == "1"))
+    # A page reloaded while it asked a question (which capture, which total) asks it again.
+    asked = asked_again(row, request.args["ask"]) if "ask" in request.args and is_referee(game_id) else {}
+    return render_template("play/page.html", **board_context(row, reveal=request.args.get("reveal") == "1", **asked))
 
 
 #: Moves on a page of the log.

@@ -3,17 +3,19 @@ fragment with the refusal shown in place, 422), and the poll watchers refresh by
 
 from __future__ import annotations
 
+import json
 import re
 
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
-from companion import games, schemas
+from companion import games, schemas, web
 from companion.errors import AmbiguousMove, MoveError
 from companion.extensions import htmx
 from companion.store import Conflict
 from companion.views.common import (
     confirms_here,
+    dropped_key,
     game_context,
     is_referee,
     load_game,
@@ -39,7 +41,9 @@ def board_context(row: dict, view: dict | None = None, last: dict | None = None,
     when the caller knows it (it was just entered), else it is read."""
     rules = games.get(row["game"])
     referee = is_referee(row["id"])
+    demoted = dropped_key(row["id"])  # said once, on the page this phone refereed
     context = {
+        "demoted": demoted,
         **game_context(row, view),
         "referee": referee,
         "error": None,
@@ -60,6 +64,9 @@ def board_context(row: dict, view: dict | None = None, last: dict | None = None,
     context["confirmer"] = confirms_here(row["id"])
     context["undo"] = _undo_label(rules, row, last) if referee else None
     context["recent"] = None if referee else recent_moves(row)
+    adapter = web.get(row["game"])
+    context["ended"] = adapter.ended(context["view"])
+    context["turns"] = adapter.turns(context["view"]) if referee else None
     return context
 
 
@@ -125,6 +132,9 @@ def _answer(row: dict, before: dict | None, status: int = 200, last: dict | None
     headers = {"X-Version": str(row["version"])}
     if not htmx:
         return render_template("play/page.html", **context), status, headers
+    address = _address(row, context)
+    if address:
+        headers["HX-Replace-Url"] = address
     view = context["view"]
     changed, whole = [], True
     # A choice locks the picker and its answer unlocks it on the page (#live's data-locked),
@@ -142,6 +152,52 @@ def _answer(row: dict, before: dict | None, status: int = 200, last: dict | None
         status,
         headers,
     )
+
+
+def _as_watcher(row: dict):
+    """The game as a watcher's page shows it, for a phone whose page was a referee's: htmx
+    puts it in place of the whole game (the grid goes), with the notice that says why."""
+    context = board_context(row)
+    context["demoted"] = True
+    headers = {"X-Version": str(row["version"]), "HX-Retarget": ".game", "HX-Reswap": "outerHTML"}
+    return render_template("play/_game.html", **context), 200, headers
+
+
+def _address(row: dict, context: dict) -> str | None:
+    """The page's address after this answer, when it changes: with the question the board
+    is asking (``ask``: the move that asked it; ``reveal``: 100's "can't go"), so a reload
+    asks it again, or back to the game's own once it is answered. None: as it is."""
+    pending = context["choice"] or context["confirm"]
+    if pending:
+        return url_for("games.show", game_id=row["id"], ask=json.dumps(pending["move"], separators=(",", ":")))
+    if context["reveal"]:
+        return url_for("games.show", game_id=row["id"], reveal=1)
+    asking = request.headers.get("HX-Current-URL", "")
+    if "ask=" in asking or "reveal=" in asking:
+        return url_for("games.show", game_id=row["id"])
+    return None
+
+
+def asked_again(row: dict, asked: str) -> dict:
+    """The question the page was asking when it was reloaded (``asked``: the move that asked
+    it, as ``_address`` put it), asked again: the board's ``choice`` or ``confirm``. Nothing
+    is entered; a move that asks nothing now (the game moved on) asks nothing: ``{}``."""
+    try:
+        move = schemas.check_move(row["game"], json.loads(asked))
+    except (ValueError, RecursionError, MoveError):  # not a move: the page shows the board as it is
+        return {}
+    rules = games.get(row["game"])
+    ask = getattr(rules, "confirm_needed", None)
+    message = ask(row["state"], move) if ask else None
+    if message:
+        return {"confirm": {"move": move, "message": message}}
+    try:
+        rules.apply(row["state"], move)
+    except AmbiguousMove as e:
+        return {"choice": {"move": move, "options": e.options, "message": e.reason, "unanswered": False}}
+    except MoveError:
+        pass
+    return {}
 
 
 def _mode(view: dict):
@@ -250,7 +306,11 @@ def undo(game_id: str):
 @bp.get("/live")
 def live(game_id: str):
     """Watchers poll this: 204 while nothing changed, else the board. ``reveal=1``: the
-    board with its grid turned to entering the hand a player shows (100's "can't go")."""
+    board with its grid turned to entering the hand a player shows (100's "can't go").
+    ``referee=1`` (a referee's page asks): a phone that is no longer one gets the whole
+    game as a watcher's page shows it, in place of its own, saying why."""
+    if request.args.get("referee") == "1" and not is_referee(game_id):
+        return _as_watcher(load_game(game_id))
     if request.args.get("reveal") == "1":
         return _answer(load_game(game_id), None, reveal=True)
     try:

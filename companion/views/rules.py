@@ -115,11 +115,18 @@ def start_name(context, start: str) -> Markup:
     return quoted(gettext(context["rules"].STARTS[start].label))
 
 
+def _in_request(helper):
+    """``helper`` as a filter that words a rule in the request's language each time: Jinja
+    would otherwise work out ``"Tute 2.6"|rule_link`` once, when it compiles the template,
+    in whatever language that request had."""
+    return pass_context(lambda context, rule: helper(rule))
+
+
 def register(app) -> None:
     app.jinja_env.globals.update(option_name=option_name, start_name=start_name)
     app.jinja_env.filters["rule_links"] = rule_links
-    app.jinja_env.filters["rule_link"] = rule_link
-    app.jinja_env.filters["cited"] = cited
+    app.jinja_env.filters["rule_link"] = _in_request(rule_link)
+    app.jinja_env.filters["cited"] = _in_request(cited)
     app.jinja_env.filters["reason"] = with_card_names(reason_html)
     app.jinja_env.globals["lab_position_url"] = position_url
 

@@ -39,6 +39,14 @@ class Adapter(Protocol):
     def lab(self, rules: Any, opts: Any, q: Any) -> dict[str, Any]:
         """The dispute lab's answers for the position ``q`` reads."""
 
+    def ended(self, view: dict[str, Any]) -> dict[str, Any] | None:
+        """The deal just finished, from its end to the next deal's first move (or for good
+        once the game is over): its record, which the screen that ends a deal shows."""
+
+    def turns(self, view: dict[str, Any]) -> dict[str, list[str]]:
+        """Who plays the next cards, as far as the rules make it certain without the server
+        (``board.turns``): what a phone shows of the taps waiting while it is offline."""
+
 
 _MEMBERS: dict[str, Any] = {
     "CITED": str,
@@ -48,6 +56,8 @@ _MEMBERS: dict[str, Any] = {
     "MOVES": tuple,
     "position": Callable,
     "lab": Callable,
+    "ended": Callable,
+    "turns": Callable,
 }
 
 
@@ -72,7 +82,7 @@ def problems(name: str, module: ModuleType) -> list[str]:
         out.append(f"{module.__name__}.MOVES must hold schemas.Move models")
     if set(module.SAMPLE) != {"players", "moves", "said", "finished"}:
         out.append(f"{module.__name__}.SAMPLE must hold players, moves, said and finished")
-    for fn, params in (("position", 1), ("lab", 3)):
+    for fn, params in (("position", 1), ("lab", 3), ("ended", 1), ("turns", 1)):
         if len(inspect.signature(getattr(module, fn)).parameters) != params:
             out.append(f"{module.__name__}.{fn} must take {params} parameter(s)")
     return out

@@ -5,12 +5,16 @@ templates/play/hundred/ and templates/rules/_lab_hundred.html, _text_hundred.htm
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from flask_babel import lazy_gettext as _l
 from wtforms import Field, SelectChoice
 
+from companion.games import hundred as engine
 from companion.schemas import CardCode, CardList, Count, Move, Name, Word
+from companion.web.board import AHEAD, finished_deal
+from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query
 from companion.web.tally import Pick, TallyForm
 
@@ -59,6 +63,29 @@ class HundredTally(Move):
 
 
 MOVES = (HundredPlay, HundredLose, HundredTally)
+
+
+def ended(view: dict) -> dict | None:
+    """The hand just lost, until the next hand's first card."""
+    return finished_deal(view, between=view["pile"] == 0)
+
+
+def turns(view: dict) -> dict:
+    """Who plays the next cards: the playing order, round and round, as long as no card
+    can end the hand (every card that adds the most still keeps the total in) and none
+    changes the order or asks which total: those cards are the breaks (RULES.md 4.2, 4.3)."""
+    plain = {}
+    for code in view["pack"]:
+        rule = engine.rule_of(code, view["options"])
+        if len(rule.ops) == 1 and re.fullmatch(r"\+\d+", rule.ops[0]) and not rule.turn:
+            plain[code] = int(rule.ops[0])
+    most = max(plain.values(), default=0)
+    sure = (view["target"] - view["total"]) // most if most else 0
+    order = view["order"] if "play" in view["expects"] else view["order"][:1]
+    return board_turns(
+        [order[i % len(order)] for i in range(min(sure, AHEAD) + 1)] if order else [],
+        breaks=sorted(set(view["pack"]) - set(plain)),
+    )
 
 
 def position(view: dict) -> dict:

@@ -17,6 +17,8 @@ from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from companion.errors import MoveError, Reason
 from companion.schemas import BySide, CardCode, CardList, Count, Move
+from companion.web.board import finished_deal, in_turn
+from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import (
     Cards,
@@ -89,6 +91,19 @@ class TablanetteTally(Move):
 
 
 MOVES = (TablanetteLayout, TablanettePlay, TablanetteTally)
+
+
+def ended(view: dict) -> dict | None:
+    """The deal just finished, until the next deal's layout (or for good, the game over)."""
+    return finished_deal(view, between="layout" in view["expects"])
+
+
+def turns(view: dict) -> dict:
+    """Who plays the next cards: in turn, to the end of the deal (RULES.md 1.2)."""
+    if "play" not in view["expects"]:
+        return board_turns(in_turn(view["players"], view["to_act"], 1))
+    left = sum(view["hands"].values()) + view["stock"]
+    return board_turns(in_turn(view["players"], view["to_act"], left))
 
 
 def position(view: dict) -> dict:

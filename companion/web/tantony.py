@@ -13,6 +13,8 @@ from wtforms import Field, SubmitField
 
 from companion.errors import OptionError, Reason
 from companion.schemas import BySide, CardCode, CardList, Move, Name
+from companion.web.board import finished_deal, in_turn, rest_of_trick
+from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import TallyForm, card_choice, seat_choice
 
@@ -66,6 +68,20 @@ class TantonyTally(Move):
 
 
 MOVES = (TantonyPlay, TantonyGive, TantonyTally)
+
+
+def ended(view: dict) -> dict | None:
+    """The deal just finished, until the next deal's first card."""
+    return finished_deal(view, between=view["trick_number"] == 1 and not view["trick"])
+
+
+def turns(view: dict) -> dict:
+    """Who plays the next cards: in turn to the end of the trick, whose winner gives it
+    away (RULES.md 3.3, 3.4). When everyone turns up their last card (the Penguin rule),
+    only the one to act is named."""
+    if "play" not in view["expects"] or view["revealing"]:
+        return board_turns(in_turn(view["players"], view["to_act"], 1))
+    return board_turns(rest_of_trick(view))
 
 
 def position(view: dict) -> dict:

@@ -18,6 +18,8 @@ from wtforms.validators import Length, NumberRange
 
 from companion.errors import MoveError, OptionError, Reason
 from companion.schemas import BySide, CardCode, Count, Move, Name, Word
+from companion.web.board import finished_deal, in_turn, rest_of_trick
+from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, quoted, toggled
 from companion.web.tally import Pick, TallyForm, all_but_last, seat_choice, whole
 
@@ -86,6 +88,19 @@ class TuteTally(Move):
 
 
 MOVES = (TuteTrump, TutePlay, TuteDeclare, TuteTally)
+
+
+def ended(view: dict) -> dict | None:
+    """The deal just finished, until the next deal's first card (the turned one, with 4-5 players)."""
+    return finished_deal(view, between=view["trick_number"] == 1 and not view["trick"] and not view["turned"])
+
+
+def turns(view: dict) -> dict:
+    """Who plays the next cards: in turn to the end of the trick, whose winner leads the
+    next (RULES.md 2.4); the dealer turns the trump card."""
+    if "play" not in view["expects"]:
+        return board_turns(in_turn(view["players"], view["to_act"], 1))
+    return board_turns(rest_of_trick(view))
 
 
 def position(view: dict) -> dict:

@@ -17,6 +17,10 @@ from playwright.sync_api import expect
 from companion import games
 
 PHONE = {"width": 390, "height": 844}
+#: The phones a table holds (issue 31): the reference one, an iPhone SE, the narrowest.
+PHONES = ({"width": 390, "height": 844}, {"width": 375, "height": 667}, {"width": 320, "height": 568})
+#: From this height on, the whole grid and Undo fit the first screen.
+FIRST_SCREEN = 667
 
 
 def answered(page, action, region: str = "#live") -> None:
@@ -104,13 +108,92 @@ def assert_fits_a_phone(page) -> None:
         assert box["width"] >= 44 and box["height"] >= 44, box
 
 
+def api_game(page, base_url, game, players, options=None, moves=()) -> str:
+    """A game made and played through the API; this page becomes one of its referees."""
+    made = page.request.post(f"{base_url}/api/games", data={"game": game, "players": players, "options": options or {}})
+    assert made.status == 201, made.text()
+    game_id, key = made.json()["id"], made.json()["edit_key"]
+    version = 0
+    for move in moves:
+        answer = page.request.post(
+            f"{base_url}/api/games/{game_id}/moves",
+            data={"version": version, "move": move},
+            headers={"X-Edit-Key": key},
+        )
+        assert answer.ok, (move, answer.text())
+        version = answer.json()["version"]
+    link = page.request.post(
+        f"{base_url}/api/games/{game_id}/links", data={"kind": "add"}, headers={"X-Edit-Key": key}
+    ).json()["url"]
+    page.goto(link)
+    answered(page, lambda: page.click("form[action$='/join'] button[type=submit]"), "body")
+    expect_version(page, version)
+    return game_id
+
+
+#: What answers a tap: alerts, statuses, a choice's buttons, the banner near the thumb.
+ANSWERS = "#live [role=alert], #live [role=status], #live .choice button, #net-error"
+
+#: Where each answer, the grid and Undo are after a tap, in one round trip: the answers
+#: not wholly in the viewport (one most of a screen tall, as the end of a deal on the
+#: smallest phone, counts when its top is in the screen's upper quarter), the grid's and
+#: Undo's bottoms in page coordinates, and how far the page is scrolled.
+_WHERE = r"""answers => {
+  const h = window.innerHeight, y = window.scrollY;
+  const off = [...document.querySelectorAll(answers)].filter(e => e.getClientRects().length).filter(e => {
+    const r = e.getBoundingClientRect();
+    return r.top < -0.5 || (r.bottom > h + 0.5 && !(r.height > 0.6 * h && r.top <= 0.5 + h / 4));
+  }).map(e => e.textContent.trim().replace(/\s+/g, ' ').slice(0, 80));
+  const bottom = sel => { const e = [...document.querySelectorAll(sel)].find(x => x.getClientRects().length);
+    return e ? Math.round(e.getBoundingClientRect().bottom + y) : null; };
+  return {off, grid: bottom('#picker .grid, #live .hand-cards'), undo: bottom('#undo'), scroll: Math.round(y),
+          height: h};
+}"""
+
+
+def where(page) -> dict:
+    """Where the answers, the grid and Undo are now (see ``_WHERE``)."""
+    return page.evaluate(_WHERE, ANSWERS)
+
+
+def phone(page, n: int, block: int = 1) -> dict:
+    """Turn ``page`` into the phone of :data:`PHONES` for its ``n``-th tap, round and round
+    ``block`` taps a phone: a deal's taps are spread over every phone this way (one deal,
+    not one a phone)."""
+    size = PHONES[n // block % len(PHONES)]
+    if page.viewport_size != size:
+        page.set_viewport_size(size)
+    return size
+
+
+def assert_answered_in_view(page, what: str = "") -> None:
+    """After a tap, on any phone: no answer above or below the screen (``where``); from
+    375x667 up the whole grid and Undo end within the first screen too, but while the
+    screen that ends a deal stands above them (the grid waits under it)."""
+    seen = where(page)
+    assert seen["off"] == [], (what, page.viewport_size, seen)
+    if seen["height"] >= FIRST_SCREEN and not page.locator("#live .deal-end").count():
+        for part in ("grid", "undo"):
+            assert seen[part] is None or seen[part] <= seen["height"], (what, part, page.viewport_size, seen)
+
+
+def speak(page, lang: str) -> None:
+    """The phone switches its language (the page reloads in it, at the same version)."""
+    version = page.locator("#version").input_value()
+    page.goto(page.url.split("?")[0] + f"?lang={lang}")
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    expect_version(page, int(version))
+
+
 def assert_thumb_zone(page, what: str = "") -> None:
     """After a tap, at 390x844: the page has not scrolled; every alert, status and choice
     button is inside the viewport; the whole grid and Undo end within the first screen;
     and while a choice waits for its answer, no card can be tapped."""
     assert page.evaluate("window.scrollY") == 0, what
     height = page.viewport_size["height"]
-    shown = page.locator("#live [role=alert], #live [role=status], #live .choice button, #net-error:visible")
+    shown = page.locator(
+        "#live [role=alert]:visible, #live [role=status]:visible, #live .choice button:visible, #net-error:visible"
+    )
     for i in range(shown.count()):
         box = shown.nth(i).bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= height, (what, shown.nth(i).inner_text()[:80], box)

@@ -3,12 +3,18 @@ with its number pad, a bust confirm, and a checked "can't go" (RULES.md §4)."""
 
 from playwright.sync_api import expect
 
+from tests.e2e.deals import perform, script
 from tests.e2e.helpers import (
+    PHONE,
     answered,
+    api_game,
+    assert_answered_in_view,
     assert_fits_a_phone,
     assert_thumb_zone,
     engine_view,
     expect_version,
+    phone,
+    speak,
     start_game,
     tap_card,
 )
@@ -29,6 +35,7 @@ def test_referee_a_hand_of_100(page, base_url, shot):
 
     tap_card(page, "AS")  # Ann: black ace, any total 0-100
     expect(page.locator("#announced")).to_be_visible()
+    expect(page.locator("#announced")).to_have_value("")  # nothing announced until typed
     assert_thumb_zone(page)
     shot("hundred-03-black-ace")
     page.fill("#announced", "90")
@@ -53,6 +60,9 @@ def test_referee_a_hand_of_100(page, base_url, shot):
     answered(page, lambda: page.click('a:has-text("Can\'t go")'))
     expect(page.locator(".grid")).to_have_count(1)
     expect(page.locator(".play-form")).to_have_count(0)
+    for code in ("8H", "4C", "AS", "9S"):  # played this hand: struck through, not in the hand shown
+        expect(page.locator(f".reveal-form label.played:has(input[value='{code}'])")).to_have_count(1)
+        expect(page.locator(f".reveal-form input[value='{code}']")).to_be_disabled()
     assert_thumb_zone(page, "can't go")
     page.click(".reveal-form label:has(input[value='KH'])")  # a safe card shown: refused, naming it
     answered(page, lambda: page.click(".reveal-form button[type=submit]"))
@@ -91,6 +101,33 @@ def test_referee_a_hand_of_99_without_one_scroll(page, base_url, shot):
     expect(page.locator("[role=alertdialog]")).to_contain_text("Ben loses the hand")
     assert_thumb_zone(page, "the bust's confirm")
     answered(page, lambda: page.locator("[role=alertdialog] button.danger").click())
-    expect(page.locator("#live .last")).to_contain_text("Ben loses the hand")
+    expect(page.locator("#live .last")).to_contain_text("Ben played 5♠: 99 → 104.")
+    expect(page.locator("#live .deal-end")).to_contain_text("Ben loses the hand")
     assert_thumb_zone(page, "the loss")
     shot("hundred-07-99-lost", full_page=False)
+
+
+def test_a_whole_hand_on_every_phone(page, base_url, shot):
+    """A hand of 100 dealt from a seeded shuffle and played from real hands to the one who
+    can't go, each tap on another of the phones a table holds (issue 31), in Japanese for the
+    middle of it: every answer in view, the grid and Undo on the first screen from 375x667
+    up; then the hand's end: who lost it and why, everyone's tokens, with their rules."""
+    players, steps = script("hundred", 56)  # 16 steps, two totals asked (the pad), to "can't go"
+    game_id = api_game(page, base_url, "hundred", players)
+    third = len(steps) // 3
+    for n, step in enumerate(steps):
+        if n in (third, 2 * third):
+            speak(page, "ja" if n == third else "en")
+        phone(page, n, block=4)
+        perform(page, step)
+        assert_answered_in_view(page, f"step {n}: {step.move}")
+    page.set_viewport_size(PHONE)
+    shot("hundred-08-hand-end", full_page=False)
+    view = engine_view(page, base_url, game_id)
+    lost = view["history"][-1]
+    end = page.locator("#live .deal-end")
+    expect(end).to_be_in_viewport()
+    expect(end.locator("h2")).to_have_text(f"Hand 1: {lost['loser']} loses the hand")
+    expect(end).to_contain_text("The hand shown was checked.")
+    expect(end.locator("tbody td")).to_have_text([str(view["tokens"][p]) for p in players])
+    assert end.locator("a").evaluate_all("links => links.map(a => a.hash)") == ["#s4-2", "#s4-4"]

@@ -1,6 +1,7 @@
-"""A Tablanette deal refereed on a phone set to Japanese (issue 15), at 390x844 and at
-320x568: every state is in Japanese, nothing overflows sideways (Japanese wraps where
-English does not), and at 390 px the answer to each tap is in view without scrolling."""
+"""A Tablanette deal refereed on a phone set to Japanese (issue 15), its taps spread over the
+phones a table holds (390x844, 375x667, 320x568; issue 31): every state is in Japanese,
+nothing overflows sideways (Japanese wraps where English does not), and the answer to each
+tap is in view, the whole grid and Undo on the first screen from 375x667 up."""
 
 import re
 
@@ -8,22 +9,29 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.cards import PACK_52
-from tests.e2e.helpers import answered, assert_thumb_zone, engine_view, expect_version, lay_out, tap, tap_card
+from tests.e2e.helpers import (
+    PHONES,
+    answered,
+    assert_answered_in_view,
+    engine_view,
+    expect_version,
+    lay_out,
+    phone,
+    tap,
+    tap_card,
+)
 from tests.test_i18n import english_words
 
 PLAYERS = ["太郎", "花子"]
 LAYOUT = ["2S", "3H", "5D", "9C"]  # KH on it has a choice (TB-08); then 5C sweeps 2S+3H
-SIZES = {"390": {"width": 390, "height": 844}, "320": {"width": 320, "height": 568}}
 
 
-@pytest.fixture(params=list(SIZES))
-def ja_page(request, browser):
+@pytest.fixture
+def ja_page(browser):
     context = browser.new_context(
-        viewport=SIZES[request.param], locale="ja-JP", device_scale_factor=1, has_touch=True, is_mobile=True
+        viewport=PHONES[0], locale="ja-JP", device_scale_factor=1, has_touch=True, is_mobile=True
     )
-    page = context.new_page()
-    page.size = request.param
-    yield page
+    yield context.new_page()
     context.close()
 
 
@@ -37,9 +45,9 @@ def check(page, shot, name: str, full_page: bool = False) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width, name
     for box in (b.bounding_box() for b in page.locator("#picker .pick:visible, #live button:visible").all()):
         assert box["height"] >= 44 and box["width"] >= 44, (name, box)
-    page.screenshot(path=str(shot.folder / f"ja-{page.size}-{name}.png"), full_page=full_page)
-    if page.size == "390" and not full_page:
-        assert_thumb_zone(page, name)
+    page.screenshot(path=str(shot.folder / f"ja-{width}-{name}.png"), full_page=full_page)
+    if not full_page and page.locator("#live").count():
+        assert_answered_in_view(page, name)
 
 
 @pytest.fixture
@@ -55,16 +63,19 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
     page.goto(base_url + "/")
     check(page, ja_shot, "01-home", full_page=True)
     page.goto(base_url + "/games/new")
+    phone(page, 2)
     check(page, ja_shot, "02-new-game", full_page=True)
     for i, name in enumerate(PLAYERS):
         page.fill(f"#player{i}", name)
     page.click("button[type=submit].primary")
     page.wait_for_url(re.compile(r"/games/[\w-]+$"))
     game_id = page.url.rsplit("/", 1)[1]
+    phone(page, 1)
     check(page, ja_shot, "03-layout")
 
     lay_out(page, LAYOUT)
     expect_version(page, 1)
+    phone(page, 2)
     check(page, ja_shot, "04-laid-out")
 
     tap_card(page, "KH")  # two captures: the choice, in Japanese
@@ -73,6 +84,7 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
     answered(page, lambda: page.locator("#live .choice .option", has_text="5").click())
     expect(page.locator("#live .table-cards .chip")).to_have_text(["2♠", "3♥"])
 
+    phone(page, 1)
     tap(page, "5C")  # 太郎's 5 takes 2+3 and empties the table
     expect(page.locator("#live")).to_contain_text("太郎 +10")
     check(page, ja_shot, "06-sweep")
@@ -81,6 +93,7 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
     page.evaluate("""() => { const f = document.querySelector('.play-form');
         const i = document.createElement('input'); i.type = 'hidden'; i.name = 'capture[]'; i.value = '2D';
         f.appendChild(i); }""")
+    phone(page, 2)
     tap_card(page, "7C")
     expect(page.locator("#live .error")).to_be_visible()
     check(page, ja_shot, "07-refusal")
@@ -89,14 +102,19 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
     played = set(LAYOUT) | {"KH", "5C"}
     rest = [str(c) for c in PACK_52 if str(c) not in played]
     for i, code in enumerate(rest):
+        phone(page, i, block=4)
         tap(page, code)
+        assert_answered_in_view(page, f"after {code}")
         if i == 20:
             check(page, ja_shot, "08-mid-deal")
     view = engine_view(page, base_url, game_id)
     assert view["deal"] == 2
-    expect(page.locator("#live .summary")).to_be_visible()
-    check(page, ja_shot, "09-deal-end")
+    for n in range(3):  # the deal's end, in Japanese, on every phone: its top on the first screen
+        phone(page, n)
+        expect(page.locator("#live .deal-end")).to_be_in_viewport()
+        check(page, ja_shot, "09-deal-end")
 
+    phone(page, 0)
     page.goto(f"{base_url}/games/{game_id}/log")
     check(page, ja_shot, "10-log", full_page=True)
     page.goto(f"{base_url}/games/{game_id}/tally")

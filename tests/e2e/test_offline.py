@@ -41,6 +41,10 @@ def test_three_taps_made_offline_are_applied_once_each_when_back_online(page, co
     expect(waiting).to_contain_text("Offline: 3 entries waiting")
     expect(waiting).to_contain_text("4♠, 6♥, Q♣")
     expect(waiting).to_be_in_viewport()
+    # The board keeps the thread (issue 31): the waiting cards on the table, in order, with
+    # who played them, and who plays next (Ann deals: Ben plays first, then they alternate).
+    expect(page.locator("#live .table-cards [data-pending] .chip")).to_have_text(["4♠Ben", "6♥Ann", "Q♣Ben"])
+    expect(page.locator("#live .prompt")).to_have_text("Ann plays next (after the taps waiting).")
     expect(page.locator("#pick-8D")).to_be_enabled()
     expect(page.locator("#net-error")).to_be_hidden()
     expect_version(page, 1)
@@ -49,6 +53,8 @@ def test_three_taps_made_offline_are_applied_once_each_when_back_online(page, co
     context.set_offline(False)
     expect(waiting).to_be_hidden()
     expect_version(page, 4)
+    expect(page.locator("#live [data-pending]")).to_be_hidden()
+    expect(page.locator("#live .prompt")).to_contain_text("Ann to play")
     for code in OFFLINE_TAPS:
         expect(page.locator(f"#pick-{code}")).to_be_disabled()
     expect(page.locator("#pick-8D")).to_be_enabled()

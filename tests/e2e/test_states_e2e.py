@@ -1,5 +1,7 @@
-"""Every page and state a table sees, in light and dark (issue 12): zero axe violations,
-no rule disabled, and a screenshot of each at 390x844 to look at.
+"""Every page and state a table sees, in light and dark (issues 12, 31): zero axe
+violations, no rule disabled, and a screenshot of each at 390x844 to look at: every
+choice, a refusal with its rule link, Tute and Tantony mid-trick, each game's end of a deal,
+the offline banner with the taps waiting on the board, the share panel, the standings.
 
 Positions are set up through the JSON API (what the engine is tested on elsewhere); this
 phone then becomes a referee by a one-use link, as a second phone would, and the states
@@ -11,35 +13,20 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import answered, assert_thumb_zone, expect_version, lay_out, tap_card
+from tests.e2e.deals import script
+from tests.e2e.helpers import answered, api_game, assert_thumb_zone, expect_version, lay_out, tap_card
 from tests.e2e.test_tute_e2e import PLAYERS as TUTE_PLAYERS
 from tests.e2e.test_tute_e2e import scripted_deal
 
+
+def deal_moves(game: str) -> tuple[list[str], list[dict]]:
+    """A whole deal's moves (tests/e2e/deals.py), to set a game at its deal's end."""
+    players, steps = script(game)
+    return players, [s.move for s in steps]
+
+
 AXE = Axe()
 CODE = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b")
-
-
-def api_game(page, base_url, game, players, options=None, moves=()) -> str:
-    """A game made and played through the API; this page becomes one of its referees."""
-    made = page.request.post(f"{base_url}/api/games", data={"game": game, "players": players, "options": options or {}})
-    assert made.status == 201, made.text()
-    game_id, key = made.json()["id"], made.json()["edit_key"]
-    version = 0
-    for move in moves:
-        answer = page.request.post(
-            f"{base_url}/api/games/{game_id}/moves",
-            data={"version": version, "move": move},
-            headers={"X-Edit-Key": key},
-        )
-        assert answer.ok, (move, answer.text())
-        version = answer.json()["version"]
-    link = page.request.post(
-        f"{base_url}/api/games/{game_id}/links", data={"kind": "add"}, headers={"X-Edit-Key": key}
-    ).json()["url"]
-    page.goto(link)
-    answered(page, lambda: page.click("button:has-text('Referee on this phone')"), "body")
-    expect_version(page, version)
-    return game_id
 
 
 @pytest.fixture
@@ -77,6 +64,7 @@ def test_pages(page, base_url, check, scheme):
         ("words-tute", "/rules/tute/words"),
         ("words-tantony", "/rules/tantony/words"),
         ("words-100", "/rules/hundred/words"),
+        ("standings", "/stats"),  # the game above is on it: a table of figures
     ):
         page.goto(base_url + url)
         expect(page.locator("main")).to_be_visible()
@@ -127,6 +115,31 @@ def test_tablanette_states(page, base_url, browser, check, scheme):
     expect(page.locator("#tally")).to_be_visible()
     check("tablanette-tally", full_page=True)
 
+    players, moves = deal_moves("tablanette")
+    api_game(page, base_url, "tablanette", players, moves=moves)
+    expect(page.locator("#live .deal-end")).to_be_visible()
+    check("tablanette-deal-end")
+
+
+@SCHEMES
+def test_tablanette_take_and_offline_states(page, context, base_url, check, scheme):
+    """Tablić's many captures, tapped card by card; the taps waiting offline, on the board."""
+    lay_downs = [{"type": "play", "card": c, "capture": []} for c in ["5S", "6S", "7S", "8S", "AH", "2H", "3H", "4H"]]
+    layout = {"type": "layout", "cards": ["AS", "2S", "3S", "4S"]}
+    api_game(page, base_url, "tablanette", ["Ann", "Ben"], {"preset": "tablic"}, [layout, *lay_downs])
+    tap_card(page, "KD")
+    expect(page.locator("#live .take-form")).to_be_visible()
+    check("tablanette-take-cards")
+    answered(page, lambda: page.click("text=Cancel: a different card"))
+    context.set_offline(True)
+    for code in ("9D", "10D"):
+        page.click(f"#pick-{code}")
+    expect(page.locator("#waiting")).to_contain_text("Offline: 2 entries waiting")
+    expect(page.locator("#live [data-pending] .chip")).to_have_count(2)
+    check("offline-waiting")
+    context.set_offline(False)
+    expect(page.locator("#waiting")).to_be_hidden()
+
 
 @SCHEMES
 def test_tute_states(page, base_url, check, scheme):
@@ -135,6 +148,12 @@ def test_tute_states(page, base_url, check, scheme):
     cante = next(n for n, m in enumerate(moves) if m["type"] == "declare")
     api_game(page, base_url, "tute", TUTE_PLAYERS, {"loss_limit": 1}, moves[:1])
     check("tute-start")
+    api_game(page, base_url, "tute", TUTE_PLAYERS, {"loss_limit": 1}, moves[:3])
+    expect(page.locator("#live .trick .badge")).to_be_visible()
+    check("tute-mid-trick")
+    api_game(page, base_url, "tute", TUTE_PLAYERS, {}, moves)
+    expect(page.locator("#live .deal-end")).to_be_visible()
+    check("tute-deal-end")
     api_game(page, base_url, "tute", TUTE_PLAYERS, {"loss_limit": 1}, moves[:cante])
     expect(page.locator("#live .choice")).to_be_visible()
     check("tute-cante-offer")
@@ -160,14 +179,25 @@ def _tute_revoke_flagged(moves) -> bool:
 def test_tantony_and_100_states(page, base_url, check, scheme):
     api_game(page, base_url, "tantony", ["Nan", "Eve", "Sam", "Wes"])
     check("tantony-start")
-    for code in ("9D", "3D", "7D", "10D"):
+    for code in ("9D", "3D"):
+        tap_card(page, code)
+    expect(page.locator("#live .compass .badge")).to_be_visible()
+    check("tantony-mid-trick")
+    for code in ("7D", "10D"):
         tap_card(page, code)
     expect(page.locator("#live .choice")).to_be_visible()
     assert_thumb_zone(page, "gift")
     check("tantony-gift")
+    players, moves = deal_moves("tantony")
+    api_game(page, base_url, "tantony", players, {"dealer": "Wes"}, moves)
+    expect(page.locator("#live .deal-end")).to_be_visible()
+    check("tantony-deal-end")
 
     api_game(page, base_url, "hundred", ["Ann", "Ben"], {"tokens": 1}, [{"type": "play", "card": "10D"}])
     check("100-mid-hand")
+    answered(page, lambda: page.click("#pick-10D", force=True))  # played: the rules say where it went
+    expect(page.locator("#live .error a")).to_have_text("100/99/98 4.8")
+    check("100-refusal-with-its-rule")
     tap_card(page, "AS")
     expect(page.locator("#announced")).to_be_visible()
     check("100-black-ace")
@@ -182,3 +212,12 @@ def test_tantony_and_100_states(page, base_url, check, scheme):
     expect(page.locator("#live .result")).to_be_visible()
     assert_thumb_zone(page, "win")
     check("100-win")
+
+    players, moves = deal_moves("hundred")
+    api_game(page, base_url, "hundred", players, {"dealer": "Cat"}, moves)
+    expect(page.locator("#live .deal-end")).to_be_visible()
+    check("100-hand-end")
+    api_game(page, base_url, "hundred", ["Ann", "Ben"], {"variant": "99"}, [{"type": "play", "card": "5C"}])
+    tap_card(page, "10D")  # 99: +10 or -10
+    expect(page.locator("#live .choice .option")).to_have_count(2)
+    check("99-total-choice")

@@ -4,13 +4,17 @@ from playwright.sync_api import expect
 
 from companion.cards import PACK_52, SUIT_SYMBOLS
 from tests.e2e.helpers import (
+    PHONE,
     answered,
+    assert_answered_in_view,
     assert_fits_a_phone,
     assert_thumb_zone,
     engine_view,
     expect_version,
     lay_out,
+    phone,
     scoreboard,
+    speak,
     start_game,
     tap,
     tap_card,
@@ -40,9 +44,13 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
     expect_version(page, 1)
     assert_thumb_zone(page)  # the choice in view, every card locked
     shot("04-choice")
+    page.reload()  # a reload asks it again
+    expect(page.locator("#live .choice .option")).to_have_count(2)
+    expect(page.locator("#picker")).to_have_js_property("inert", True)
     answered(page, lambda: page.locator("#live .choice .option", has_text="5").click())
     expect(page.locator("#live .choice")).to_have_count(0)
     expect(page.locator("#live .table-cards .chip")).to_have_text(["2♠", "3♥"])
+    assert "ask=" not in page.url  # answered: a reload asks nothing
 
     # Ann's 5C takes 2+3 and empties the table: a sweep of 5 x 2 = 10.
     tap(page, "5C")
@@ -58,26 +66,50 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
     tap(page, "5C")
     assert scoreboard(page) == {"Ann": 10, "Ben": 0}
 
-    # The rest of the deal: every remaining card, in pack order.
+    # The rest of the deal: every remaining card, in pack order, the taps spread over the
+    # phones a table holds (390x844, 375x667, 320x568), in Japanese, then in English.
     played = set(LAYOUT) | {"KH", "5C"}
     rest = [str(c) for c in PACK_52 if str(c) not in played]
     for i, code in enumerate(rest):
+        if i in (0, 24):
+            speak(page, "ja" if i == 0 else "en")
+        phone(page, i, block=4)
         tap(page, code)
-        assert_thumb_zone(page, f"after {code}, card {i} of the rest")
+        assert_answered_in_view(page, f"after {code}, card {i} of the rest")
         if i == 20:
-            shot("06-mid-deal")
             assert scoreboard(page) == engine_view(page, base_url, game_id)["scores"]
+    page.set_viewport_size(PHONE)
     shot("07-deal-end")
     view = engine_view(page, base_url, game_id)
     assert view["deal"] == 2 and view["expects"] == ["layout", "tally"]
     assert scoreboard(page) == view["scores"]
     ended = view["history"][0]
     assert sum(ended["cards"].values()) == 52 and sum(ended["card_points"].values()) == 22
-    summary = page.locator("#live .summary")
-    expect(summary).to_contain_text("Deal 1")
-    expect(summary).to_contain_text("Deal total")
-    for points in ended["points"].values():
-        expect(summary).to_contain_text(str(points))
+
+    # The deal's end: a screen of its own on the first screen, the deal's record line by line
+    # (each citing its rule), above the grid, which waits for deal 2's layout under it.
+    end = page.locator("#live .deal-end")
+    expect(end).to_be_in_viewport()
+    expect(end.locator("h2")).to_have_text("End of deal 1")
+    rows = end.locator("tbody tr")
+    expect(rows).to_have_count(6)
+    labels = list(ended["points"])
+    lines = {
+        "Cards taken": ended["cards"],
+        "Most cards": {s: f"+{p}" if p else "0" for s, p in ended["most_cards"].items()},
+        "Card points": ended["card_points"],
+        "Sweeps": {s: str(sum(b)) for s, b in ended["sweeps"].items()},
+        "Deal total": ended["points"],
+        "Game total": view["scores"],
+    }
+    for row, (label, values) in zip(rows.all(), lines.items()):
+        expect(row.locator("th")).to_contain_text(label)
+        expect(row.locator("td")).to_have_text([str(values[s]) for s in labels])
+    cited = end.locator("a").evaluate_all("links => links.map(a => a.hash)")
+    assert cited == ["#s1-5", "#s1-5", "#s1-5", "#P8", "#s1-5", "#s1-6"]  # every line cites its rule
+    assert end.bounding_box()["y"] + end.bounding_box()["height"] <= page.locator("#picker").bounding_box()["y"]
+    page.reload()  # it stays until deal 2 begins
+    expect(end).to_be_in_viewport()
 
     answered(page, lambda: page.click("header >> text=Log"), "body")
     last = rest[-1][:-1] + SUIT_SYMBOLS[rest[-1][-1]]
@@ -88,6 +120,13 @@ def test_referee_a_whole_deal_by_tapping(page, base_url, shot):
         answered(page, earlier.click, "body")
     expect(page.locator(".pages").first).to_contain_text("Page 1 of")
     expect(page.locator(".log li.undone")).to_have_count(1)
+
+    # Deal 2's first move takes the deal's end away; undone, it is back.
+    page.goto(f"{base_url}/games/{game_id}")
+    lay_out(page, ["2C", "3C", "4C", "5C"])
+    expect(end).to_have_count(0)
+    answered(page, lambda: page.click(".undo-button"))
+    expect(end).to_be_visible()
 
 
 def test_a_watcher_sees_moves_without_a_picker(page, base_url, shot, browser):

@@ -36,7 +36,7 @@ def test_tally_a_tablanette_deal_in_under_30_taps(page, base_url, shot):
         tap(f"#tally button[aria-label^='{Card.parse(code).name}:']")
     type_in("bonus_0", "26")
     tap("button[name=add_sweep][value='0']")
-    summary = page.locator("#tally .summary")
+    summary = page.locator("#tally .deal-end")  # the deal as it will end: what the game page will show
     expect(summary).to_be_visible()
     shot("tally-02-filled")
     # Ann: 27 cards (+3), A A K Q Q Q J J 10D(2) 10 10 = 12 card points, sweep 26 -> 41; Ben 10.

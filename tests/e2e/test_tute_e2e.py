@@ -6,7 +6,17 @@ import random
 from playwright.sync_api import expect
 
 from companion.games import tute as T
-from tests.e2e.helpers import answered, assert_fits_a_phone, assert_thumb_zone, choose_game, engine_view, expect_version
+from tests.e2e.helpers import (
+    PHONE,
+    answered,
+    assert_answered_in_view,
+    assert_fits_a_phone,
+    choose_game,
+    engine_view,
+    expect_version,
+    phone,
+    speak,
+)
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
 
@@ -64,29 +74,52 @@ def test_referee_a_tute_deal_by_tapping(page, base_url, shot):
     assert_fits_a_phone(page)
     shot("tute-02-trump")
 
+    # The taps spread over the phones a table holds; in Japanese, then in English.
     flagged_at = None
     for n, move in enumerate(moves):
+        if n in (0, 21):
+            speak(page, "ja" if n == 0 else "en")
+        phone(page, n, block=4)
         if move["type"] == "declare":
             expect(page.locator("#live .choice")).to_have_count(1)
-            shot("tute-04-sing")
             answered(page, lambda: page.click(f"#live form:has(input[name=suit][value={move['suit']}]) button"))
         else:
             answered(page, lambda: page.click(f"#pick-{move['card']}"))
         expect(page.locator("#live .error")).to_have_count(0)
         expect_version(page, n + 1)
-        assert_thumb_zone(page, f"move {n}: {move}")
-        if n == 6:
-            shot("tute-03-trick")
+        assert_answered_in_view(page, f"move {n}: {move}")
+        if n == 4:  # trick 1 is in: a card of it, struck through, tapped anyway says where it went
+            played = moves[1]["card"]
+            answered(page, lambda: page.click(f"#pick-{played}", force=True))
+            face = page.locator(f"#pick-{played}").inner_text().replace("\n", "")
+            expect(page.locator("#live .error")).to_have_text(f"{face}はこのディールの第1トリックですでに出ています。")
+            expect_version(page, n + 1)
+            assert_answered_in_view(page, "a played card tapped")
         if flagged_at is None and page.locator("#live .revoke").count():
             flagged_at = n
             shot("tute-05-revoke")
     assert flagged_at is not None, "the revoke was never flagged"
+    page.set_viewport_size(PHONE)
     shot("tute-06-deal-end")
 
+    # The deal's end: the last trick and its +10, each player's points line by line with its
+    # rule, the loss marks after it, who lost and why, on the first screen above the grid.
     h = final.history[-1]
-    summary = page.locator("#live .summary").first
-    expect(summary).to_contain_text(f"{h['losers'][0]} loses the deal")
-    expect(summary).to_contain_text("revoked")
+    end = page.locator("#live .deal-end")
+    expect(end).to_be_in_viewport()
+    expect(end.locator("h2")).to_contain_text(f"{h['losers'][0]} loses the deal")
+    expect(end).to_contain_text("revoked")
+    expect(end).to_contain_text(f"{h['last_trick']} wins trick 10")
+    rows = {r.locator("th").inner_text().split("\n")[0].split(" Tute")[0]: r for r in end.locator("tbody tr").all()}
+    expect(rows["Card points"].locator("td")).to_have_text([str(h["card_points"][p]) for p in PLAYERS])
+    expect(rows["Last trick"].locator("td")).to_have_text(["+10" if p == h["last_trick"] else "" for p in PLAYERS])
+    expect(rows["Total"].locator("td")).to_have_text([str(h["points"][p]) for p in PLAYERS])
+    expect(rows["Loss marks"].locator("td")).to_have_text(
+        [("✗ " if p in h["losers"] else "") + str(h["losses"][p]) for p in PLAYERS]
+    )
+    cited = end.locator("tbody a").evaluate_all("links => links.map(a => a.hash)")
+    assert cited == ["#s2-2", "#s2-5", "#s2-6", "#s2-6", "#s2-7"]  # every line cites its rule
+    expect(page.locator(".scoreboard .score")).to_have_count(0)  # not deal 2's 0 0 0 0 yet
     view = engine_view(page, base_url, game_id)
     assert view["losses"] == T.view(final)["losses"]
     marks = page.locator(".scoreboard .marks").evaluate_all("els => els.map(e => e.querySelectorAll('.mark').length)")
