@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion import games
-from companion.web import tally_form
+from companion import games, web
 from tests.test_tally import create
 
 HX = {"HX-Request": "true"}
@@ -309,7 +308,8 @@ def form_fields(app, game_id: str) -> list[str]:
     with app.test_request_context():
         row = app.extensions["store"].get(game_id)
         rules = games.get(row["game"])
-        return [f.name for f in tally_form(row["game"], rules, row["state"], rules.view(row["state"]), formdata=None)]
+        form = web.get(row["game"]).Tally.for_game(rules, row["state"], rules.view(row["state"]), formdata=None)
+        return [f.name for f in form]
 
 
 def random_fields(names: list[str], players: list[str]):

@@ -14,12 +14,12 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 from werkzeug.routing import BaseConverter
 
-from companion import games, schemas
+from companion import schemas
 from companion.errors import MoveError, OptionError, Refusal
 from companion.extensions import creating_games
 from companion.i18n import say
 from companion.store import BadTranscript, Conflict
-from companion.views.common import external_url, store
+from companion.views.common import external_url, store, table_of
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -59,7 +59,6 @@ def _body() -> object:
 
 def _game_json(row: dict) -> dict:
     """A game as GET answers it: its view lists every finished deal (``history``)."""
-    rules = games.get(row["game"])
     return {
         "id": row["id"],
         "game": row["game"],
@@ -67,7 +66,7 @@ def _game_json(row: dict) -> dict:
         "options": row["options"],
         "version": row["version"],
         "deals": row["deals"],
-        "view": rules.view(row["state"]),
+        "view": table_of(row).rules.view(row["state"]),
     }
 
 
@@ -82,7 +81,7 @@ def create():
     except OptionError as e:  # fits the schema, refused by the game (a dealer not playing)
         return _refused(422, e)
     return jsonify(
-        {"id": row["id"], "edit_key": key, "version": row["version"], "view": games.get(row["game"]).view(row["state"])}
+        {"id": row["id"], "edit_key": key, "version": row["version"], "view": table_of(row).rules.view(row["state"])}
     ), 201
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import segno
@@ -17,7 +19,7 @@ from flask_babel import lazy_gettext as _l
 from jinja2 import pass_context
 from markupsafe import Markup
 
-from companion import charts, games, stats
+from companion import charts, games, stats, web
 from companion.cards import CARD_CODE, PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
 from companion.games.tricks import DUTY_TEXT
 from companion.i18n import card_name, language, names, suit_name
@@ -25,6 +27,22 @@ from companion.i18n import card_name, language, names, suit_name
 
 def store():
     return current_app.extensions["store"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A game's kind as the views need it: its engine (``rules``) and its web adapter,
+    resolved once per request from the stored game (``table_of``) and passed down to
+    whatever builds its answer."""
+
+    game: str
+    rules: Any
+    adapter: Any
+
+
+def table_of(row: dict) -> Table:
+    """The stored game's engine and web adapter: the one lookup a request makes."""
+    return Table(row["game"], games.get(row["game"]), web.get(row["game"]))
 
 
 def load_game(game_id: str) -> dict:
@@ -149,15 +167,15 @@ def with_card_names(helper):
     return pass_context(lambda context, value: helper(value, bool(context.get("spanish_names"))))
 
 
-def game_context(row: dict, view: dict | None = None) -> dict:
-    """What every page of a game renders with: the stored game (``row``), its engine's
-    ``view`` (computed unless given), its name and title, and its cards' names."""
-    rules = games.get(row["game"])
+def game_context(table: Table, row: dict, view: dict | None = None) -> dict:
+    """What every page of a game renders with: its ``table``, the stored game (``row``), its
+    engine's ``view`` (computed unless given), its name and title, and its cards' names."""
     return {
+        "table": table,
         "row": row,
-        "view": rules.view(row["state"]) if view is None else view,
-        "game": row["game"],
-        "title": rules.TITLE,
+        "view": table.rules.view(row["state"]) if view is None else view,
+        "game": table.game,
+        "title": table.rules.TITLE,
         "spanish_names": spanish_names(row),
         "version": row["version"],
     }
@@ -245,9 +263,10 @@ def with_history(row: dict, view: dict) -> dict:
     return {**view, "history": kept[key]}
 
 
-def score_chart(view: dict) -> dict | None:
+@pass_context
+def score_chart(context, view: dict) -> dict | None:
     """A game's running scores as a chart (deal by deal), or None before a deal has ended."""
-    series = charts.running_scores(games.get(view["game"]), view)
+    series = charts.running_scores(context["table"].rules, view)
     if series is None:
         return None
     return charts.line_chart(series, [""] + [str(i) for i in range(1, len(view["history"]) + 1)])

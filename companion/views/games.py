@@ -22,6 +22,7 @@ from companion.views.common import (
     remember_seen,
     rules_log,
     store,
+    table_of,
     this_phone,
 )
 from companion.views.play import asked_again, board_context
@@ -144,8 +145,10 @@ def show(game_id: str):
     row = load_game(game_id)
     remember_seen(game_id)
     # A page reloaded while it asked a question (which capture, which total) asks it again.
-    asked = asked_again(row, request.args["ask"]) if "ask" in request.args and is_referee(game_id) else {}
-    return render_template("play/page.html", **board_context(row, reveal=request.args.get("reveal") == "1", **asked))
+    table = table_of(row)
+    asked = asked_again(table, row, request.args["ask"]) if "ask" in request.args and is_referee(game_id) else {}
+    reveal = request.args.get("reveal") == "1"
+    return render_template("play/page.html", **board_context(table, row, reveal=reveal, **asked))
 
 
 #: Moves on a page of the log.
@@ -175,7 +178,7 @@ def log(game_id: str):
         first=(page - 1) * LOG_PAGE + 1,
         referee=me is not None,
         phone=phones.get(me) if me else None,
-        **game_context(row),
+        **game_context(table_of(row), row),
     )
 
 

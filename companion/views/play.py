@@ -9,11 +9,12 @@ import re
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
-from companion import games, schemas, web
+from companion import schemas
 from companion.errors import AmbiguousMove, MoveError
 from companion.extensions import htmx
 from companion.store import Conflict
 from companion.views.common import (
+    Table,
     confirms_here,
     dropped_key,
     game_context,
@@ -23,6 +24,7 @@ from companion.views.common import (
     rules_log,
     spanish_names,
     store,
+    table_of,
 )
 from companion.views.rules import reason_html
 
@@ -35,16 +37,15 @@ _NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal", "entry"}
 _ENTRY = re.compile(r"[0-9a-f]{32}")
 
 
-def board_context(row: dict, view: dict | None = None, last: dict | None = None, **extra) -> dict:
+def board_context(table: Table, row: dict, view: dict | None = None, last: dict | None = None, **extra) -> dict:
     """What the board renders with: the game's context (its ``view`` built unless given),
     who is looking, and what waits for an answer. ``last``: the move Undo would take back,
     when the caller knows it (it was just entered), else it is read."""
-    rules = games.get(row["game"])
     referee = is_referee(row["id"])
     demoted = dropped_key(row["id"])  # said once, on the page this phone refereed
     context = {
         "demoted": demoted,
-        **game_context(row, view),
+        **game_context(table, row, view),
         "referee": referee,
         "error": None,
         "choice": None,
@@ -62,11 +63,10 @@ def board_context(row: dict, view: dict | None = None, last: dict | None = None,
     confirmed = finished if row["confirmed"] is None else row["confirmed"]
     context["unconfirmed"] = list(range(confirmed + 1, finished + 1))
     context["confirmer"] = confirms_here(row["id"])
-    context["undo"] = _undo_label(rules, row, last) if referee else None
+    context["undo"] = _undo_label(table.rules, row, last) if referee else None
     context["recent"] = None if referee else recent_moves(row)
-    adapter = web.get(row["game"])
-    context["ended"] = adapter.ended(context["view"])
-    context["turns"] = adapter.turns(context["view"]) if referee else None
+    context["ended"] = table.adapter.ended(context["view"])
+    context["turns"] = table.adapter.turns(context["view"]) if referee else None
     return context
 
 
@@ -112,7 +112,7 @@ def move_from_form(form) -> dict:
     return move
 
 
-def _answer(row: dict, before: dict | None, status: int = 200, last: dict | None = None, **extra):
+def _answer(table: Table, row: dict, before: dict | None, status: int = 200, last: dict | None = None, **extra):
     """The live region, plus out-of-band updates of the card picker and the record.
 
     ``before``: the game as the phone saw it (None: it may have seen anything). Only the
@@ -123,10 +123,10 @@ def _answer(row: dict, before: dict | None, status: int = 200, last: dict | None
     view: dict | None = row.get("view")  # the store's answer to a change brings the view after it
     prior: dict | None = None
     if before is not None and before["version"] == row["version"]:  # refused or asked: one view serves both
-        view = prior = games.get(row["game"]).view(row["state"])
+        view = prior = table.rules.view(row["state"])
     elif before is not None:
-        prior = games.get(before["game"]).view(before["state"])
-    context = board_context(row, view, last, **extra)
+        prior = table.rules.view(before["state"])
+    context = board_context(table, row, view, last, **extra)
     # The version the answer shows: a phone sending its waiting taps tells by it whether a
     # tap was applied (one more than it sent) or answered with a question (the same).
     headers = {"X-Version": str(row["version"])}
@@ -157,7 +157,7 @@ def _answer(row: dict, before: dict | None, status: int = 200, last: dict | None
 def _as_watcher(row: dict):
     """The game as a watcher's page shows it, for a phone whose page was a referee's: htmx
     puts it in place of the whole game (the grid goes), with the notice that says why."""
-    context = board_context(row)
+    context = board_context(table_of(row), row)
     context["demoted"] = True
     headers = {"X-Version": str(row["version"]), "HX-Retarget": ".game", "HX-Reswap": "outerHTML"}
     return render_template("play/_game.html", **context), 200, headers
@@ -178,7 +178,7 @@ def _address(row: dict, context: dict) -> str | None:
     return None
 
 
-def asked_again(row: dict, asked: str) -> dict:
+def asked_again(table: Table, row: dict, asked: str) -> dict:
     """The question the page was asking when it was reloaded (``asked``: the move that asked
     it, as ``_address`` put it), asked again: the board's ``choice`` or ``confirm``. Nothing
     is entered; a move that asks nothing now (the game moved on) asks nothing: ``{}``."""
@@ -186,7 +186,7 @@ def asked_again(row: dict, asked: str) -> dict:
         move = schemas.check_move(row["game"], json.loads(asked))
     except (ValueError, RecursionError, MoveError):  # not a move: the page shows the board as it is
         return {}
-    rules = games.get(row["game"])
+    rules = table.rules
     ask = getattr(rules, "confirm_needed", None)
     message = ask(row["state"], move) if ask else None
     if message:
@@ -229,21 +229,23 @@ def _version() -> int:
 def move(game_id: str):
     row = load_game(game_id)
     key = require_referee(game_id)
-    rules = games.get(row["game"])
+    table = table_of(row)
+    rules = table.rules
     the_move = move_from_form(request.form)
     try:
         the_move = schemas.check_move(row["game"], the_move)
     except schemas.SchemaError as e:  # not a move any picker sends: said in place, nothing else asked
-        return _answer(row, row, 422, error=e.reason)
+        return _answer(table, row, row, 422, error=e.reason)
     # A move that ends the hand for its player is confirmed first (the game says which).
     ask = getattr(rules, "confirm_needed", None)
     message = ask(row["state"], the_move) if ask and request.form.get("confirm") != "1" else None
     if message:
-        return _answer(row, row, 200, confirm={"move": the_move, "message": message})
+        return _answer(table, row, row, 200, confirm={"move": the_move, "message": message})
     try:
         after = store().play_and_read(game_id, _version(), the_move, key=key, entry=_entry())
     except Conflict:
         return _answer(
+            table,
             load_game(game_id),
             None,
             409,
@@ -253,9 +255,10 @@ def move(game_id: str):
         # "unanswered": a choice's answer came back without it (Take with no card tapped).
         unanswered = request.form.get("resume") is not None
         choice = {"move": the_move, "options": e.options, "message": e.reason, "unanswered": unanswered}
-        return _answer(row, row, 200, choice=choice)
+        return _answer(table, row, row, 200, choice=choice)
     except MoveError as e:
         return _answer(
+            table,
             row,
             row,
             422,
@@ -267,7 +270,7 @@ def move(game_id: str):
         return redirect(url_for("games.show", game_id=game_id), code=303)
     # The game as the store wrote it: no second read. A tap sent again (its entry already
     # applied) is answered with the game as it is, whose last move may be another phone's.
-    return _answer(after, row, last=the_move if after["version"] == row["version"] + 1 else None)
+    return _answer(table, after, row, last=the_move if after["version"] == row["version"] + 1 else None)
 
 
 def _ask_again(rules, row: dict, refused: dict) -> dict | None:
@@ -290,17 +293,17 @@ def _ask_again(rules, row: dict, refused: dict) -> dict | None:
 def undo(game_id: str):
     row = load_game(game_id)
     key = require_referee(game_id)
+    table = table_of(row)
     try:
         after = store().undo_and_read(game_id, _version(), key=key)
     except Conflict:
-        return _answer(
-            load_game(game_id), None, 409, notice=_("Another phone changed the game first. This is the board now.")
-        )
+        notice = _("Another phone changed the game first. This is the board now.")
+        return _answer(table, load_game(game_id), None, 409, notice=notice)
     except MoveError as e:
-        return _answer(row, row, 422, error=e.reason)
+        return _answer(table, row, row, 422, error=e.reason)
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    return _answer(after, row, notice=_("Undone."))
+    return _answer(table, after, row, notice=_("Undone."))
 
 
 @bp.get("/live")
@@ -312,7 +315,8 @@ def live(game_id: str):
     if request.args.get("referee") == "1" and not is_referee(game_id):
         return _as_watcher(load_game(game_id))
     if request.args.get("reveal") == "1":
-        return _answer(load_game(game_id), None, reveal=True)
+        row = load_game(game_id)
+        return _answer(table_of(row), row, None, reveal=True)
     try:
         seen = int(request.args.get("version", "-1"))
     except ValueError:
@@ -322,4 +326,5 @@ def live(game_id: str):
         abort(404)
     if seen == version:
         return "", 204, {"Cache-Control": "no-store"}
-    return _answer(load_game(game_id), None)
+    row = load_game(game_id)
+    return _answer(table_of(row), row, None)

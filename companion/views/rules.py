@@ -77,10 +77,12 @@ def rule_links(text) -> Markup:
     return Markup(CITATION.sub(lambda m: str(rule_link(m.group(0))), str(escape(card_text(text)))))
 
 
-def position_url(view: dict) -> str:
-    """The dispute lab set to a game's current position and rules (one tap from the game)."""
+@pass_context
+def position_url(context, view: dict) -> str:
+    """The dispute lab set to a game's current position and rules (one tap from the game:
+    its page's ``table`` gives the adapter)."""
     game, o = view["game"], view.get("options", {})
-    adapter = web.get(game)
+    adapter = context["table"].adapter
     args: dict[str, typing.Any] = {
         k: ("none" if o[k] is None else str(o[k]).lower() if isinstance(o[k], bool) else o[k])
         for k in adapter.LAB_OPTIONS

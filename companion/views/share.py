@@ -11,7 +11,6 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
-from companion import games
 from companion.extensions import htmx
 from companion.store import LINK_KINDS, Conflict, LinkUsedUp, NotFound
 from companion.views.common import (
@@ -23,6 +22,7 @@ from companion.views.common import (
     remember_key,
     require_referee,
     store,
+    table_of,
 )
 from companion.views.play import _answer, _version, board_context
 
@@ -31,7 +31,7 @@ bp = Blueprint("share", __name__, url_prefix="/games/<game_id>")
 
 def _panel(row: dict, status: int = 200, **extra):
     """The share panel alone for htmx, else the game page with the panel open."""
-    context = board_context(row, share_open=True, **extra)
+    context = board_context(table_of(row), row, share_open=True, **extra)
     template = "play/_share.html" if htmx else "play/page.html"
     return render_template(template, **context), status
 
@@ -75,7 +75,7 @@ def join(game_id: str, token: str):
         kind = store().link_kind(game_id, token)
     except LinkUsedUp:
         abort(410)
-    return render_template("play/join.html", row=row, kind=kind, token=token, title=games.get(row["game"]).TITLE)
+    return render_template("play/join.html", row=row, kind=kind, token=token, title=table_of(row).rules.TITLE)
 
 
 @bp.post("/join")
@@ -101,12 +101,14 @@ def confirm(game_id: str):
     try:
         store().confirm(game_id, _version())
     except Conflict:
-        return _answer(load_game(game_id), None, 409, notice=_("The game changed meanwhile: check the deals again."))
+        row = load_game(game_id)
+        return _answer(table_of(row), row, None, 409, notice=_("The game changed meanwhile: check the deals again."))
     except NotFound:
         abort(400)
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    return _answer(load_game(game_id), None, notice=_("Confirmed."))
+    row = load_game(game_id)
+    return _answer(table_of(row), row, None, notice=_("Confirmed."))
 
 
 @bp.post("/archive")
@@ -122,7 +124,7 @@ def confirm_delete(game_id: str):
     """Asks to confirm, with the button that posts; opening it changes nothing."""
     row = load_game(game_id)
     require_referee(game_id)
-    return render_template("play/delete.html", row=row, title=games.get(row["game"]).TITLE)
+    return render_template("play/delete.html", row=row, title=table_of(row).rules.TITLE)
 
 
 @bp.post("/delete")

@@ -11,12 +11,11 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
-from companion import games, schemas
+from companion import schemas
 from companion.errors import MoveError, Reason
 from companion.extensions import htmx
 from companion.store import Conflict
-from companion.views.common import game_context, load_game, referee_key, store
-from companion.web import tally_form
+from companion.views.common import Table, game_context, load_game, referee_key, store, table_of
 
 bp = Blueprint("tally", __name__, url_prefix="/games/<game_id>/tally")
 
@@ -57,11 +56,11 @@ def _open(game_id: str):
     key = referee_key(game_id)
     if key is None:
         abort(403)
-    rules = games.get(row["game"])
-    view = rules.view(row["state"])
+    table = table_of(row)
+    view = table.rules.view(row["state"])
     if "tally" not in view["expects"]:
         return None
-    return row, key, rules, view
+    return row, key, table, view
 
 
 @bp.get("")
@@ -70,8 +69,8 @@ def screen(game_id: str):
     opened = _open(game_id)
     if opened is None:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    row, _key, rules, view = opened
-    return _render(row, rules, view, tally_form(row["game"], rules, row["state"], view), refused=False)
+    row, _key, table, view = opened
+    return _render(table, row, view, table.adapter.Tally.for_game(table.rules, row["state"], view), refused=False)
 
 
 @bp.post("")
@@ -81,8 +80,9 @@ def take(game_id: str):
     opened = _open(game_id)
     if opened is None:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    row, key, rules, view = opened
-    form = tally_form(row["game"], rules, row["state"], view)
+    row, key, table, view = opened
+    rules = table.rules
+    form = table.adapter.Tally.for_game(rules, row["state"], view)
     refused = not form.take()
     if form.recording:
         tally = form.model()
@@ -91,15 +91,15 @@ def take(game_id: str):
             answer, error = _record(row, form.version.data, tally["move"], key)
             if answer is not None:
                 return answer
-        return _render(row, rules, view, form, refused=True, error=error)  # nothing stored: the reason in place
-    return _render(row, rules, view, form, refused=refused)
+        return _render(table, row, view, form, refused=True, error=error)  # nothing stored: the reason in place
+    return _render(table, row, view, form, refused=refused)
 
 
-def _render(row: dict, rules, view: dict, form, refused: bool, error: Reason | None = None):
+def _render(table: Table, row: dict, view: dict, form, refused: bool, error: Reason | None = None):
     tally = form.model()
-    preview, after, refusal = _preview(rules, row["state"], tally["move"])
+    preview, after, refusal = _preview(table.rules, row["state"], tally["move"])
     context = {
-        **game_context(row, view),
+        **game_context(table, row, view),
         "t": tally,
         "form": form,
         "preview": preview,

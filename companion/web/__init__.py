@@ -104,8 +104,3 @@ for _name, _adapter in ADAPTERS.items():  # the API's schemas know each game's m
 
 def get(name: str) -> Adapter:
     return ADAPTERS[name]
-
-
-def tally_form(game: str, rules: Any, state: Any, view: dict[str, Any], **kwargs: Any) -> Any:
-    """The tally form of ``game`` at this state, filled from the post (if any)."""
-    return ADAPTERS[game].Tally.for_game(rules, state, view, **kwargs)
