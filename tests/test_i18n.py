@@ -303,6 +303,8 @@ def _tantony_moves(app, pages):
     pages["gift"] = t.post_move({"type": "play", "card": "10D"})
     assert 'class="choice' in pages["gift"]
     pages["refusal"] = t.post_move({"type": "play", "card": "9D"}, 422)
+    view = t.referee.get(f"/api/games/{t.id}").get_json()["view"]
+    pages["given"] = t.post_move({"type": "give", "to": view["room"][-1]})  # the last trick: two sentences
 
 
 def _tute_moves(app, pages):

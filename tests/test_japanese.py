@@ -49,28 +49,34 @@ class _Flow(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.said: list[str] = []
-        self.stack: list[tuple[str, bool]] = []
+        self.stack: list[tuple[str, bool, list[str], bool]] = []
 
     def _hidden(self) -> bool:
-        return any(h for _, h in self.stack)
+        return any(entry[1] for entry in self.stack)
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         hidden = tag in self.HIDDEN or (tag != "html" and a.get("lang") not in (None, "ja"))
         if not self._hidden() and not hidden:
             self.said += [a[k] for k in self.SAID if a.get(k)]
-        if tag in BLOCKS:
+        # A phone runs the last move's sentences on (static/app.css: ``.last > p`` inline).
+        run_on = tag == "p" and bool(self.stack) and "last" in self.stack[-1][2]
+        block = tag in BLOCKS and not run_on
+        if block:
             self.parts.append("\x00")
         if tag not in _VOID:
-            self.stack.append((tag, hidden))
+            self.stack.append((tag, hidden, (a.get("class") or "").split(), block))
 
     def handle_endtag(self, tag):
-        if tag in BLOCKS:
-            self.parts.append("\x00")
         for i in range(len(self.stack) - 1, -1, -1):
             if self.stack[i][0] == tag:
+                if self.stack[i][3]:
+                    self.parts.append("\x00")
                 del self.stack[i:]
                 break
+        else:
+            if tag in BLOCKS:
+                self.parts.append("\x00")
 
     def handle_data(self, data):
         if not self._hidden():
@@ -97,6 +103,8 @@ def test_spaced_joins_finds_what_a_browser_draws():
     # a block's end is no join, nor a gap before a button, nor text in another language
     assert spaced_joins("<ul><li>一。</li>\n<li>二。</li></ul><p>三。 <button>四</button></p>") == []
     assert spaced_joins('<p>一。<a lang="en">English. Here</a></p>') == []
+    # the last move's sentences run on, on a phone: a space between them is drawn
+    assert spaced_joins('<div class="last"><p>一。</p>\n  <p>二。</p></div>') != []
 
 
 # -- the pages a table reads in Japanese ---------------------------------------------------------------

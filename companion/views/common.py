@@ -300,9 +300,20 @@ def register_template_helpers(app) -> None:
     )
     app.jinja_env.filters["card_text"] = with_card_names(card_text)
     app.jinja_env.filters["status_text"] = status_text
+    app.jinja_env.filters["run_on"] = run_on
     app.jinja_env.filters["clock"] = clock
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
+
+
+_BETWEEN_PARAGRAPHS = re.compile(r"</p>\s+<p\b")
+
+
+def run_on(html: str) -> Markup:
+    """The last move's sentences as a phone runs them on (static/app.css: ``.last > p``
+    inline): nothing between the paragraphs, so Japanese joins them as it is written and
+    the style sheet puts the space other languages need."""
+    return Markup(_BETWEEN_PARAGRAPHS.sub("</p><p", str(html)))
 
 
 def rules_log(moves: list[dict]) -> list[dict]:

@@ -89,6 +89,29 @@ def test_a_tap_whose_answer_was_lost_is_sent_again_and_recorded_once(page, base_
     assert_thumb_zone(page, "after a lost answer")
 
 
+def test_a_tap_the_server_could_not_take_waits_and_goes_again_by_itself(page, base_url):
+    """Issue 30: a database full or read-only answers 503 and records nothing; the phone
+    keeps the tap waiting as it does offline ("Server busy"), and sends it again by itself
+    until it is taken, once."""
+    game_id = start_game(page, base_url)
+    lay_out(page, LAYOUT)
+
+    def busy(route):
+        route.fulfill(status=503, content_type="text/html", body="<p>The database cannot take a move now.</p>")
+
+    page.route("**/moves", busy, times=2)  # the tap, and the first try again at once
+    page.click("#pick-7C")  # 7♣ takes 2♠ + 5♦
+    waiting = page.locator("#waiting")
+    expect(waiting).to_contain_text("Server busy: 1 entry waiting")
+    expect(waiting).to_be_in_viewport()
+    expect(page.locator("#net-error")).to_be_hidden()  # not blamed on the connection
+    expect_version(page, 1)
+    expect(page.locator("#version")).to_have_value("2", timeout=15_000)  # sent again (every 5 s), taken
+    expect(waiting).to_be_hidden()
+    expect(page.locator("#pick-7C")).to_be_disabled()
+    assert plays(page, base_url, game_id) == ["7C"]
+
+
 def test_a_waiting_tap_is_refused_with_its_reason_when_another_phone_moved_first(
     page, context, browser, polling_url, shot
 ):
