@@ -180,6 +180,7 @@ SAMPLES: dict[str, object] = {
     "players": ["太郎", "花子"],
     "winner": "花子",
     "holder": "次郎",
+    "giver": "桜",
     "turn": "花子",
     "to": "桜",
     "last": "次郎",

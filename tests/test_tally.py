@@ -166,7 +166,7 @@ def test_tantony_tally_scores_like_the_played_deal(client):
     hands = {(1 + i) % 4: deck[i * 13 : (i + 1) * 13] for i in range(4)}
     while s.deal == 1:
         v = TT.view(s)
-        if v["expects"] == ["give"]:
+        if "give" in v["expects"]:
             s = TT.apply(s, {"type": "give", "to": rng.choice(v["room"])})
             continue
         seat = TT.to_act(s)

@@ -41,7 +41,7 @@ def placed(s, recipients, avoid=()):
     """Play len(recipients) tricks; the leader wins each and gives it to the next recipient."""
     for to, cards in zip(recipients, spare_tricks(len(recipients), avoid)):
         s = play(s, *cards)
-        if T.view(s)["expects"] == ["give"]:
+        if "give" in T.view(s)["expects"]:
             s = give(s, to)
         else:
             assert T.view(s)["last_trick"]["to"] == to  # forced: the only one with room
@@ -117,7 +117,7 @@ def thirteenth(last_cards, last_leader="N"):
     s = new()
     for to, cards in zip(order, tricks):
         s = play(s, *cards)
-        if T.view(s)["expects"] == ["give"]:
+        if "give" in T.view(s)["expects"]:
             s = give(s, to)
     assert T.view(s)["to_act"] == last_leader
     return s
@@ -210,7 +210,7 @@ def test_3_12_TT14_three_players_trick_12_is_forced():
     tricks = [pool[i : i + 3] for i in range(0, 36, 3)]
     for k, (to, cards) in enumerate(zip(["Ann"] * 4 + ["Ben"] * 4 + ["Cat"] * 3, tricks)):
         s = play(s, *cards)
-        if T.view(s)["expects"] == ["give"]:
+        if "give" in T.view(s)["expects"]:
             s = give(s, to)
     s = play(s, *tricks[11])
     h = s.history[-1]
@@ -248,7 +248,7 @@ def test_C2_penguin_last_cards():
     tricks += [left[i : i + 4] for i in range(0, len(left), 4)]
     for to, cards in zip(["E", "S", "W"] * 3 + ["N"] * 3, tricks):
         s = play(s, *cards)
-        if T.view(s)["expects"] == ["give"]:
+        if "give" in T.view(s)["expects"]:
             s = give(s, to)
     assert T.view(s)["revealing"] and T.view(s)["to_act"] == "N"
     s = play(s, "2S", "2H", "9D", "KC")
@@ -306,8 +306,17 @@ def full_deal(s, rng):
     deal = s.deal
     while s.deal == deal and s.result is None:
         v = T.view(s)
-        if v["expects"] == ["give"]:
-            s = give(s, rng.choice(v["room"]))
+        if "give" in v["expects"]:
+            to = rng.choice(v["room"])
+            if s.hands is None or rng.random() < 0.5:
+                s = give(s, to)
+                continue
+            # from deal 2 the card led names the recipient (RULES.md 3.4): one move for both
+            seat = s.players.index(to)
+            card = rng.choice(sorted(hands[seat]))
+            hands[seat].remove(card)
+            s = T.apply(s, {"type": "play", "card": card})
+            assert s.tricks[-1]["to"] == seat and s.tricks[-1]["implied"] and s.trick == [[seat, card]]
             continue
         seat = T.to_act(s)
         legal = set(hands[seat]) if v["revealing"] else T.legal_plays(hands[seat], [c for _, c in s.trick])
@@ -334,6 +343,80 @@ def test_from_deal_2_hands_are_known_and_a_wrong_card_is_refused():
     if wrong:
         with pytest.raises(IllegalMove, match="must follow suit"):
             play(s, wrong[0])
+
+
+def at_a_gift_in_deal_2(seed: int, full: bool = False):
+    """Deal 2 played (legal random cards, explicit gifts) to a trick its winner must give,
+    where someone other than the winner has room (and, with ``full``, someone is full)."""
+    rng = random.Random(seed)
+    s = full_deal(new(), rng)
+    while s.result is None and s.deal == 2:
+        v = T.view(s)
+        if "give" in v["expects"]:
+            full_ones = [p for p in NESW if v["held"][p] == 3]
+            if set(v["room"]) - {v["to_act"]} and (full_ones or not full):
+                return s
+            s = give(s, rng.choice(v["room"]))
+            continue
+        s = play(s, rng.choice(v["legal"]))
+    return None
+
+
+def test_3_4_from_deal_2_the_card_led_names_who_received_the_trick():
+    """RULES.md 3.4: the recipient leads the next trick, and from deal 2 every hand is known
+    (3.7): the card led gives the trick to its holder, as give-then-play would."""
+    s = at_a_gift_in_deal_2(1)
+    v = T.view(s)
+    assert v["expects"] == ["give", "play"] and v["to_act"] == T.view(s)["last_trick"]["winner"]
+    to = next(p for p in v["room"] if p != v["to_act"])
+    card = v["hands"][to][0]
+    assert card in v["legal"] and set(v["legal"]) == {c for p in v["room"] for c in v["hands"][p]}
+    one = T.apply(s, {"type": "play", "card": card})
+    two = play(give(s, to), card)
+    assert one.tricks[-1]["implied"] and not two.tricks[-1].get("implied")
+    one.tricks[-1].pop("implied")
+    assert T.dump(one) == T.dump(two)  # the same game as the two taps
+    said = T.narrate(T.apply(s, {"type": "play", "card": card}), {"type": "play", "card": card})
+    assert [r.code for r in said] == ["implied_gift", "played"] and said[0].rule == "Tantony 3.4"
+    assert said[0].params["player"] == to
+    assert T.view(T.apply(s, {"type": "play", "card": card}))["last_trick"]["implied"]
+
+
+def test_3_4_deal_1_still_asks_for_the_gift():
+    """Deal 1's hands are hidden: a card cannot name its holder, so the winner gives first."""
+    s = new()
+    s = play(s, "9D", "3D", "7D", "10D")  # TT-04: W wins
+    assert T.view(s)["expects"] == ["give"]
+    with pytest.raises(IllegalMove) as e:
+        play(s, "2S")
+    assert e.value.reason.code == "give_first"
+
+
+def test_3_4_a_card_led_by_a_player_without_room_is_refused():
+    """C8: a trick never goes to a full player; the card led is refused, the game unchanged."""
+    for seed in range(40):
+        s = at_a_gift_in_deal_2(seed, full=True)
+        if s is not None:
+            break
+    assert s is not None
+    v = T.view(s)
+    full = next(p for p in NESW if v["held"][p] == 3 and v["hands"][p])
+    before = T.dump(s)
+    with pytest.raises(IllegalMove) as e:
+        T.apply(s, {"type": "play", "card": v["hands"][full][0]})
+    assert e.value.reason.code == "implied_gift_full" and e.value.reason.rule == "Tantony 3.4"
+    assert e.value.reason.params["player"] == full and T.dump(s) == before
+    assert v["hands"][full][0] not in v["legal"]
+
+
+def test_3_4_a_card_led_that_names_another_player_is_refused():
+    s = at_a_gift_in_deal_2(2)
+    v = T.view(s)
+    to = next(p for p in v["room"] if p != v["to_act"])
+    other = next(p for p in NESW if p != to)
+    with pytest.raises(IllegalMove) as e:
+        T.apply(s, {"type": "play", "card": v["hands"][to][0], "player": other})
+    assert e.value.reason.code == "not_your_turn"
 
 
 @pytest.mark.parametrize(
@@ -447,7 +530,7 @@ def test_giving_to_a_full_player_is_always_refused(seed):
     rng.shuffle(deck)
     while len(s.tricks) < 12:
         v = T.view(s)
-        if v["expects"] == ["give"]:
+        if "give" in v["expects"]:
             full = [p for p in NESW if p not in v["room"]]
             for p in full:
                 with pytest.raises(IllegalMove):

@@ -31,7 +31,7 @@ def play_deal(client, game_id, state, hands, rng):
     deal = state.deal
     while state.deal == deal:
         v = T.view(state)
-        if v["expects"] == ["give"]:
+        if "give" in v["expects"]:
             move = {"type": "give", "to": rng.choice(v["room"])}
         else:
             seat = T.to_act(state)
@@ -109,3 +109,39 @@ def test_three_players_use_36_cards(client):
     game_id = new_tantony(client, players=("Ann", "Ben", "Cat"))
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert 'id="pick-7S"' not in page and 'id="pick-6S"' in page and "compass three" in page
+
+
+def test_from_deal_2_the_card_led_gives_the_trick_in_one_tap(client):
+    """RULES.md 3.4 (issue 34): while a trick waits to be given in deal 2, the page offers the
+    whole grid beside the gift buttons; the card led gives the trick to its holder and plays
+    it, and the board says why it went there."""
+    game_id = new_tantony(client)
+    rng = random.Random(5)
+    deck = [str(c) for c in T.pack(4)]
+    rng.shuffle(deck)
+    state = T.start(list(PLAYERS), {"dealer": "Wes"})
+    state, _ = play_deal(client, game_id, state, {i: deck[i * 13 : (i + 1) * 13] for i in range(4)}, rng)
+    while "give" not in T.view(state)["expects"] or set(T.view(state)["room"]) == {T.view(state)["to_act"]}:
+        v = T.view(state)
+        move = (
+            {"type": "give", "to": v["room"][0]} if "give" in v["expects"] else {"type": "play", "card": v["legal"][0]}
+        )
+        state = T.apply(state, move)
+        assert post(client, game_id, **move).status_code == 200
+    v = T.view(state)
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    picker = page[page.index('id="picker"') :]
+    assert 'class="any-card"' not in picker and 'name="type" value="play"' in picker  # the grid, not folded
+    assert f"Tap the card led next: its holder received trick {v['last_trick']['n']}" in page
+    assert 'class="compass' not in page and "Known hands" not in page  # they wait for the card led
+    assert 'name="type" value="give"' in page  # the buttons stay
+    to = next(p for p in v["room"] if p != v["to_act"])
+    card = v["hands"][to][-1]
+    answer = post(client, game_id, type="play", card=card)
+    body = answer.get_data(as_text=True)
+    assert answer.status_code == 200
+    assert re.search(rf"<strong>{to}</strong> received it: the card led next is theirs\.", body)
+    game = client.get(f"/api/games/{game_id}").get_json()
+    assert game["view"]["trick"] == [[to, card]] and game["view"]["last_trick"]["to"] == to
+    log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
+    assert f"{to} received trick {v['last_trick']['n']}" in log

@@ -21,6 +21,10 @@ Decisions where RULES.md leaves the engine a choice (besides C1-C8):
 
 * **A forced gift is placed by the engine.** When only one player has room (always
   the case for the last placed trick), the trick goes there without a ``give`` move.
+* **From deal 2 the card led names the recipient** (RULES.md §3.4, implied gift): every
+  hand is known and the recipient leads the next trick, so a ``play`` while a gift is
+  awaited gives the trick to the card's holder and plays it, one tap for both. It is
+  refused when that holder has no room; ``give`` stays for anyone who prefers it.
 * **Deal 1 (hidden hands)** accepts any card not yet played and audits every earlier
   play of that player in hindsight; a proven failure to follow is flagged on its
   trick (RULES.md §3.14). The rules give no penalty, so the flag is the referee's word
@@ -411,7 +415,7 @@ def expects(state: State) -> list[str]:
     if state.result is not None:
         return []
     if _awaiting_gift(state):
-        return ["give"]
+        return ["give", "play"] if state.hands is not None else ["give"]
     if not state.tricks and not state.trick:
         return ["play", "tally"]
     return ["play"]
@@ -419,7 +423,55 @@ def expects(state: State) -> list[str]:
 
 def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
+    gift = implied_gift(state, move)
+    if gift is not None:  # RULES.md §3.4: the card led gives the trick to its holder first
+        state = common.apply_move(state, gift, _MOVES, expects, to_act, _wrong_time, TITLE)
+        state.tricks[-1]["implied"] = True
     return common.apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
+
+
+def implied_gift(state: State, move: object) -> Move | None:
+    """The ``give`` a card led implies (RULES.md §3.4, from deal 2): while the winner of a
+    trick has yet to give it and every hand is known, the card's holder is the recipient,
+    who leads next. None when the move implies no gift (deal 1, no gift awaited, a card
+    nobody holds: the move is then judged as it is). A holder without room is refused.
+
+    >>> s = start(["N", "E", "S", "W"], {"dealer": "W"})
+    >>> s.hands = [["2S", "9C"], ["3S"], ["4S"], ["5S"]]  # known hands, as from deal 2
+    >>> s.tricks = [{"n": 1, "leader": 0, "cards": [], "winner": 3, "runt": "2D", "value": 2,
+    ...              "hog": False, "to": None, "forced": False}]
+    >>> implied_gift(s, {"type": "play", "card": "4S"})
+    {'type': 'give', 'to': 'S'}
+    """
+    if not (isinstance(move, dict) and move.get("type") == "play" and _awaiting_gift(state)):
+        return None
+    if state.hands is None or state.result is not None:
+        return None
+    code = move.get("card")
+    try:
+        card = _code(code) if isinstance(code, str) else None
+    except ValueError:
+        card = None
+    if card is None:
+        return None
+    holder = next((i for i, hand in enumerate(state.hands) if card in hand), None)
+    if holder is None:
+        return None
+    name = state.players[holder]
+    why = gift_refusal(dict(zip(state.players, _held(state))), name, len(state.players))
+    if why is not None:
+        raise IllegalMove(
+            "implied_gift_full",
+            "%(card)s is %(player)s's, who already holds %(n)s tricks: %(giver)s gives trick %(trick)s to a "
+            "player with room, who then leads (%(rule)s).",
+            rule="Tantony 3.4",
+            card=card,
+            player=name,
+            n=_held(state)[holder],
+            giver=state.players[state.tricks[-1]["winner"]],
+            trick=state.tricks[-1]["n"],
+        )
+    return {"type": "give", "to": name}
 
 
 def _wrong_time(s: State, kind: str) -> Reason:
@@ -839,7 +891,9 @@ def view(state: State) -> Record:
     trick_cards = [c for _, c in s.trick]
     last = s.tricks[-1] if s.tricks else None
     legal = None
-    if s.hands is not None and act is not None and "play" in expects(s):
+    if s.hands is not None and act is not None and _awaiting_gift(s):  # §3.4: whoever receives it leads
+        legal = sort_cards(c for i in room(s) for c in s.hands[i])
+    elif s.hands is not None and act is not None and "play" in expects(s):
         legal = sort_cards(s.hands[act] if _revealing(s) else legal_plays(s.hands[act], trick_cards))
     return {
         **common.view_head(s, NAME, sides(s), s.deal, act, expects(s)),
@@ -883,6 +937,7 @@ def _trick_view(s: State, t: Record) -> Record:
         "hog": t.get("hog", False),
         "to": None if t["to"] is None else names[t["to"]],
         "forced": t["forced"],
+        "implied": t.get("implied", False),
         "exchange": None if not t.get("exchange") else [names[t["exchange"][0]], t["exchange"][1]],
         "scoring": [[names[p], c, v] for p, c, v in t.get("scoring", [])],
     }
@@ -926,6 +981,20 @@ def narrate(state: State, move: Move) -> list[Reason]:
     if kind != "play":
         return [Reason("move", "A move %(move)r was entered.", move=kind)]
     card = _code(move["card"])
+    given = state.tricks[-1] if state.tricks else None
+    if len(state.trick) == 1 and given and given.get("implied"):  # this lead gave the trick before it (§3.4)
+        return [
+            Reason(
+                "implied_gift",
+                "%(player)s received trick %(n)s (runt %(runt)s, %(value)s): %(player)s led next (%(rule)s).",
+                rule="Tantony 3.4",
+                player=names[given["to"]],
+                n=given["n"],
+                runt=given["runt"],
+                value=given["value"],
+            ),
+            Reason("played", "%(player)s played %(card)s.", player=names[state.trick[-1][0]], card=card),
+        ]
     if state.trick:
         return [Reason("played", "%(player)s played %(card)s.", player=names[state.trick[-1][0]], card=card)]
     if not state.tricks:  # the deal ended
