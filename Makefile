@@ -100,6 +100,7 @@ bench: $(DEV) chromium postgresql $(MO)
 	$(PY) bench/taps.py
 	$(PY) bench/stats.py
 	$(PY) bench/phones.py
+	$(PY) bench/painted.py
 
 # The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
 # every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a
