@@ -17,12 +17,14 @@ catalog uses one word per concept, the one docs/GLOSSARY.md takes from the seeds
 
 from __future__ import annotations
 
+import random
 import re
 from html.parser import HTMLParser
 
 import pytest
 
 from companion import games
+from companion.games import tantony
 from tests import ROOT
 from tests.test_i18n import CHOICES, JAPANESE, NOT_ENGLISH, WORD, Table, _lab_urls, _states
 
@@ -59,8 +61,10 @@ class _Flow(HTMLParser):
         hidden = tag in self.HIDDEN or (tag != "html" and a.get("lang") not in (None, "ja"))
         if not self._hidden() and not hidden:
             self.said += [a[k] for k in self.SAID if a.get(k)]
-        # A phone runs the last move's sentences on (static/app.css: ``.last > p`` inline).
-        run_on = tag == "p" and bool(self.stack) and "last" in self.stack[-1][2]
+        # A phone runs the last move's sentences on, and a deal end's (static/app.css: inline).
+        parent = self.stack[-1][2] if self.stack else []
+        apart = {"verdict", "big-news", "how", "revoke"} & set((a.get("class") or "").split())
+        run_on = tag == "p" and ("last" in parent or ("deal-end" in parent and not apart))
         block = tag in BLOCKS and not run_on
         if block:
             self.parts.append("\x00")
@@ -105,6 +109,8 @@ def test_spaced_joins_finds_what_a_browser_draws():
     assert spaced_joins('<p>一。<a lang="en">English. Here</a></p>') == []
     # the last move's sentences run on, on a phone: a space between them is drawn
     assert spaced_joins('<div class="last"><p>一。</p>\n  <p>二。</p></div>') != []
+    assert spaced_joins('<section class="deal-end"><p>一。</p>\n<p>二。</p></section>') != []
+    assert spaced_joins('<section class="deal-end"><p>一。</p>\n<p class="verdict">二。</p></section>') == []
 
 
 # -- the pages a table reads in Japanese ---------------------------------------------------------------
@@ -130,6 +136,27 @@ def tute_pages(app) -> dict[str, str]:
     return pages
 
 
+def tantony_pages(app) -> dict[str, str]:
+    """Tantony's first deal played to its end: the 13th trick and its exchange, on the deal's end."""
+    rng = random.Random(3)
+    deck = [str(c) for c in tantony.pack(4)]
+    rng.shuffle(deck)
+    hands = {i: deck[i * 13 : (i + 1) * 13] for i in range(4)}
+    s, moves = tantony.start(FOUR, {"dealer": FOUR[-1]}), []
+    while s.deal == 1:
+        v = tantony.view(s)
+        if "give" in v["expects"]:
+            move = {"type": "give", "to": v["room"][0]}
+        else:
+            seat = tantony.to_act(s)
+            card = sorted(tantony.legal_plays(hands[seat], [c for _, c in s.trick]))[0]
+            hands[seat].remove(card)
+            move = {"type": "play", "card": card}
+        s = tantony.apply(s, move)
+        moves.append(move)
+    return {"tantony deal end": Table(app, "tantony", {"dealer": FOUR[-1]}, moves, players=FOUR).page()}
+
+
 def hundred_pages(app) -> dict[str, str]:
     t = Table(app, "hundred", {"dealer": "次郎"}, [{"type": "play", "card": "10D"}], players=["太郎", "花子", "次郎"])
     return {"100 bust confirm": t.post_move({"type": "play", "card": "5C"})}
@@ -146,7 +173,7 @@ def ja_pages(tmp_path_factory) -> dict[str, str]:
         states = _states(app, game)
         CHOICES[game](app, states)
         pages |= {f"{game} {name}": html for name, html in states.items()}
-    pages |= tute_pages(app) | hundred_pages(app)
+    pages |= tute_pages(app) | tantony_pages(app) | hundred_pages(app)
     client = app.test_client()
     urls = ["/", "/rules/", "/games/new", "/games/nonesuch", "/players", "/players/1", "/stats"]
     for game in games.GAMES:
