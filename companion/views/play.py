@@ -8,6 +8,7 @@ import re
 
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
+from flask_htmx import make_response as htmx_response
 
 from companion import schemas
 from companion.errors import AmbiguousMove, MoveError
@@ -133,8 +134,6 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, las
     if not htmx:
         return render_template("play/page.html", **context), status, headers
     address = _address(row, context)
-    if address:
-        headers["HX-Replace-Url"] = address
     view = context["view"]
     changed, whole = [], True
     # A choice locks the picker and its answer unlocks it on the page (#live's data-locked),
@@ -147,11 +146,10 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, las
         or prior is None
         or (before["deals"], prior["result"] is None) != (row["deals"], view["result"] is None)
     )
-    return (
-        render_template("play/_answer.html", changed=changed, whole_picker=whole, finished_changed=finished, **context),
-        status,
-        headers,
+    body = render_template(
+        "play/_answer.html", changed=changed, whole_picker=whole, finished_changed=finished, **context
     )
+    return htmx_response(body, status, headers, replace_url=address or None)
 
 
 def _as_watcher(row: dict):
@@ -159,8 +157,8 @@ def _as_watcher(row: dict):
     puts it in place of the whole game (the grid goes), with the notice that says why."""
     context = board_context(table_of(row), row)
     context["demoted"] = True
-    headers = {"X-Version": str(row["version"]), "HX-Retarget": ".game", "HX-Reswap": "outerHTML"}
-    return render_template("play/_game.html", **context), 200, headers
+    body = render_template("play/_game.html", **context)
+    return htmx_response(body, 200, {"X-Version": str(row["version"])}, retarget=".game", reswap="outerHTML")
 
 
 def _address(row: dict, context: dict) -> str | None:
@@ -172,7 +170,7 @@ def _address(row: dict, context: dict) -> str | None:
         return url_for("games.show", game_id=row["id"], ask=json.dumps(pending["move"], separators=(",", ":")))
     if context["reveal"]:
         return url_for("games.show", game_id=row["id"], reveal=1)
-    asking = request.headers.get("HX-Current-URL", "")
+    asking = htmx.current_url or ""
     if "ask=" in asking or "reveal=" in asking:
         return url_for("games.show", game_id=row["id"])
     return None
