@@ -13,6 +13,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
+from companion.games import tantony as TT
 from tests.e2e.deals import script
 from tests.e2e.helpers import answered, api_game, assert_thumb_zone, expect_version, lay_out, tap_card
 from tests.e2e.test_tute_e2e import PLAYERS as TUTE_PLAYERS
@@ -192,6 +193,16 @@ def test_tantony_and_100_states(page, base_url, check, scheme):
     api_game(page, base_url, "tantony", players, {"dealer": "Wes"}, moves)
     expect(page.locator("#live .deal-end")).to_be_visible()
     check("tantony-deal-end")
+    state = TT.start(players, {"dealer": "Wes"})
+    for move in moves:
+        state = TT.apply(state, move)
+    while "give" not in TT.view(state)["expects"]:  # deal 2's first trick, its first legal cards
+        moves = [*moves, {"type": "play", "card": TT.view(state)["legal"][0]}]
+        state = TT.apply(state, moves[-1])
+    api_game(page, base_url, "tantony", players, {"dealer": "Wes"}, moves)
+    expect(page.locator("#live .give-row")).to_be_visible()  # the card led names who received it
+    assert_thumb_zone(page, "deal 2 gift")
+    check("tantony-deal-2-gift")
 
     api_game(page, base_url, "hundred", ["Ann", "Ben"], {"tokens": 1}, [{"type": "play", "card": "10D"}])
     check("100-mid-hand")
