@@ -152,3 +152,22 @@ def test_cante_buttons_fit_the_narrowest_phone_in_both_languages(page, base_url)
         )
         assert overflowing == [], (lang, overflowing)
         assert_answered_in_view(page, lang)
+
+
+def test_four_cante_pairs_wrap_rather_than_overflow_on_an_iphone_se(page, base_url):
+    """Four pairs offered at once (every suit's king and queen in the winner's hand): at 375 px
+    they do not fit one row, so they take two, each button holding its points and cards."""
+    from tests.test_japanese import FOUR, TUTE_CANTE
+
+    page.set_viewport_size(PHONES[1])
+    api_game(page, base_url, "tute", FOUR, {"dealer": FOUR[-1]}, TUTE_CANTE)
+    for lang in ("en", "ja"):
+        speak(page, lang)
+        buttons = page.locator("#live .cantes .option")
+        expect(buttons).to_have_count(4)
+        overflowing = buttons.evaluate_all(
+            "bs => bs.filter(b => b.scrollWidth > b.clientWidth + 1 || b.getBoundingClientRect().right > innerWidth)"
+            ".map(b => b.textContent)"
+        )
+        assert overflowing == [], (lang, overflowing)
+        assert_answered_in_view(page, lang)
