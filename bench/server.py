@@ -385,11 +385,11 @@ def main() -> None:
     print(" Where a move's time goes (issue 34), SQLite NORMAL, each a ratio to that run's /healthz:")
     line("trivial GET /healthz", runs["NORMAL"]["trivial"])
     for label, xs in (
-        ("floor: the move's statements, one txn", spent["floor"]),
-        ("engine: apply alone", spent["engine"]),
-        ("store: play_and_read in process", spent["store"]),
-        ("move, JSON API (over HTTP)", runs["NORMAL"]["moves"]),
-        ("move, game page (over HTTP)", runs["NORMAL"]["taps"]),
+        ("floor (statements, one txn)", spent["floor"]),
+        ("engine apply alone", spent["engine"]),
+        ("store move, in process", spent["store"]),
+        ("move, JSON API", runs["NORMAL"]["moves"]),
+        ("move, game page", runs["NORMAL"]["taps"]),
     ):
         line(
             f"{label}, 1-100",
