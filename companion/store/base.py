@@ -1,13 +1,14 @@
 """What every part of the store stands on: the backend's hooks (its connections, its write
-and read transactions, how it copies itself into an SQLite file), which
-companion/store/sqlite.py and postgres.py give, and the one read every part makes (a
-game's row, or ``NotFound``). The parts build on it in one line: ``Access`` (referees and
-links), ``Changes`` (moves and undos) on it, ``Games`` on that, ``Copies`` on ``Games``,
-and ``Roster`` beside them on ``Access``."""
+transaction, how it copies itself into an SQLite file), which companion/store/sqlite.py
+and postgres.py give; a read transaction, the same on both but for the dialect's BEGIN;
+and the one read every part makes (a game's row, or ``NotFound``). The parts build on it
+in one line: ``Access`` (referees and links), ``Changes`` (moves and undos) on it,
+``Games`` on that, ``Copies`` on ``Games``, and ``Roster`` beside them on ``Access``."""
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from companion.store.dialect import Dialect
@@ -30,9 +31,16 @@ class Base:
         """One write transaction, the database's write lock held from its first read."""
         raise NotImplementedError
 
-    def _read(self) -> AbstractContextManager[Any]:
-        """One read transaction: every read inside it sees the same moment."""
-        raise NotImplementedError
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        """One read transaction: every read inside it sees the same moment (the dialect's
+        BEGIN: a deferred one on SQLite, REPEATABLE READ on PostgreSQL)."""
+        conn = self._conn()
+        conn.execute(self.dialect.begin_read)
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
 
     def _copy_to(self, target) -> None:
         """The whole database, as it is now, into the new SQLite file ``target``."""

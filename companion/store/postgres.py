@@ -231,16 +231,6 @@ class PostgresStore(Copies, Roster):
     def watcher(self) -> PostgresWatcher:
         return PostgresWatcher(self.dsn)
 
-    @contextmanager
-    def _read(self):
-        """One read transaction: every read inside it sees the same moment."""
-        conn = self._conn()
-        conn.execute(self.dialect.begin_read)
-        try:
-            yield conn
-        finally:
-            conn.execute("COMMIT")
-
     # -- schema ---------------------------------------------------------------------
     def migrate(self) -> list[str]:
         """Apply the migrations a database lacks (all of them to a new one); return their

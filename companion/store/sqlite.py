@@ -119,16 +119,6 @@ class SqliteStore(Copies, Roster):
                 conn.execute("ROLLBACK")
             raise
 
-    @contextmanager
-    def _read(self):
-        """One read transaction: every read inside it sees the same moment."""
-        conn = self._conn()
-        conn.execute(self.dialect.begin_read)
-        try:
-            yield conn
-        finally:
-            conn.execute("COMMIT")
-
     def migrate(self) -> list[str]:
         """Apply pending migrations (companion/store/migrations.py); return the names of
         those applied (opening twice is harmless).

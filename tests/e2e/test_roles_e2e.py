@@ -137,21 +137,27 @@ def test_offline_in_a_trick_the_next_player_is_named_only_while_certain(page, co
     expect_version(page, 5)
 
 
-def test_cante_buttons_fit_the_narrowest_phone_in_both_languages(page, base_url):
-    """Three pairs offered after the first trick: each button holds its points and its cards."""
-    moves, _ = scripted_deal()
-    page.set_viewport_size(PHONES[2])
-    api_game(page, base_url, "tute", TUTE_PLAYERS, moves=moves[:5])
+def cante_buttons_fit(page, pairs: int) -> None:
+    """In both languages: ``pairs`` cante buttons, none overflowing or past the screen's
+    edge, and the answer in view."""
     for lang in ("en", "ja"):
         speak(page, lang)
         buttons = page.locator("#live .cantes .option")
-        expect(buttons).to_have_count(3)
+        expect(buttons).to_have_count(pairs)
         overflowing = buttons.evaluate_all(
             "bs => bs.filter(b => b.scrollWidth > b.clientWidth + 1 || b.getBoundingClientRect().right > innerWidth)"
             ".map(b => b.textContent)"
         )
         assert overflowing == [], (lang, overflowing)
         assert_answered_in_view(page, lang)
+
+
+def test_cante_buttons_fit_the_narrowest_phone_in_both_languages(page, base_url):
+    """Three pairs offered after the first trick: each button holds its points and its cards."""
+    moves, _ = scripted_deal()
+    page.set_viewport_size(PHONES[2])
+    api_game(page, base_url, "tute", TUTE_PLAYERS, moves=moves[:5])
+    cante_buttons_fit(page, 3)
 
 
 def test_four_cante_pairs_wrap_rather_than_overflow_on_an_iphone_se(page, base_url):
@@ -161,13 +167,4 @@ def test_four_cante_pairs_wrap_rather_than_overflow_on_an_iphone_se(page, base_u
 
     page.set_viewport_size(PHONES[1])
     api_game(page, base_url, "tute", FOUR, {"dealer": FOUR[-1]}, TUTE_CANTE)
-    for lang in ("en", "ja"):
-        speak(page, lang)
-        buttons = page.locator("#live .cantes .option")
-        expect(buttons).to_have_count(4)
-        overflowing = buttons.evaluate_all(
-            "bs => bs.filter(b => b.scrollWidth > b.clientWidth + 1 || b.getBoundingClientRect().right > innerWidth)"
-            ".map(b => b.textContent)"
-        )
-        assert overflowing == [], (lang, overflowing)
-        assert_answered_in_view(page, lang)
+    cante_buttons_fit(page, 4)
