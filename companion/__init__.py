@@ -84,6 +84,9 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         template_folder=_shipped("templates"),
         static_folder=_shipped("static"),
     )
+    # The templates are a fixed set: kept in a plain dict, not Jinja's locked LRU, whose
+    # bookkeeping every include of a board paid again.
+    app.jinja_options = {**app.jinja_options, "cache_size": -1}
     app.config.from_mapping(
         DATABASE=str(Path(app.instance_path) / "companion.db"),
         # Several app servers on one database server (README, "Several servers"):

@@ -195,6 +195,86 @@ def _face(code: str, spanish: bool, lang: str) -> dict:
     return {"code": str(c), "rank": rank, "suit": SUIT_SYMBOLS[c.suit], "red": c.red, "name": card_name(c, spanish)}
 
 
+#: The card helpers every board calls (a board shows dozens of cards, and a Jinja macro
+#: costs a context of its own per call): each card's markup is built once per language.
+_CHIP = Markup('<span class="chip{}" role="img" aria-label="{}">{}{}</span>')
+_PICK = Markup(
+    '<button type="submit" name="card" value="{code}" id="pick-{code}" class="pick{red}{played}" aria-label="{name}"'
+    '{disabled}{oob}>{rank}<span class="suit">{suit}</span></button>'
+)
+_BOX = Markup(
+    '<label class="pick{red}{played} {extra}"{under}><input type="checkbox" name="{field}" value="{code}"{checked}'
+    '{disabled}><span aria-hidden="true">{rank}<span class="suit">{suit}</span></span>'
+    '<span class="sr">{name}{played_word}</span></label>'
+)
+
+
+@pass_context
+def chip(context, code: str) -> Markup:
+    """A card as the players see it: rank in large type, suit in its colour, its name spoken."""
+    return _chip(str(code), bool(context.get("spanish_names")), language())
+
+
+@lru_cache(maxsize=2048)
+def _chip(code: str, spanish: bool, lang: str) -> Markup:
+    c = _face(code, spanish, lang)
+    return _CHIP.format(" red" if c["red"] else "", c["name"], c["rank"], c["suit"])
+
+
+@pass_context
+def chips(context, codes, empty=None) -> Markup:
+    """Cards in a row, or ``empty`` (else "none") when there are none."""
+    if not codes:
+        return Markup('<span class="muted">{}</span>').format(_("none") if empty is None else empty)
+    spanish, lang = bool(context.get("spanish_names")), language()
+    return Markup('<span class="chips">%s</span>') % Markup("").join(_chip(str(x), spanish, lang) for x in codes)
+
+
+@pass_context
+def pick_button(context, code: str, seen: bool = False, oob: bool = False) -> Markup:
+    """A card of the grid. One already played is struck through (aria-disabled), yet a tap
+    on it is sent: the rules answer where it went ("6♦ was already played in trick 3")."""
+    return _pick(str(code), bool(seen), bool(oob), bool(context.get("spanish_names")), language())
+
+
+@lru_cache(maxsize=4096)
+def _pick(code: str, seen: bool, oob: bool, spanish: bool, lang: str) -> Markup:
+    c = _face(code, spanish, lang)
+    return _PICK.format(
+        code=c["code"],
+        red=" red" if c["red"] else "",
+        played=" played" if seen else "",
+        name=c["name"],
+        disabled=Markup(' aria-disabled="true"') if seen else "",
+        oob=Markup(' hx-swap-oob="true"') if oob else "",
+        rank=c["rank"],
+        suit=c["suit"],
+    )
+
+
+@pass_context
+def pick_box(context, code: str, field: str, extra_class: str = "", checked=False, played=False) -> Markup:
+    """A card to tick; a jack that can go under the stock says so when ticked (its word in
+    data-under). ``played``: already played (100's "can't go": not in the hand shown),
+    struck through and not to tick."""
+    c = card_face(str(code), bool(context.get("spanish_names")))
+    under = Markup(' data-under="{}"').format(_("under")) if extra_class == "jack" else ""
+    return _BOX.format(
+        red=" red" if c["red"] else "",
+        played=" played" if played else "",
+        extra=extra_class,
+        under=under,
+        field=field,
+        code=c["code"],
+        checked=Markup(" checked") if checked else "",
+        disabled=Markup(" disabled") if played else "",
+        rank=c["rank"],
+        suit=c["suit"],
+        name=c["name"],
+        played_word=_(" (played)") if played else "",
+    )
+
+
 def card_text(text, spanish: bool = False) -> str:
     """A message with every card code written as players read it: "QC 6C" -> "Q♣ 6♣"."""
 
@@ -288,6 +368,10 @@ def register_template_helpers(app) -> None:
         STATS_SHOWN=stats.SHOWN,
         figure=stats.shown,
         card=with_card_names(card_face),
+        chip=chip,
+        chips=chips,
+        pick_button=pick_button,
+        pick_box=pick_box,
         external_url=external_url,
         qr_svg=qr_svg,
         DUTY_TEXT=DUTY_TEXT,
