@@ -72,6 +72,14 @@ class SecureWhenHttps(SecureCookieSessionInterface):
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
 
+    def should_set_cookie(self, app: Flask, session) -> bool:
+        """A changed session is sent back; an unchanged one is signed again (its month
+        renewed) by page loads only, not by every tap's answer or poll (htmx asks those)."""
+        if session.modified:
+            return True
+        refresh = session.permanent and app.config["SESSION_REFRESH_EACH_REQUEST"]
+        return bool(refresh) and request.method == "GET" and "HX-Request" not in request.headers
+
 
 def create_app(test_config: dict | None = None, instance_path: str | None = None) -> Flask:
     """The app. ``instance_path`` (or ``COMPANION_INSTANCE_PATH``) is where the database

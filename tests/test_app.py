@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from companion import create_app
-from tests.conftest import new_game
+from tests.conftest import new_game, post_move, version_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = {".git", ".venv", "__pycache__"}
@@ -167,6 +167,25 @@ def test_the_session_cookie_is_secure_exactly_over_https(tmp_path):
     app = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE": str(tmp_path / "t.db")}, str(tmp_path))
     assert "Secure" not in _session_cookie(app)
     assert "Secure" in _session_cookie(app, base_url="https://cards.example.org")
+
+
+def test_a_taps_answer_does_not_sign_the_session_again_a_page_load_renews_it(client):
+    """Issue 34: the session cookie (a phone's referee keys, a month's lifetime) is signed
+    and sent again by page loads, and by any answer that changed it; a tap's answer or a
+    poll that leaves it as it was sends no cookie (signing it was part of every tap's cost)."""
+    game_id = new_game(client)  # this phone made the game: it referees it
+
+    def cookie(answer) -> list[str]:
+        return [h for h in answer.headers.getlist("Set-Cookie") if h.startswith("session=")]
+
+    assert cookie(client.get(f"/games/{game_id}")), "a page load renews the month"
+    tap = post_move(client, game_id, type="layout", **{"cards[]": ["2S", "3H", "5D", "9C"]})
+    assert tap.status_code == 200 and not cookie(tap)
+    poll = client.get(f"/games/{game_id}/live?version=0", headers={"HX-Request": "true"})
+    assert poll.status_code == 200 and not cookie(poll)
+    assert version_of(client, game_id) == 1  # the session still works: the tap was entered
+    seen = client.get(f"/games/{game_id}", headers={"HX-Request": "true"})
+    assert not cookie(seen), "htmx asked it: not a page load"
 
 
 @pytest.mark.parametrize("trusted", [True, False])
