@@ -30,27 +30,30 @@ AXE = Axe()
 CODE = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b")
 
 
+SCHEMES = ("light", "dark")
+
+
 @pytest.fixture
-def check(page, shot, request):
-    """axe on the page as it is now, and its screenshot (first screen for live pages)."""
-    scheme = request.node.callspec.params["scheme"]
-    page.emulate_media(color_scheme=scheme)
+def check(page, shot):
+    """axe on the page as it is now, in light and in dark (the page's colours follow the
+    phone's: no style sheet animates them, so the switch is done when it returns), and a
+    screenshot of each (first screen for live pages). One walk through the states checks
+    both schemes: walking it once per scheme cost the suite a minute."""
 
     def run(name: str, full_page: bool = False) -> None:
         # Cards are chips or symbols (Q♣), never codes (QC), in every message.
         assert not CODE.findall(page.inner_text("body")), (name, CODE.findall(page.inner_text("body")))
-        results = AXE.run(page)
-        assert results.violations_count == 0, (scheme, name, results.generate_report())
-        shot(f"states-{scheme}-{name}", full_page=full_page)
+        for scheme in SCHEMES:
+            page.emulate_media(color_scheme=scheme)
+            results = AXE.run(page)
+            assert results.violations_count == 0, (scheme, name, results.generate_report())
+            shot(f"states-{scheme}-{name}", full_page=full_page)
+        page.emulate_media(color_scheme=SCHEMES[0])
 
     return run
 
 
-SCHEMES = pytest.mark.parametrize("scheme", ["light", "dark"])
-
-
-@SCHEMES
-def test_pages(page, base_url, check, scheme):
+def test_pages(page, base_url, check):
     api_game(page, base_url, "tablanette", ["Ann", "Ben"])
     for name, url in (
         ("home", "/"),
@@ -76,8 +79,7 @@ def test_pages(page, base_url, check, scheme):
     check("new-rules-open", full_page=True)
 
 
-@SCHEMES
-def test_tablanette_states(page, base_url, browser, check, scheme):
+def test_tablanette_states(page, base_url, browser, check):
     game_id = api_game(page, base_url, "tablanette", ["Ann", "Ben"])
     check("tablanette-start")
     lay_out(page, ["2S", "3H", "5D", "9C"])
@@ -103,12 +105,14 @@ def test_tablanette_states(page, base_url, browser, check, scheme):
     check("tablanette-share", full_page=True)
     page.goto(f"{base_url}/games/{game_id}/log")
     check("tablanette-log", full_page=True)
-    watcher = browser.new_page(viewport=page.viewport_size, color_scheme=scheme)
+    watcher = browser.new_page(viewport=page.viewport_size)
     try:
         watcher.goto(f"{base_url}/games/{game_id}")
         expect(watcher.locator("#recent li")).to_have_count(3)
-        results = AXE.run(watcher)
-        assert results.violations_count == 0, (scheme, "watch", results.generate_report())
+        for scheme in SCHEMES:
+            watcher.emulate_media(color_scheme=scheme)
+            results = AXE.run(watcher)
+            assert results.violations_count == 0, (scheme, "watch", results.generate_report())
     finally:
         watcher.close()
     fresh = api_game(page, base_url, "tablanette", ["Ann", "Ben"])  # a deal is tallied from its start
@@ -122,8 +126,7 @@ def test_tablanette_states(page, base_url, browser, check, scheme):
     check("tablanette-deal-end")
 
 
-@SCHEMES
-def test_tablanette_take_and_offline_states(page, context, base_url, check, scheme):
+def test_tablanette_take_and_offline_states(page, context, base_url, check):
     """Tablić's many captures, tapped card by card; the taps waiting offline, on the board."""
     lay_downs = [{"type": "play", "card": c, "capture": []} for c in ["5S", "6S", "7S", "8S", "AH", "2H", "3H", "4H"]]
     layout = {"type": "layout", "cards": ["AS", "2S", "3S", "4S"]}
@@ -142,8 +145,7 @@ def test_tablanette_take_and_offline_states(page, context, base_url, check, sche
     expect(page.locator("#waiting")).to_be_hidden()
 
 
-@SCHEMES
-def test_tute_states(page, base_url, check, scheme):
+def test_tute_states(page, base_url, check):
     moves, _ = scripted_deal()
     flagged = next(n for n in range(1, len(moves)) if _tute_revoke_flagged(moves[:n]))
     cante = next(n for n, m in enumerate(moves) if m["type"] == "declare")
@@ -176,8 +178,7 @@ def _tute_revoke_flagged(moves) -> bool:
     return bool(T.view(state).get("revokes"))
 
 
-@SCHEMES
-def test_tantony_and_100_states(page, base_url, check, scheme):
+def test_tantony_and_100_states(page, base_url, check):
     api_game(page, base_url, "tantony", ["Nan", "Eve", "Sam", "Wes"])
     check("tantony-start")
     for code in ("9D", "3D"):
