@@ -257,7 +257,13 @@ def pick_box(context, code: str, field: str, extra_class: str = "", checked=Fals
     """A card to tick; a jack that can go under the stock says so when ticked (its word in
     data-under). ``played``: already played (100's "can't go": not in the hand shown),
     struck through and not to tick."""
-    c = card_face(str(code), bool(context.get("spanish_names")))
+    spanish = bool(context.get("spanish_names"))
+    return _box(str(code), field, extra_class, bool(checked), bool(played), spanish, language())
+
+
+@lru_cache(maxsize=4096)
+def _box(code: str, field: str, extra_class: str, checked: bool, played: bool, spanish: bool, lang: str) -> Markup:
+    c = _face(code, spanish, lang)
     under = Markup(' data-under="{}"').format(_("under")) if extra_class == "jack" else ""
     return _BOX.format(
         red=" red" if c["red"] else "",
