@@ -75,8 +75,9 @@ def turns(view: dict) -> dict:
     can end the hand (every card that adds the most still keeps the total in) and none
     changes the order or asks which total: those cards are the breaks (RULES.md 4.2, 4.3)."""
     plain = {}
+    options = engine.resolve_options(view["options"])  # once, not once a card of the pack
     for code in view["pack"]:
-        rule = engine.rule_of(code, view["options"])
+        rule = engine.rule_of(code, options)
         if len(rule.ops) == 1 and re.fullmatch(r"\+\d+", rule.ops[0]) and not rule.turn:
             plain[code] = int(rule.ops[0])
     most = max(plain.values(), default=0)
