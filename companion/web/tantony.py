@@ -191,7 +191,7 @@ class Tally(TallyForm):
     @staticmethod
     def context(rules, state, view) -> dict:
         names = view["players"]
-        return {"names": names, "pack": [str(c) for c in rules.pack(len(names))]}
+        return {"names": names, "pack": rules.pack_codes(len(names))}
 
     @classmethod
     def fields(cls, ctx: dict) -> dict[str, Field]:
