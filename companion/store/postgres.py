@@ -41,6 +41,7 @@ from companion.store.copies import Copies, copy_games, verified_copy
 from companion.store.dialect import POSTGRES
 from companion.store.roster import Roster
 from companion.store.sqlite import SqliteStore
+from companion.store.states import StateCache
 
 #: The channel every change of a game's version is notified on (migration m001's trigger).
 CHANNEL = "companion_games"
@@ -151,6 +152,7 @@ class PostgresStore(Copies, Roster):
         self._pool: psycopg_pool.ConnectionPool | None = None
         self._pool_pid: int | None = None
         self._inherited: list = []
+        self._states = StateCache()
         self.migrate()
 
     def __repr__(self) -> str:
@@ -215,7 +217,7 @@ class PostgresStore(Copies, Roster):
             self._pool = None
 
     @contextmanager
-    def _write(self):
+    def _write(self, game_id: str | None = None):
         """One write transaction, writers one at a time across every server (see the module)."""
         conn = self._conn()
         # READ COMMITTED (not the consistent reads' REPEATABLE READ): every statement after
