@@ -13,6 +13,10 @@ failing.
   keeps when it was entered (``time``) and by which referee phone (``referee``: the id of
   its ``referees`` row, never the key), or that it came from a transcript (``imported``);
   an undo keeps who undid it and when (``undone_by``, ``undone_time``).
+
+A change reads what it needs of its game in one statement (``_CHANGE_READ``), the stored
+state left out when the state this worker keeps of the game (companion/store/states.py)
+is the row's; the state it writes is kept once the transaction has committed.
 """
 
 from __future__ import annotations
