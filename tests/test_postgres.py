@@ -345,3 +345,182 @@ def test_a_server_that_can_t_reach_its_database_says_so_at_start(tmp_path):
     url = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"
     with pytest.raises(RuntimeError, match="Can't reach the PostgreSQL database"):
         create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": url}, instance_path=str(tmp_path))
+
+
+# ---------------------------------------------------------------------------
+# A lock per game, and a move in two round trips (issue 34)
+# ---------------------------------------------------------------------------
+
+
+def holding(pg_url, *locks: str):
+    """A connection of its own (another server's change under way) inside a transaction
+    holding the advisory ``locks`` (SQL calls); ``COMMIT`` on it lets go."""
+    import psycopg
+
+    conn = psycopg.connect(pg_url, autocommit=True)
+    conn.execute("BEGIN")
+    for lock in locks:
+        conn.execute(f"SELECT {lock}")
+    return conn
+
+
+def in_thread(call):
+    """``call()`` in a thread of its own: the thread, and a list its answer (or error) goes in."""
+    out: list = []
+
+    def run():
+        try:
+            out.append(call())
+        except Exception as e:  # pragma: no cover - shown by the assertion on out
+            out.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+def test_changes_of_two_games_do_not_wait_for_each_other(pg_url):
+    """Another server's change of game A holds A's lock: a move on game B goes through at
+    once; a move on A waits until that change ends, then applies (at the version it saw)."""
+    from companion.store.postgres import WRITE_LOCK, game_lock
+
+    store = open_store(pg_url)
+    try:
+        a, _ = store.create("hundred", ["Ann", "Ben"])
+        b, _ = store.create("hundred", ["Cy", "Dee"])
+        other = holding(
+            pg_url,
+            f"pg_advisory_xact_lock_shared({WRITE_LOCK}), pg_advisory_xact_lock({WRITE_LOCK}, {game_lock(a['id'])})",
+        )
+        try:
+            thread, out = in_thread(lambda: store.play(b["id"], 0, {"type": "play", "card": "2S"}))
+            thread.join(10)
+            assert not thread.is_alive() and out[0][0] == 1  # B's move: not held up by A's lock
+            thread, out = in_thread(lambda: store.play(a["id"], 0, {"type": "play", "card": "3S"}))
+            thread.join(0.5)
+            assert thread.is_alive() and not out  # A's move waits for A's change
+        finally:
+            other.execute("COMMIT")
+            other.close()
+        thread.join(10)
+        assert not thread.is_alive() and out[0][0] == 1
+        assert store.version(a["id"]) == store.version(b["id"]) == 1
+    finally:
+        store.release()
+        store.close()
+
+
+def test_what_is_not_one_game_s_waits_for_every_change_under_way(pg_url):
+    """A new game adds players to the roster, rows no game's lock covers: it takes the whole
+    database's lock, so it waits while any game's change is under way (it holds that lock
+    shared), and goes through once the change ends."""
+    from companion.store.postgres import WRITE_LOCK, game_lock
+
+    store = open_store(pg_url)
+    try:
+        a, _ = store.create("hundred", ["Ann", "Ben"])
+        other = holding(
+            pg_url,
+            f"pg_advisory_xact_lock_shared({WRITE_LOCK}), pg_advisory_xact_lock({WRITE_LOCK}, {game_lock(a['id'])})",
+        )
+        try:
+            thread, out = in_thread(lambda: store.create("hundred", ["Ann", "Cy"]))
+            thread.join(0.5)
+            assert thread.is_alive() and not out
+        finally:
+            other.execute("COMMIT")
+            other.close()
+        thread.join(10)
+        assert not thread.is_alive() and out[0][0]["players"] == ["Ann", "Cy"]
+    finally:
+        store.release()
+        store.close()
+
+
+def test_games_with_the_same_players_end_deals_together(pg_url):
+    """Deals ending at the same time in games of the same two players, seated in opposite
+    orders, write the same players' totals (triggers on seats) in opposite orders: the
+    figures' lock makes them take turns, so none fails (no deadlock) and the totals are the
+    sums of the seats."""
+    from companion.store.migrations import TOTALS
+
+    store = open_store(pg_url)
+    tables = [["Ann", "Ben"], ["Ben", "Ann"]] * 3
+    games = [store.create("hundred", players)[0] for players in tables]
+
+    def play_out(game):
+        version = 0
+        while True:
+            try:
+                loser = game["players"][version % 2]
+                version, state = store.play(game["id"], version, {"type": "tally", "loser": loser})
+            finally:
+                store.release()
+            if state.result is not None:
+                return version
+
+    try:
+        with ThreadPoolExecutor(len(games)) as pool:
+            assert all(v == 5 for v in pool.map(play_out, games))
+        sums = ", ".join(f"sum({v.format(s='s')})" for v in TOTALS.values())
+        expected = store.query(
+            f"SELECT p.name, {sums} FROM seats s JOIN players p ON p.id = s.player_id GROUP BY p.name ORDER BY p.name"
+        )
+        kept = store.query(
+            f"SELECT p.name, {', '.join(TOTALS)} FROM totals t JOIN players p ON p.id = t.player_id ORDER BY p.name"
+        )
+        assert [tuple(r) for r in kept] == [tuple(r) for r in expected] and len(kept) == 2
+        assert expected[0][1] == len(games)  # Ann played every game
+    finally:
+        store.release()
+        store.close()
+
+
+def round_trips(store, call) -> int:
+    """How many times this thread's connection sent statements and then waited for answers
+    while ``call()`` ran (libpq's trace: each run of messages sent followed by one received)."""
+    import tempfile
+
+    from psycopg import pq
+
+    conn = store._conn().raw
+    with tempfile.TemporaryFile("w+") as trace:
+        conn.pgconn.trace(trace.fileno())
+        conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        try:
+            call()
+        finally:
+            conn.pgconn.untrace()
+        trace.seek(0)
+        sides = [line.split("\t", 1)[0] for line in trace.read().splitlines()]
+    return sum(1 for sent, got in zip(sides, sides[1:]) if sent == "F" and got == "B")
+
+
+def test_a_move_is_two_round_trips(pg_url):
+    """A move sends its locks and reads together, then its writes and COMMIT together: two
+    round trips (there were ten, one a statement), three when it ends a deal (the deal
+    records are read for the figures), with a referee key and a tap id or without. An
+    undo is three (it reads the moves to replay once it knows which), a read one."""
+    from companion.games import tablanette
+    from tests.test_undo_properties import tablanette_moves
+
+    store = open_store(pg_url)
+    try:
+        row, key = store.create("tablanette", ["Ann", "Ben"], {"target": 10**6})
+        moves = tablanette_moves(5, 60)
+        state, ends = tablanette.start(["Ann", "Ben"], {"target": 10**6}), []
+        for move in moves:
+            after = tablanette.apply(state, move)
+            ends.append(len(after.history) > len(state.history))
+            state = after
+        assert ends.count(True) == 1  # a deal is 49 moves
+        trips = []
+        for version, move in enumerate(moves):
+            extra = {"key": key, "entry": f"tap-{version}"} if version % 2 else {}
+            trips.append(round_trips(store, lambda: store.play(row["id"], version, move, **extra)))
+        assert trips == [3 if end else 2 for end in ends]
+        assert round_trips(store, lambda: store.undo(row["id"], len(moves), key)) == 3
+        assert round_trips(store, lambda: store.get(row["id"])) == 1
+    finally:
+        store.release()
+        store.close()

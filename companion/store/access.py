@@ -52,7 +52,7 @@ class Access(Base):
             raise ValueError(f"kind must be one of {LINK_KINDS}")
         token = secrets.token_urlsafe(16)
         now = datetime.now(timezone.utc)
-        with self._write() as conn:
+        with self._write(game_id) as conn:
             self._require(conn, game_id)
             conn.execute(
                 "INSERT INTO links (token_hash, game_id, kind, created, expires) VALUES (?, ?, ?, ?, ?)",
@@ -76,7 +76,7 @@ class Access(Base):
         A hand-over link also revokes every other key of the game and every other
         unused link (the old referee stops being one). ``LinkUsedUp`` otherwise.
         """
-        with self._write() as conn:
+        with self._write(game_id) as conn:
             link = self._usable_link(conn, game_id, token)
             now = _now()
             conn.execute("UPDATE links SET used = ? WHERE token_hash = ?", (now, link["token_hash"]))
@@ -91,7 +91,7 @@ class Access(Base):
         caller's key (the old one stops working); return the new key. The caller stays
         the same phone in the move log (its ``referees`` row is kept, with the new key's
         hash). ``NotFound`` unless ``key`` is in force."""
-        with self._write() as conn:
+        with self._write(game_id) as conn:
             me = self._referee(conn, game_id, key)
             if me is None:
                 raise NotFound(f"{game_id!r} has no referee with that key")
@@ -100,22 +100,29 @@ class Access(Base):
             conn.execute("UPDATE referees SET key_hash = ? WHERE id = ?", (_hash_key(new_key), me))
             return new_key
 
-    def _referee(self, conn, game_id: str, key) -> str | None:
-        """The id of the referee whose key this is, if it is in force."""
+    def _referee(self, conn, game_id: str, key, rows=None) -> str | None:
+        """The id of the referee whose key this is, if it is in force (among ``rows``, the
+        game's :meth:`_referees` read already, when given)."""
         if not isinstance(key, str) or not key:
             return None
-        for row in conn.execute("SELECT id, key_hash FROM referees WHERE game_id = ? AND revoked IS NULL", (game_id,)):
+        for row in self._referees(conn, game_id) if rows is None else rows:
             if _key_matches(row["key_hash"], key):
                 return row["id"]
         return None
 
-    def _device(self, conn, game_id: str, key: str | None) -> str | None:
+    def _referees(self, conn, game_id: str):
+        """The game's referees in force (a cursor: on PostgreSQL a change sends this with the
+        change's other reads, and the rows are there when first read)."""
+        return conn.execute("SELECT id, key_hash FROM referees WHERE game_id = ? AND revoked IS NULL", (game_id,))
+
+    def _device(self, conn, game_id: str, key: str | None, rows=None) -> str | None:
         """The phone a change is recorded against: None without a key, else the id of the
         referee whose key it is; ``NotReferee`` if it is not in force (revoked since the
-        view checked it). One indexed read of the game's referee rows."""
+        view checked it). One indexed read of the game's referee rows (``rows``, when the
+        caller sent it already)."""
         if key is None:
             return None
-        referee = self._referee(conn, game_id, key)
+        referee = self._referee(conn, game_id, key, rows)
         if referee is None:
             raise NotReferee("This phone is no longer a referee of this game.")
         return referee

@@ -14,6 +14,7 @@ from typing import Any
 from companion.store.dialect import Dialect
 from companion.store.errors import NotFound
 from companion.store.rows import _GAME_COLUMNS, Row
+from companion.store.states import StateCache
 
 
 class Base:
@@ -22,14 +23,25 @@ class Base:
     dialect: Dialect
     #: The database, as messages name it (a file's path; a URL without its password).
     path: str
+    #: Each game's latest state, kept in this process (companion/store/states.py).
+    _states: StateCache
 
     def _conn(self) -> Any:
         """This thread's connection (speaking the store's SQL: ``?`` placeholders)."""
         raise NotImplementedError
 
-    def _write(self) -> AbstractContextManager[Any]:
-        """One write transaction, the database's write lock held from its first read."""
+    def _write(self, game_id: str | None = None) -> AbstractContextManager[Any]:
+        """One write transaction, a write lock held from its first read: the lock of the
+        game ``game_id`` for a change of that game alone (its rows, and the figures in its
+        seats: :meth:`_lock_figures`), else the whole database's. (SQLite has one lock, the
+        file's; PostgreSQL one per game, so changes of two games do not wait for each other.)"""
         raise NotImplementedError
+
+    def _lock_figures(self, conn) -> None:
+        """Inside a change of one game: before it writes its seats' figures (kept with every
+        player's totals by triggers, rows other games' changes write too), the lock of the
+        figures, so two such writes never wait for each other's rows (PostgreSQL; on SQLite
+        the file's lock is held already)."""
 
     @contextmanager
     def _read(self) -> Iterator[Any]:

@@ -9,11 +9,23 @@ the default. What differs from SQLite, and only here:
   thread takes one at its first query and gives it back at the end of its request
   (``release``: Flask's teardown), or when the thread ends. Each is checked on the way out
   of the pool, so a database server restarted meanwhile costs no failed request.
-* **A change** is one transaction that first takes a transaction-level advisory lock, the
+* **A change** is one transaction that first takes transaction-level advisory locks, the
   equivalent of SQLite's ``BEGIN IMMEDIATE`` (one writer at a time, the version check,
   the engine's verdict and the write seeing the same rows), so two app servers racing on
-  one game give exactly one winner and the other a ``Conflict``. The lock is the
-  database's, so it holds across servers.
+  one game give exactly one winner and the other a ``Conflict``. The locks are the
+  database's, so they hold across servers. A change of one game (a move, an undo, a
+  confirmation, a link, a key, archiving, deleting) takes that game's lock, and the whole
+  database's shared: changes of two games do not wait for each other (issue 34). What
+  is not one game's (new games and imports, which add players; the roster; a restore or
+  copy; migrations) takes the whole database's lock alone, so it waits for every change
+  under way and every change waits for it. The seats' figures feed every player's totals
+  (triggers), rows two games' changes could both write: a change takes one more lock
+  before it writes them (:data:`FIGURES_LOCK`, rarely: when a deal ends, is undone or is
+  confirmed). Locks are always taken in that order (the database's, the game's, the
+  figures'), so no two changes ever wait for each other in a circle.
+* **Round trips**: a change's statements go in psycopg's pipeline mode: a statement
+  whose rows are not read at once travels with the next, so a move is two round trips
+  (its locks and reads; its writes and COMMIT), where it was ten, one a statement.
 * **The schema** is built by the same migrations as SQLite's (companion/store/migrations.py),
   under the same lock, so servers starting together take turns. ``games`` and ``referees``
   carry a ``rowid`` identity column, so "in the order they were written" reads as on SQLite.
@@ -24,6 +36,7 @@ the default. What differs from SQLite, and only here:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
@@ -41,11 +54,25 @@ from companion.store.copies import Copies, copy_games, verified_copy
 from companion.store.dialect import POSTGRES
 from companion.store.roster import Roster
 from companion.store.sqlite import SqliteStore
+from companion.store.states import StateCache
 
 #: The channel every change of a game's version is notified on (migration m001's trigger).
 CHANNEL = "companion_games"
-#: The advisory lock every write transaction takes (any constant shared by all servers).
+#: The advisory lock of the whole database (any constant shared by all servers): taken by
+#: every write transaction, alone by those that are not one game's (new games, the roster,
+#: a restore, migrations), shared by a game's changes, which take their game's too.
 WRITE_LOCK = 0x636F6D70  # "comp"
+#: The advisory lock a game's change takes before it writes figures into its seats (see
+#: :meth:`PostgresStore._lock_figures`).
+FIGURES_LOCK = 0x66696773  # "figs"
+
+
+def game_lock(game_id: str) -> int:
+    """The second key of the game's advisory lock, ``(WRITE_LOCK, game_lock(id))``: 32 bits
+    of a hash of its id (a two-key lock is never the one-key :data:`WRITE_LOCK`; two games
+    sharing a key only wait for each other, as all games did before issue 34)."""
+    return int.from_bytes(hashlib.blake2b(game_id.encode(), digest_size=4).digest(), "big", signed=True)
+
 
 #: The order "as written" of each exported table (its rowid on SQLite).
 _ORDER = {"players": "id", "games": "rowid", "referees": "rowid", "seats": "game_id, seat", "moves": "game_id, seq"}
@@ -151,6 +178,7 @@ class PostgresStore(Copies, Roster):
         self._pool: psycopg_pool.ConnectionPool | None = None
         self._pool_pid: int | None = None
         self._inherited: list = []
+        self._states = StateCache()
         self.migrate()
 
     def __repr__(self) -> str:
@@ -215,18 +243,34 @@ class PostgresStore(Copies, Roster):
             self._pool = None
 
     @contextmanager
-    def _write(self):
-        """One write transaction, writers one at a time across every server (see the module)."""
+    def _write(self, game_id: str | None = None):
+        """One write transaction, under the write lock of the game ``game_id`` (and the
+        whole database's, shared), or the whole database's alone (see the module); its
+        statements sent in psycopg's pipeline mode, so those whose rows are not read before
+        the next go together: a move is two round trips, one for what it reads (the locks
+        with it) and one for what it writes and its COMMIT."""
         conn = self._conn()
-        # READ COMMITTED (not the consistent reads' REPEATABLE READ): every statement after
-        # the lock sees what the previous writer committed before letting go of it.
-        conn.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK:d})")  # one round trip
         try:
-            yield conn
-            conn.execute("COMMIT")
+            with conn.raw.pipeline():
+                # READ COMMITTED (not the consistent reads' REPEATABLE READ): every statement
+                # after the lock sees what the previous writer committed before letting go of it.
+                conn.execute("BEGIN")
+                if game_id is None:
+                    conn.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK:d})")
+                else:
+                    conn.execute(
+                        f"SELECT pg_advisory_xact_lock_shared({WRITE_LOCK:d}), "
+                        f"pg_advisory_xact_lock({WRITE_LOCK:d}, CAST(? AS INTEGER))",
+                        (game_lock(game_id),),
+                    )
+                yield conn
+                conn.execute("COMMIT")
         except BaseException:
             _roll_back(conn)
             raise
+
+    def _lock_figures(self, conn) -> None:
+        conn.execute(f"SELECT pg_advisory_xact_lock({FIGURES_LOCK:d})")
 
     def watcher(self) -> PostgresWatcher:
         return PostgresWatcher(self.dsn)

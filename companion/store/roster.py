@@ -7,6 +7,7 @@ and every rename and merge is recorded in ``roster_changes`` (a merge can be und
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from companion import games, names
 from companion.store.access import Access
@@ -231,19 +232,37 @@ def _seat_players(conn, game_id: str, view: dict, now: str, find=_player_id) -> 
     )
 
 
+#: The figures a game's seats hold now, as :func:`_keep_figures` compares them (the first seat's).
+KEPT_FIGURES = "SELECT deals, won FROM seats WHERE game_id = ? ORDER BY seat LIMIT 1"
+_UNREAD: Any = object()
+
+
 def _keep_figures(
-    conn, rules, game_id: str, view: dict, deals: int, confirmed: int | None = None, history: list | None = None
+    conn,
+    rules,
+    game_id: str,
+    view: dict,
+    deals: int,
+    confirmed: int | None = None,
+    history: list | None = None,
+    kept: Any = _UNREAD,
+    lock=None,
 ) -> None:
     """Each side's figures and result in its seats, when a deal or the game has ended or
-    been undone (or confirmed) since they were written (one indexed read otherwise). With
-    ``confirmed`` deals of the game confirmed by the other side, only those count, and the
-    result once they all are. ``view`` is of the game's state, ``deals`` finished; their
-    records are read from ``deals`` then (or given: ``history``)."""
+    been undone (or confirmed) since they were written (one indexed read otherwise, or
+    none: ``kept``, the first seat's ``(deals, won)`` read already, None for no seats).
+    With ``confirmed`` deals of the game confirmed by the other side, only those count, and
+    the result once they all are. ``view`` is of the game's state, ``deals`` finished;
+    their records are read from ``deals`` then (or given: ``history``). ``lock(conn)`` is
+    called before the seats are written (the store's :meth:`~Base._lock_figures`)."""
     counted = deals if confirmed is None else min(confirmed, deals)
     result = view["result"] if counted == deals else None
-    kept = conn.execute("SELECT deals, won FROM seats WHERE game_id = ? LIMIT 1", (game_id,)).fetchone()
+    if kept is _UNREAD:
+        kept = conn.execute(KEPT_FIGURES, (game_id,)).fetchone()
     if kept is None or (kept[0] == counted and (kept[1] is None) == (result is None)):
         return
+    if lock is not None:
+        lock(conn)
     if history is None:
         history = _finished_deals(conn, game_id)
     history = history[:counted]

@@ -37,6 +37,7 @@ from companion.store.dialect import SQLITE
 from companion.store.errors import Conflict  # noqa: F401 (the doctest above)
 from companion.store.roster import Roster
 from companion.store.rows import BUSY_TIMEOUT, SYNCHRONOUS
+from companion.store.states import StateCache
 
 
 class SqliteStore(Copies, Roster):
@@ -59,6 +60,7 @@ class SqliteStore(Copies, Roster):
         self.synchronous = synchronous
         self._local = threading.local()
         self._inherited: list[sqlite3.Connection] = []
+        self._states = StateCache()
         self.migrate()
 
     def __repr__(self) -> str:
@@ -107,8 +109,9 @@ class SqliteStore(Copies, Roster):
         self._local.conn = self._local.pid = None
 
     @contextmanager
-    def _write(self):
-        """One write transaction; the write lock is held from the first read."""
+    def _write(self, game_id: str | None = None):
+        """One write transaction; the write lock (the file's, whatever ``game_id``) is held
+        from the first read."""
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -177,6 +180,7 @@ class SqliteStore(Copies, Roster):
                 verified.close()
         finally:
             _remove_database(copy)
+        self._states.drop()  # (another worker's keeps no entry of them that matches: states.py)
         return count, kept
 
     def schema(self) -> dict[str, list[str]]:

@@ -13,6 +13,10 @@ failing.
   keeps when it was entered (``time``) and by which referee phone (``referee``: the id of
   its ``referees`` row, never the key), or that it came from a transcript (``imported``);
   an undo keeps who undid it and when (``undone_by``, ``undone_time``).
+
+A change reads what it needs of its game in one statement (``_CHANGE_READ``), the stored
+state left out when the state this worker keeps of the game (companion/store/states.py)
+is the row's; the state it writes is kept once the transaction has committed.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from companion.store.access import Access
 from companion.store.errors import UNIQUE_VIOLATIONS, BadTranscript, Conflict, NotFound, NothingToUndo
 from companion.store.roster import _keep_figures, _seat_players
 from companion.store.rows import (
-    _GAME_COLUMNS,
     _LIST_COLUMNS,
     SNAPSHOT_EVERY,
     TRANSCRIPT_FORMAT,
@@ -45,6 +48,30 @@ from companion.store.rows import (
     _status,
     _summary,
     _trimmed,
+)
+from companion.store.states import Entry
+
+#: A game's row as :meth:`Games.get` reads it: its ``state`` left out (NULL) when the state
+#: this process keeps (its version and time are the parameters) is the row's.
+_GAME_READ = (
+    "SELECT id, game, players, options, created, updated, version, "
+    "CASE WHEN version = ? AND updated = ? THEN NULL ELSE state END AS state, "
+    "finished, status, archived, confirmed, deals FROM games WHERE id = ?"
+)
+#: What a change reads of its game (:meth:`Changes._read_for_change`).
+_CHANGE_READ = (
+    "SELECT id, game, players, options, created, updated, version, "
+    "CASE WHEN version = ? AND updated = ? THEN NULL ELSE state END AS state, "
+    "finished, status, archived, confirmed, deals, "
+    "COALESCE((SELECT seq FROM moves WHERE game_id = games.id ORDER BY seq DESC LIMIT 1), 0) AS last_seq, "
+    "(SELECT seq FROM moves WHERE game_id = games.id AND undone = 0 ORDER BY seq DESC LIMIT 1) AS last_in_effect, "
+    "COALESCE((SELECT seq FROM moves WHERE game_id = games.id AND snapshot IS NOT NULL AND undone = 0 "
+    "ORDER BY seq DESC LIMIT 1), 0) AS snapshot_seq, "
+    "EXISTS (SELECT 1 FROM seats WHERE game_id = games.id) AS seated, "
+    "(SELECT deals FROM seats WHERE game_id = games.id ORDER BY seat LIMIT 1) AS seats_deals, "
+    "(SELECT won FROM seats WHERE game_id = games.id ORDER BY seat LIMIT 1) AS seats_won, "
+    "EXISTS (SELECT 1 FROM moves WHERE game_id = games.id AND entry = ?) AS entered "
+    "FROM games WHERE id = ?"
 )
 
 
@@ -81,23 +108,24 @@ class Changes(Access):
         is applied and the game as it is now is returned, whatever the version.
         """
         move = _plain(move, InvalidMove, "The move")
-        with self._write() as conn:
-            if (
-                entry is not None
-                and conn.execute("SELECT 1 FROM moves WHERE game_id = ? AND entry = ?", (game_id, entry)).fetchone()
-            ):
-                return _game_dict(self._require(conn, game_id))
-            row = self._current(conn, game_id, version)
-            referee = self._device(conn, game_id, key)
+        found = self._states.entry(game_id)
+        with self._write(game_id) as conn:
+            read = self._read_for_change(conn, game_id, found, entry)
+            referees = self._referees(conn, game_id) if key is not None else None
+            row = read.fetchone()  # on PostgreSQL: the lock and both reads, one round trip
+            if row is None:
+                raise NotFound(f"No game {game_id!r}")
+            if row["entered"]:
+                return _game_dict(row, state=self._state(row, found))
+            self._check_version(row, version)
+            referee = self._device(conn, game_id, key, referees)
             rules = games.get(row["game"])
-            before = _load_state(row["state"])
-            state = rules.apply(rules.load(before), move)
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE game_id = ?", (game_id,)).fetchone()[
-                0
-            ]
-            deals = self._keep_deals(conn, game_id, state, row["deals"] - len(before["history"]), row["deals"])
+            before = self._state(row, found, copy=False)  # apply changes a copy of it
+            state = rules.apply(before, move)
+            seq = row["last_seq"] + 1
+            deals = self._keep_deals(conn, game_id, state, row["deals"] - len(before.history), row["deals"])
             snapshot = None
-            if seq - self._snapshot(conn, game_id)[0] >= SNAPSHOT_EVERY:
+            if seq - row["snapshot_seq"] >= SNAPSHOT_EVERY:
                 snapshot = _snapshot_text(rules.dump(state), deals)
             now = _now()
             conn.execute(
@@ -105,7 +133,9 @@ class Changes(Access):
                 "VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
                 (game_id, seq, _dumps(move), now, referee, entry, snapshot, _said(rules, state, move)),
             )
-            return self._save(conn, rules, row, game_id, state, now, deals)
+            game = self._save(conn, rules, row, game_id, state, now, deals)
+        self._states.put(game_id, game["version"], game["updated"], game["state"])
+        return game
 
     def undo(self, game_id: str, version: int, key: str | None = None) -> tuple[int, object]:
         """Undo the latest move in effect; return ``(new_version, state)``, as
@@ -122,47 +152,63 @@ class Changes(Access):
         for a stale version. Returns the game after it, as :meth:`play_and_read` does. The move
         keeps who undid it (the phone of ``key``, as in :meth:`play`) and when.
         """
-        with self._write() as conn:
-            row = self._current(conn, game_id, version)
-            referee = self._device(conn, game_id, key)
+        with self._write(game_id) as conn:
+            read = self._read_for_change(conn, game_id)
+            referees = self._referees(conn, game_id) if key is not None else None
+            row = read.fetchone()
+            if row is None:
+                raise NotFound(f"No game {game_id!r}")
+            self._check_version(row, version)
+            referee = self._device(conn, game_id, key, referees)
             rules = games.get(row["game"])
-            last = conn.execute(
-                "SELECT seq FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,)
-            ).fetchone()
+            last = row["last_in_effect"]
             if last is None:
                 raise NothingToUndo("nothing_to_undo", "Nothing to undo: no move is in effect.")
             now = _now()
             conn.execute(
                 "UPDATE moves SET undone = 1, undone_by = ?, undone_time = ? WHERE game_id = ? AND seq = ?",
-                (referee, now, game_id, last["seq"]),
+                (referee, now, game_id, last),
             )
-            since, snapshot = self._snapshot(conn, game_id)
-            if snapshot is None:
-                state, base = rules.start(json.loads(row["players"]), json.loads(row["options"])), 0
+            # The moves in effect before ``last``, from the latest of them that kept a snapshot
+            # (fewer than SNAPSHOT_EVERY), or all of them if none did: one read.
+            kept = conn.execute(
+                "SELECT seq, move, snapshot FROM moves WHERE game_id = ? AND undone = 0 AND seq < ? AND seq >= "
+                "COALESCE((SELECT seq FROM moves WHERE game_id = ? AND snapshot IS NOT NULL AND undone = 0 "
+                "AND seq < ? ORDER BY seq DESC LIMIT 1), 0) ORDER BY seq",
+                (game_id, last, game_id, last),
+            ).fetchall()
+            if kept and kept[0]["snapshot"] is not None:
+                snapshot = _load_state(kept[0]["snapshot"])
+                state, base = rules.load(snapshot["state"]), snapshot["deals"] - len(snapshot["state"]["history"])
+                kept = kept[1:]
             else:
-                kept = _load_state(snapshot)
-                state, base = rules.load(kept["state"]), kept["deals"] - len(kept["state"]["history"])
-            for (move,) in conn.execute(
-                "SELECT move FROM moves WHERE game_id = ? AND undone = 0 AND seq > ? ORDER BY seq", (game_id, since)
-            ).fetchall():
-                state = rules.apply(state, json.loads(move))
+                state, base = rules.start(json.loads(row["players"]), json.loads(row["options"])), 0
+            for m in kept:
+                state = rules.apply(state, json.loads(m["move"]))
             deals = self._keep_deals(conn, game_id, state, base, row["deals"])
-            return self._save(conn, rules, row, game_id, state, now, deals)
+            game = self._save(conn, rules, row, game_id, state, now, deals)
+        self._states.put(game_id, game["version"], game["updated"], game["state"])
+        return game
 
     def confirm(self, game_id: str, version: int) -> int:
         """The other side confirms every deal finished at ``version`` (what its phone showed):
         they count from now on. Returns how many are confirmed. ``Conflict`` if the game has
         changed since (a deal they did not see could be confirmed); ``NotFound`` if no
         confirmation was asked for this game."""
-        with self._write() as conn:
-            row = self._current(conn, game_id, version)
+        found = self._states.entry(game_id)
+        with self._write(game_id) as conn:
+            row = self._read_for_change(conn, game_id, found).fetchone()
+            if row is None:
+                raise NotFound(f"No game {game_id!r}")
+            self._check_version(row, version)
             if row["confirmed"] is None:
                 raise NotFound(f"{game_id!r} asks for no confirmation")
             rules = games.get(row["game"])
-            view = rules.view(rules.load(_load_state(row["state"])))
+            view = rules.view(self._state(row, found))
             confirmed = row["deals"]
             conn.execute("UPDATE games SET confirmed = ? WHERE id = ?", (confirmed, game_id))
-            _keep_figures(conn, rules, game_id, view, confirmed, confirmed)
+            kept = (row["seats_deals"], row["seats_won"]) if row["seated"] else None
+            _keep_figures(conn, rules, game_id, view, confirmed, confirmed, kept=kept, lock=self._lock_figures)
             return confirmed
 
     def moves(self, game_id: str, first: int = 1, last: int | None = None, latest: int | None = None) -> list[dict]:
@@ -216,21 +262,33 @@ class Changes(Access):
         )
         return None if row is None else json.loads(row["move"])
 
-    def _current(self, conn, game_id: str, version) -> Row:
-        """The game row, if ``version`` is its current version (inside the write transaction)."""
-        row = self._require(conn, game_id)
+    def _read_for_change(self, conn, game_id: str, found: Entry | None = None, entry: str | None = None):
+        """What a change of the game reads, in one statement (a cursor: its row is None for
+        an unknown game): the game's row, its ``state`` left out (NULL) when ``found``, the
+        state this process keeps, is the row's; ``last_seq``, the latest move's number;
+        ``last_in_effect``, the latest move in effect (None: none is); ``snapshot_seq``, the
+        latest move in effect that kept a snapshot (0: none did); the figures its seats hold
+        (``seated``, ``seats_deals``, ``seats_won``: :func:`_keep_figures`'s); and
+        ``entered``, whether a move with the id ``entry`` is stored. Every part an indexed
+        read of a few rows, whatever the game's length."""
+        version, updated = (found.version, found.updated) if found is not None else (-1, "")
+        return conn.execute(_CHANGE_READ, (version, updated, entry, game_id))
+
+    def _state(self, row, found: Entry | None, copy: bool = True):
+        """The game's state at ``row``: the one this process keeps (``found``) if it is the
+        row's, else loaded from the row (and kept from now on)."""
+        state = self._states.state(found, row, copy)
+        if state is None:
+            rules = games.get(row["game"])
+            state = rules.load(_load_state(row["state"]))
+            self._states.put(row["id"], row["version"], row["updated"], state)
+        return state
+
+    @staticmethod
+    def _check_version(row, version) -> None:
+        """``Conflict`` unless ``version`` is the game's current version (inside the write transaction)."""
         if isinstance(version, bool) or version != row["version"]:
             raise Conflict(row["version"], version)
-        return row
-
-    def _snapshot(self, conn, game_id: str) -> tuple[int, str | None]:
-        """The latest snapshot in effect: its move's seq and the state after it, or (0, None)."""
-        row = conn.execute(
-            "SELECT seq, snapshot FROM moves WHERE game_id = ? AND snapshot IS NOT NULL AND undone = 0 "
-            "ORDER BY seq DESC LIMIT 1",
-            (game_id,),
-        ).fetchone()
-        return (0, None) if row is None else (row[0], row[1])
 
     def _keep_deals(self, conn, game_id: str, state, base: int, stored: int) -> int:
         """Write the deals ``state`` finished that are not stored yet, and drop stored ones it
@@ -254,15 +312,17 @@ class Changes(Access):
         text = _trimmed(rules.dump(state))
         version = row["version"] + 1
         # Conditional on the version read: the write lock already makes this the only writer,
-        # and a version moved on meanwhile (by anything) would change no row: a Conflict then.
-        written = conn.execute(
-            "UPDATE games SET state = ?, version = ?, updated = ?, finished = ?, status = ?, confirmed = ?, deals = ? "
-            "WHERE id = ? AND version = ?",
-            (text, version, now, finished, status, confirmed, deals, game_id, row["version"]),
-        ).rowcount
-        if written != 1:  # pragma: no cover - the write lock prevents it
-            raise Conflict(self.version(game_id) or 0, row["version"])
-        _keep_figures(conn, rules, game_id, view, deals, confirmed)
+        # and a version moved on meanwhile (by anything) would be no version at all, which
+        # the column (NOT NULL) refuses, and the whole change with it. (Checked by the
+        # database rather than by the rows written: on PostgreSQL the change's statements go
+        # in together, and their counts come back only after the COMMIT went too.)
+        conn.execute(
+            "UPDATE games SET state = ?, version = CASE WHEN version = ? THEN ? END, updated = ?, finished = ?, "
+            "status = ?, confirmed = ?, deals = ? WHERE id = ?",
+            (text, row["version"], version, now, finished, status, confirmed, deals, game_id),
+        )
+        kept = (row["seats_deals"], row["seats_won"]) if row["seated"] else None
+        _keep_figures(conn, rules, game_id, view, deals, confirmed, kept=kept, lock=self._lock_figures)
         changed = {"version": version, "updated": now, "finished": finished, "status": status, "confirmed": confirmed}
         return _game_dict({**dict(row), **changed, "deals": deals}, state=trimmed) | {"view": view}
 
@@ -282,6 +342,7 @@ class Games(Changes):
         key = secrets.token_urlsafe(16)
         with self._write() as conn:
             row = self._insert_game(conn, rules, game, players, options, state, key, version=0)
+        self._states.put(row["id"], 0, row["updated"], row["state"])  # its first move reads no state
         return row, key
 
     def get(self, game_id: str, history: bool = False) -> dict | None:
@@ -292,10 +353,15 @@ class Games(Changes):
         an engine reads of it), or every one with ``history=True`` (one more read).
         """
         conn = self._conn()
-        row = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        found = self._states.entry(game_id)
+        version, updated = (found.version, found.updated) if found is not None else (-1, "")
+        row = conn.execute(_GAME_READ, (version, updated, game_id)).fetchone()
         if row is None:
             return None
-        return _game_dict(row, _finished_deals(conn, game_id) if history else None)
+        state = self._state(row, found)
+        if history:
+            state = dataclasses.replace(state, history=_finished_deals(conn, game_id))
+        return _game_dict(row, state=state)
 
     def history(self, game_id: str) -> list[dict]:
         """Every finished deal's record, in order (what a view's ``history`` lists)."""
@@ -391,17 +457,19 @@ class Games(Changes):
 
     def archive(self, game_id: str, archived: bool = True) -> None:
         """Hide the game from the lists (it stays reachable by its link), or show it again."""
-        with self._write() as conn:
+        with self._write(game_id) as conn:
             self._require(conn, game_id)
             conn.execute("UPDATE games SET archived = ? WHERE id = ?", (int(archived), game_id))
 
     def delete(self, game_id: str) -> None:
         """Remove the game with its moves, referees and links, in one transaction."""
-        with self._write() as conn:
+        with self._write(game_id) as conn:
             self._require(conn, game_id)
+            self._lock_figures(conn)  # its seats leave their players' totals
             for table in ("moves", "links", "referees", "seats", "deals"):
                 conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        self._states.drop(game_id)
 
     def _insert_game(self, conn, rules, game, players, options, state, key, version) -> dict:
         now = _now()
