@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass
+from dataclasses import Field, dataclass, field, fields, is_dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeGuard, TypeVar, cast
+from typing import Any, ClassVar, Generic, Protocol, TypeGuard, TypeVar
 
 from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
 
 #: State fields shared between a state and its successors (never changed in place).
 SHARED = ("history",)
@@ -224,8 +221,8 @@ def dump_state(state: GameState) -> Record:
     out = {}
     for f in fields(state):
         value = getattr(state, f.name)
-        if is_dataclass(value):
-            value = asdict(cast("DataclassInstance", value))  # the options: an instance, never a class
+        if is_dataclass(value):  # the options: scalars (dataclasses.asdict would deep-copy each)
+            value = options_dict(value)
         elif f.name in SHARED:
             value = list(value)
         elif isinstance(value, (list, dict)):
