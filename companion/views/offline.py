@@ -12,7 +12,7 @@ from flask import Blueprint, Response, render_template, url_for
 bp = Blueprint("offline", __name__)
 
 #: What a page needs besides its HTML, cached when the worker installs.
-SHELL = ("app.css", "pages.css", "app.js", "htmx.min.js", "sse.min.js", "icon.svg", "icon-192.png", "manifest.json")
+SHELL = ("app.css", "pages.css", "app.js", "htmx.min.js", "icon.svg", "icon-192.png", "manifest.json")
 
 
 @bp.get("/sw.js")
