@@ -98,7 +98,8 @@ window.companionRoles = function () {
   "use strict";
   function lock() {
     var live = document.getElementById("live"), picker = document.getElementById("picker");
-    if (picker) { picker.inert = !!(live && live.hasAttribute("data-locked")); }
+    var locked = !!(live && live.hasAttribute("data-locked"));
+    if (picker && picker.inert !== locked) { picker.inert = locked; }  // unchanged: no style to work out again
   }
   document.addEventListener("htmx:afterSwap", lock);
   document.addEventListener("htmx:afterSettle", lock);
@@ -226,7 +227,7 @@ window.companionRoles = function () {
   function show(queue) {
     var b = box();
     if (!b || watching()) { return; }
-    b.hidden = !queue.length;
+    if (b.hidden !== !queue.length) { b.hidden = !queue.length; }
     thread(queue);
     if (!queue.length) { undoLabel(queue); return; }
     var one = busy ? b.dataset.busyOne : b.dataset.one, many = busy ? b.dataset.busyMany : b.dataset.many;
@@ -242,6 +243,18 @@ window.companionRoles = function () {
     var spot = document.querySelector("#live [data-pending]");
     var prompt = document.querySelector("#live .prompt");
     if (!spot) { return; }
+    if (!queue.length) {
+      // Nothing waits (after every answer, as a rule): only what waiting taps changed is put
+      // back. A board just swapped in is left alone, so its frame is worked out once (issue 34).
+      if (spot.firstChild) { spot.textContent = ""; }
+      if (!spot.hidden) { spot.hidden = true; }
+      if (prompt && prompt.dataset.said !== undefined) {
+        prompt.innerHTML = prompt.dataset.said;
+        delete prompt.dataset.said;
+        prompt.classList.remove("waiting-next");
+      }
+      return;
+    }
     var turns = { players: [], breaks: [] };
     try { turns = JSON.parse(spot.dataset.turns); } catch (e) { /* none said: nobody named */ }
     var words = box().dataset, sure = true;
@@ -257,21 +270,13 @@ window.companionRoles = function () {
         if (turns.breaks.indexOf(code) >= 0) { sure = false; }
       });
     });
-    spot.hidden = !queue.length;
-    if (queue.length) {
-      var label = document.createElement("span");
-      label.className = "waited-label";
-      label.textContent = words.waited;
-      spot.insertBefore(label, spot.firstChild);
-    }
+    spot.hidden = false;
+    var label = document.createElement("span");
+    label.className = "waited-label";
+    label.textContent = words.waited;
+    spot.insertBefore(label, spot.firstChild);
     if (!prompt) { return; }
     if (prompt.dataset.said === undefined) { prompt.dataset.said = prompt.innerHTML; }
-    if (!queue.length) {
-      prompt.innerHTML = prompt.dataset.said;
-      delete prompt.dataset.said;
-      prompt.classList.remove("waiting-next");
-      return;
-    }
     var next = sure && turns.players[queue.length];
     prompt.textContent = next ? words.next.replace("{name}", next) : words.unsure;
     prompt.classList.add("waiting-next");
