@@ -60,3 +60,10 @@ def test_other_static_files_and_missing_ones_are_flasks(client):
 def test_pages_are_brotli_for_a_phone_that_accepts_it(client):
     answer = client.get("/games/new", headers={"Accept-Encoding": CHROME})
     assert answer.headers["Content-Encoding"] == "br"
+
+
+def test_the_workers_update_check_is_answered_304_when_unchanged(client):
+    worker = client.get("/sw.js", headers={"Accept-Encoding": CHROME})
+    again = client.get("/sw.js", headers={"Accept-Encoding": CHROME, "If-None-Match": worker.headers["ETag"]})
+    assert worker.status_code == 200 and again.status_code == 304 and again.data == b""
+    assert "no-cache" in worker.headers["Cache-Control"]
