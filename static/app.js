@@ -68,7 +68,7 @@
   // the next poll's answer must not take it away before it is read.
   document.addEventListener("htmx:afterRequest", function (e) {
     var b = banner();
-    if (b && e.detail.successful && !b.dataset.sticky) { b.hidden = true; }
+    if (b && !b.hidden && e.detail.successful && !b.dataset.sticky) { b.hidden = true; }
   });
   document.addEventListener("click", function (e) {
     if (e.target && e.target.closest && e.target.closest("#net-error .dismiss")) {
