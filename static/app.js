@@ -68,7 +68,7 @@
   // the next poll's answer must not take it away before it is read.
   document.addEventListener("htmx:afterRequest", function (e) {
     var b = banner();
-    if (b && e.detail.successful && !b.dataset.sticky) { b.hidden = true; }
+    if (b && !b.hidden && e.detail.successful && !b.dataset.sticky) { b.hidden = true; }
   });
   document.addEventListener("click", function (e) {
     if (e.target && e.target.closest && e.target.closest("#net-error .dismiss")) {
@@ -98,7 +98,8 @@ window.companionRoles = function () {
   "use strict";
   function lock() {
     var live = document.getElementById("live"), picker = document.getElementById("picker");
-    if (picker) { picker.inert = !!(live && live.hasAttribute("data-locked")); }
+    var locked = !!(live && live.hasAttribute("data-locked"));
+    if (picker && picker.inert !== locked) { picker.inert = locked; }  // unchanged: no style to work out again
   }
   document.addEventListener("htmx:afterSwap", lock);
   document.addEventListener("htmx:afterSettle", lock);
@@ -226,7 +227,7 @@ window.companionRoles = function () {
   function show(queue) {
     var b = box();
     if (!b || watching()) { return; }
-    b.hidden = !queue.length;
+    if (b.hidden !== !queue.length) { b.hidden = !queue.length; }
     thread(queue);
     if (!queue.length) { undoLabel(queue); return; }
     var one = busy ? b.dataset.busyOne : b.dataset.one, many = busy ? b.dataset.busyMany : b.dataset.many;
@@ -242,6 +243,18 @@ window.companionRoles = function () {
     var spot = document.querySelector("#live [data-pending]");
     var prompt = document.querySelector("#live .prompt");
     if (!spot) { return; }
+    if (!queue.length) {
+      // Nothing waits (after every answer, as a rule): only what waiting taps changed is put
+      // back. A board just swapped in is left alone, so its frame is worked out once (issue 34).
+      if (spot.firstChild) { spot.textContent = ""; }
+      if (!spot.hidden) { spot.hidden = true; }
+      if (prompt && prompt.dataset.said !== undefined) {
+        prompt.innerHTML = prompt.dataset.said;
+        delete prompt.dataset.said;
+        prompt.classList.remove("waiting-next");
+      }
+      return;
+    }
     var turns = { players: [], breaks: [] };
     try { turns = JSON.parse(spot.dataset.turns); } catch (e) { /* none said: nobody named */ }
     var words = box().dataset, sure = true;
@@ -257,21 +270,13 @@ window.companionRoles = function () {
         if (turns.breaks.indexOf(code) >= 0) { sure = false; }
       });
     });
-    spot.hidden = !queue.length;
-    if (queue.length) {
-      var label = document.createElement("span");
-      label.className = "waited-label";
-      label.textContent = words.waited;
-      spot.insertBefore(label, spot.firstChild);
-    }
+    spot.hidden = false;
+    var label = document.createElement("span");
+    label.className = "waited-label";
+    label.textContent = words.waited;
+    spot.insertBefore(label, spot.firstChild);
     if (!prompt) { return; }
     if (prompt.dataset.said === undefined) { prompt.dataset.said = prompt.innerHTML; }
-    if (!queue.length) {
-      prompt.innerHTML = prompt.dataset.said;
-      delete prompt.dataset.said;
-      prompt.classList.remove("waiting-next");
-      return;
-    }
     var next = sure && turns.players[queue.length];
     prompt.textContent = next ? words.next.replace("{name}", next) : words.unsure;
     prompt.classList.add("waiting-next");
@@ -538,11 +543,13 @@ window.companionRoles = function () {
   });
 }());
 
-// Moves pushed (issue 17): the server says each new version on the page's stream (htmx's sse
-// extension, sse-connect on .game) and #live fetches the board (hx-trigger "sse:move"), unless
-// it shows that version; nor does it fetch or poll while a tap of this phone is in flight, by
-// htmx or from the waiting taps (#waiting[data-sending]): its answer brings the board. While no stream is open (none, the server's all taken, no network)
-// it polls every data-poll seconds.
+// Moves pushed (issue 17): the server says each new version on the page's stream (an
+// EventSource on .game's data-events, views/events.py) and #live fetches the board (hx-trigger
+// "sse:move"), unless it shows that version; nor does it fetch or poll while a tap of this
+// phone is in flight, by htmx or from the waiting taps (#waiting[data-sending]): its answer
+// brings the board. While no stream is open (none, the server's all taken, no network) it
+// polls every data-poll seconds. (htmx's sse extension did the stream's part; these few lines
+// do what the page uses of it, and keep the first load light: issue 34.)
 (function () {
   "use strict";
   var open = false, pushed = -1, posting = [];
@@ -560,15 +567,40 @@ window.companionRoles = function () {
     return cfg && String(cfg.verb).toLowerCase() === "post";
   }
 
-  function stream(state) {
-    return function (e) {
-      open = state === "open";
-      if (e.target && e.target.dataset) { e.target.dataset.push = state; }  // said on .game (tests read it)
-    };
+  // The stream of the .game shown: each of its events ("move", "roles") triggers "sse:<event>"
+  // on the elements inside that listen for it, with the event (its data) as the detail. A
+  // stream the browser gave up on (answered 204: the server's streams are all taken, or an
+  // error) is opened again after 0.5, 1, 2 ... 64 s; one that ended reconnects by itself.
+  var source = null, game = null, tries = 0;
+  function state(now) {
+    open = now === "open";
+    if (game) { game.dataset.push = now; }  // said on .game (tests read it)
   }
-  document.addEventListener("htmx:sseOpen", stream("open"));
-  document.addEventListener("htmx:sseError", stream("closed"));
-  document.addEventListener("htmx:sseClose", stream("closed"));
+  function connect() {
+    var g = document.querySelector(".game[data-events]");
+    if (g === game) { return; }
+    if (source) { source.close(); source = null; }
+    game = g;
+    open = false;
+    if (!g || !window.EventSource) { return; }
+    var s = source = new EventSource(g.dataset.events);
+    s.onopen = function () { if (s === source) { tries = 0; state("open"); } };
+    s.onerror = function () {
+      if (s !== source) { return; }
+      state("closed");
+      if (s.readyState !== EventSource.CLOSED) { return; }
+      tries = Math.min(Math.max(tries * 2, 1), 128);
+      window.setTimeout(function () { if (s === source) { game = null; connect(); } }, tries * 500);
+    };
+    ["move", "roles"].forEach(function (name) {
+      s.addEventListener(name, function (e) {
+        if (s !== source) { return; }
+        g.querySelectorAll('[hx-trigger*="sse:' + name + '"]').forEach(function (elt) {
+          window.htmx.trigger(elt, "sse:" + name, e);
+        });
+      });
+    });
+  }
   document.addEventListener("htmx:confirm", function (e) {  // #live about to fetch the board
     if (!e.detail.elt || e.detail.elt.id !== "live") { return; }
     var event = e.detail.triggeringEvent;
@@ -602,8 +634,9 @@ window.companionRoles = function () {
     caughtUp();
   });
   document.addEventListener("companion:sent", caughtUp);
+  document.addEventListener("htmx:afterSettle", connect);  // a .game swapped in whole opens its own
   document.addEventListener("DOMContentLoaded", function () {
-    var game = document.querySelector("[sse-connect][data-poll]");
+    connect();
     var seconds = game ? Number(game.dataset.poll) : 0;
     if (seconds > 0) {
       window.setInterval(function () { if (!open) { refresh(); } }, seconds * 1000);

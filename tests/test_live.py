@@ -240,21 +240,19 @@ def test_an_unknown_game_has_no_stream_and_reading_one_changes_nothing(tmp_path,
     assert snapshot(app) == before
 
 
-def test_the_game_page_opens_the_stream_with_the_extension_and_the_policy_allows_it(tmp_path):
+def test_the_game_page_opens_the_stream_and_the_policy_allows_it(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
     game_id, _ = new_api_game(client)
     page = client.get(f"/games/{game_id}")
     html = page.get_data(as_text=True)
-    assert f'sse-connect="/games/{game_id}/events?version=0"' in html and 'hx-ext="sse"' in html
+    assert f'data-events="/games/{game_id}/events?version=0"' in html and "hx-ext" not in html  # static/app.js
     assert 'hx-trigger="sse:move, sse:roles, poll, every 10s"' in html and 'data-poll="0.5"' in html
     scripts = [s.split("?")[0] for s in html.split('<script src="')[1:]]
-    assert [s.split('"')[0] for s in scripts] == ["/static/htmx.min.js", "/static/sse.min.js", "/static/app.js"]
-    assert client.get("/static/sse.min.js").status_code == 200
+    assert [s.split('"')[0] for s in scripts] == ["/static/htmx.min.js", "/static/app.js"]
     policy = page.headers["Content-Security-Policy"]
     assert "connect-src 'self'" in policy and "script-src 'self'" in policy and "unsafe" not in policy
-    assert "/static/sse.min.js" in client.get("/sw.js").get_data(as_text=True)  # kept for offline pages
-    assert "sse.min.js" not in client.get("/").get_data(as_text=True)  # only the game page loads it
+    assert "/static/app.js" in client.get("/sw.js").get_data(as_text=True)  # kept for offline pages
 
 
 # -- through a real server: a phone that goes away ----------------------------------

@@ -295,7 +295,7 @@ def test_the_game_page_is_small_when_compressed(client):
     game_id = new_game(client)
     gz = {"Accept-Encoding": "gzip"}
     total = len(client.get(f"/games/{game_id}", headers=gz).data)
-    for asset in ("/static/htmx.min.js", "/static/sse.min.js", "/static/app.css", "/static/app.js"):
+    for asset in ("/static/htmx.min.js", "/static/app.css", "/static/app.js"):
         response = client.get(asset, headers=gz)
         assert response.headers.get("Content-Encoding") == "gzip"
         total += len(response.data)

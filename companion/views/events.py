@@ -1,6 +1,6 @@
 """The stream of a game's moves (issue 17): ``GET /games/<id>/events``, server-sent events.
 
-A game page opens it (htmx's sse extension, ``sse-connect``) and is told each new version
+A game page opens it (an ``EventSource``, static/app.js) and is told each new version
 of the game as soon as it is stored, from any phone and any server process::
 
     retry: 500

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import Blueprint, Response, render_template, url_for
+from flask import Blueprint, Response, render_template, request, url_for
 
 bp = Blueprint("offline", __name__)
 
 #: What a page needs besides its HTML, cached when the worker installs.
-SHELL = ("app.css", "pages.css", "app.js", "htmx.min.js", "sse.min.js", "icon.svg", "icon-192.png", "manifest.json")
+SHELL = ("app.css", "pages.css", "app.js", "htmx.min.js", "icon.svg", "icon-192.png", "manifest.json")
 
 
 @bp.get("/sw.js")
@@ -20,5 +20,9 @@ def worker():
     shell = [url_for("static", filename=name) for name in SHELL]
     version = hashlib.sha256("\n".join(shell).encode()).hexdigest()[:12]
     body = render_template("offline/sw.js", shell=shell, version=version)
-    # Checked on every visit (a worker is never served stale), and allowed to control every page.
-    return Response(body, mimetype="text/javascript", headers={"Cache-Control": "no-cache"})
+    # Checked on every visit (a worker is never served stale), and allowed to control every page;
+    # unchanged, the check is answered 304 with nothing in it (a repeat load sends no bytes).
+    response = Response(body, mimetype="text/javascript", headers={"Cache-Control": "no-cache"})
+    response.set_etag(hashlib.sha256(body.encode()).hexdigest()[:20])
+    response.make_conditional(request)
+    return response

@@ -8,6 +8,7 @@ server gone; the manifest makes the app installable."""
 
 import struct
 
+from flask import request
 from playwright.sync_api import expect
 
 from tests.conftest import served
@@ -193,3 +194,35 @@ def test_installable_with_a_service_worker_that_opens_a_page_without_the_server(
     expect(page.locator("#live")).to_contain_text("Ann")
     page.goto(f"{url}/players")
     expect(page.locator("body")).to_contain_text("No connection, and this page was not opened on this phone before.")
+
+
+def test_a_repeat_load_fetches_no_script_or_stylesheet(page, tmp_path):
+    """Issue 34: once the service worker keeps the shell, a game page loaded again takes its
+    scripts, stylesheets and icons from the phone (the worker's cache): the server is asked
+    for the page itself only (the board as it is now), and the stream and the worker's own
+    update check, which answers 304 (nothing sent)."""
+    app = e2e_app(tmp_path, POLL_SECONDS=60, PUSH_POLL_SECONDS=3600)
+    asked: list[tuple[str, int]] = []
+
+    @app.after_request
+    def seen(response):
+        asked.append((request.path, response.status_code))
+        return response
+
+    with served(app) as url:
+        game_id = start_game(page, url)
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        expect(page.locator(".game[data-push=open]")).to_have_count(1)
+        asked.clear()
+        statics: list = []
+        page.on("response", lambda r: statics.append(r) if "/static/" in r.url else None)
+        page.reload()
+        expect_version(page, 0)
+        expect(page.locator(".game[data-push=open]")).to_have_count(1)
+        expect(page.locator("#picker")).to_be_visible()
+    paths = {path for path, _ in asked}
+    assert not [path for path in paths if path.startswith("/static/")], asked
+    assert paths <= {f"/games/{game_id}", f"/games/{game_id}/events", "/sw.js"}, asked
+    assert all(status == 304 for path, status in asked if path == "/sw.js"), asked
+    scripts_and_styles = [r for r in statics if r.url.split("?")[0].endswith((".js", ".css"))]
+    assert len(scripts_and_styles) == 3 and all(r.from_service_worker for r in scripts_and_styles), statics

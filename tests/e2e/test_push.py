@@ -1,5 +1,5 @@
 """Moves pushed to the other phones (issue 17): a watcher's page is told each move the
-referee enters (server-sent events through htmx's sse extension) and shows it, with its
+referee enters (server-sent events, an EventSource in static/app.js) and shows it, with its
 poll an hour away; a page refused a stream (the server's streams all taken) polls."""
 
 import pytest

@@ -1,0 +1,27 @@
+"""The game page's first load stays light (DESIGN.md quality bar, issue 34): its HTML and
+every stylesheet and script it links, in bytes over the wire (tests/weight.py), for each
+game, as a phone's Chrome fetches it (brotli) and as a gzip-only browser does.
+
+The design's bar is 24 KB; htmx alone is 14.9 KB of it in brotli (16.5 in gzip). These
+ceilings are where the page is now (27.2 KB brotli, 30.4 gzip, from 38.8 and 36.5 before
+issue 34) with a little room: they stop it growing while the rest of the way is found."""
+
+import pytest
+
+from companion import games, web
+from tests.conftest import become_referee
+from tests.weight import first_load
+
+CEILING = {"br": 27.8 * 1024, "gzip": 31.0 * 1024}
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_the_game_pages_first_load_stays_under_its_ceiling(client, game):
+    players = web.get(game).SAMPLE["players"]
+    made = client.post("/api/games", json={"game": game, "players": players}).get_json()
+    become_referee(client, made["id"], made["edit_key"])  # the referee's page: the grid and Undo too
+    game_id = made["id"]
+    for encoding, ceiling in CEILING.items():
+        load = first_load(client, f"/games/{game_id}", encoding)
+        assert set(load.assets) == {"/static/app.css", "/static/htmx.min.js", "/static/app.js"}
+        assert load.total <= ceiling, (encoding, load)
