@@ -1,6 +1,8 @@
 """The JSON API and transcripts (DESIGN.md "JSON API and transcripts"), status by status,
 on SQLite and on PostgreSQL (the ``database`` fixture: each test runs on both)."""
 
+import itertools
+
 import pytest
 
 from tests.conftest import make_app
@@ -78,6 +80,37 @@ def test_move_without_the_right_key_is_403(client, game, key):
 def test_move_on_unknown_game_is_404(client, game):
     response = client.post("/api/games/nope/moves", json={"version": 0, "move": LAYOUT}, headers={"X-Edit-Key": "k"})
     assert response.status_code == 404
+
+
+# What the API says when several things are wrong at once: the first of these, whether the
+# change reads the game first (a body that fails its schema) or the store's transaction
+# checks them (a move: no read before it).
+REFUSALS = [
+    ("game", 404),
+    ("key", 403),
+    ("body", 400),
+    ("move", 400),  # not a move of any game (its schema)
+    ("version", 409),
+    ("illegal", 422),
+]
+
+
+@pytest.mark.parametrize("wrong", [set(c) for n in range(1, 4) for c in itertools.combinations(dict(REFUSALS), n)])
+def test_a_change_wrong_in_several_ways_is_refused_for_the_first(client, game, wrong):
+    post_move(client, game, LAYOUT)
+    game_id = "nope" if "game" in wrong else game["id"]
+    move = {"type": "play", "card": "ZZ" if "illegal" in wrong else "QH"}
+    if "move" in wrong:
+        move = {"type": "play", "card": 7}
+    body = {"move": move} if "body" in wrong else {"version": 0 if "version" in wrong else 1, "move": move}
+    headers = {"X-Edit-Key": "wrong" if "key" in wrong else game["edit_key"]}
+    answer = client.post(f"/api/games/{game_id}/moves", json=body, headers=headers)
+    assert answer.status_code == next(code for name, code in REFUSALS if name in wrong), answer.get_json()
+    assert client.get(f"/api/games/{game['id']}").get_json()["version"] == 1
+    if "body" not in wrong and "move" not in wrong:  # undo: the same order
+        undo = client.post(f"/api/games/{game_id}/undo", json={"version": body["version"]}, headers=headers)
+        expected = [code for name, code in REFUSALS if name in wrong and name != "illegal"] or [200]
+        assert undo.status_code == expected[0]
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ tests/test_store_contract.py checks each against this, names and parameters alik
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -42,7 +43,13 @@ class Store(Protocol):
     # -- changes (writes.Changes)
     def play(self, game_id: str, version: int, move: dict, key: str | None = None, entry: str | None = None): ...
     def play_and_read(
-        self, game_id: str, version: int, move: dict, key: str | None = None, entry: str | None = None
+        self,
+        game_id: str,
+        version: int,
+        move: dict,
+        key: str | None = None,
+        entry: str | None = None,
+        check: Callable[[str, Any], dict] | None = None,
     ) -> dict: ...
     def undo(self, game_id: str, version: int, key: str | None = None): ...
     def undo_and_read(self, game_id: str, version: int, key: str | None = None) -> dict: ...

@@ -24,6 +24,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+from collections.abc import Callable
+from typing import Any
 
 from companion import games
 from companion.errors import InvalidMove, MoveError, OptionError, Reason
@@ -93,7 +95,13 @@ class Changes(Access):
         return game["version"], game["state"]
 
     def play_and_read(
-        self, game_id: str, version: int, move: dict, key: str | None = None, entry: str | None = None
+        self,
+        game_id: str,
+        version: int,
+        move: dict,
+        key: str | None = None,
+        entry: str | None = None,
+        check: Callable[[str, Any], dict] | None = None,
     ) -> dict:
         """Apply ``move`` if ``version`` is current; return the game after it, as :meth:`get`
         reads it, with its ``view`` (so the answer to a move needs no second read).
@@ -105,9 +113,13 @@ class Changes(Access):
         to the phone recorded as entering the move (``NotReferee`` if it is not in force);
         without it the move is stored with no phone. ``entry``, the id a phone gave this tap:
         if a move with it is already stored (sent again after its answer was lost), nothing
-        is applied and the game as it is now is returned, whatever the version.
+        is applied and the game as it is now is returned, whatever the version. ``check``:
+        what the move must be for the game, ``check(game name, move)`` giving the move to
+        apply or raising (the API's schema; it then needs no read of its own before).
+
+        What is refused is refused in this order: an unknown game, a key not in force, a
+        move that fails ``check``, a stale version, the engine's refusal.
         """
-        move = _plain(move, InvalidMove, "The move")
         found = self._states.entry(game_id)
         with self._write(game_id) as conn:
             read = self._read_for_change(conn, game_id, found, entry)
@@ -115,10 +127,11 @@ class Changes(Access):
             row = read.fetchone()  # on PostgreSQL: the lock and both reads, one round trip
             if row is None:
                 raise NotFound(f"No game {game_id!r}")
+            referee = self._device(conn, game_id, key, referees)
             if row["entered"]:
                 return _game_dict(row, state=self._state(row, found))
+            move = _plain(move if check is None else check(row["game"], move), InvalidMove, "The move")
             self._check_version(row, version)
-            referee = self._device(conn, game_id, key, referees)
             rules = games.get(row["game"])
             before = self._state(row, found, copy=False)  # apply changes a copy of it
             state = rules.apply(before, move)
@@ -158,8 +171,8 @@ class Changes(Access):
             row = read.fetchone()
             if row is None:
                 raise NotFound(f"No game {game_id!r}")
-            self._check_version(row, version)
             referee = self._device(conn, game_id, key, referees)
+            self._check_version(row, version)
             rules = games.get(row["game"])
             last = row["last_in_effect"]
             if last is None:

@@ -18,7 +18,7 @@ from companion import schemas
 from companion.errors import MoveError, OptionError, Refusal
 from companion.extensions import creating_games
 from companion.i18n import say
-from companion.store import BadTranscript, Conflict
+from companion.store import BadTranscript, Conflict, NotFound, NotReferee
 from companion.views.common import external_url, store, table_of
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -93,26 +93,33 @@ def show(game_id: str):
     return jsonify(_game_json(row))
 
 
-def _referee(game_id: str):
-    """``(row, None)`` when the request carries one of the game's edit keys, else
-    ``(None, error answer)``: 404 for an unknown game, 403 for a missing or wrong key."""
-    row = store().get(game_id)
-    if row is None:
-        return None, _error(404, _("No such game"))
+def _refusal(game_id: str):
+    """The answer refusing a referee's request before anything else is looked at: 404 for
+    an unknown game, 403 for a missing or wrong ``X-Edit-Key``; None when neither."""
+    if store().version(game_id) is None:
+        return _error(404, _("No such game"))
     key = request.headers.get("X-Edit-Key", "")
     if not key or not store().check_key(game_id, key):
-        return None, _error(403, _("Missing or wrong X-Edit-Key"))
-    return row, None
+        return _error(403, _("Missing or wrong X-Edit-Key"))
+    return None
 
 
 def _change(game_id: str, model: type[schemas.Strict], action):
-    """A referee's change: its body checked against ``model``, then ``action(row, body,
-    key)`` (the key: the store records which referee phone made the change)."""
-    row, refused = _referee(game_id)
-    if refused:
-        return refused
+    """A referee's change: its body checked against ``model``, then ``action(body, key)``,
+    the store's change, which checks in its own transaction (no read before it) that the
+    game exists and the key is in force (the key: the store records which referee phone
+    made the change). Refused as :func:`_refusal` says first, then as the body fails."""
+    key = request.headers.get("X-Edit-Key", "")
     try:
-        game = action(row, schemas.check_body(model, _body()), request.headers["X-Edit-Key"])
+        body = schemas.check_body(model, _body())
+    except schemas.SchemaError as e:  # a game unknown or a key refused says so first
+        return _refusal(game_id) or _refused(400, e)
+    try:
+        game = action(body, key)
+    except NotFound:
+        return _error(404, _("No such game"))
+    except NotReferee:
+        return _error(403, _("Missing or wrong X-Edit-Key"))
     except schemas.SchemaError as e:
         return _refused(400, e)
     except Conflict as e:
@@ -130,16 +137,14 @@ def move(game_id: str):
     return _change(
         game_id,
         schemas.MoveBody,
-        lambda row, body, key: store().play_and_read(
-            game_id, body.version, schemas.check_move(row["game"], body.move), key=key
-        ),
+        lambda body, key: store().play_and_read(game_id, body.version, body.move, key=key, check=schemas.check_move),
     )
 
 
 @bp.post("/games/<game_id:game_id>/undo")
 def undo(game_id: str):
     return _change(
-        game_id, schemas.VersionBody, lambda row, body, key: store().undo_and_read(game_id, body.version, key=key)
+        game_id, schemas.VersionBody, lambda body, key: store().undo_and_read(game_id, body.version, key=key)
     )
 
 
@@ -147,7 +152,7 @@ def undo(game_id: str):
 def make_link(game_id: str):
     """A one-use referee link (``{"kind": "add" | "handover"}``), for a phone to scan: the
     edit key itself never goes into a URL."""
-    _, refused = _referee(game_id)
+    refused = _refusal(game_id)
     if refused:
         return refused
     try:
