@@ -170,6 +170,34 @@ def test_every_request_gives_its_connection_back(tmp_path, pg_url):
     app.extensions["store"].close()
 
 
+def test_a_connection_given_back_just_now_is_handed_out_without_a_check(tmp_path, pg_url, monkeypatch):
+    """Issue 34: the pool checks a connection before handing it out (one more round trip)
+    only when it has been idle longer than FRESH (the database may have restarted since):
+    moves entered one after another, through the API, make no check; after a pause, one."""
+    import psycopg_pool
+
+    from companion.store import postgres
+
+    checked = []
+    check = psycopg_pool.ConnectionPool.check_connection
+    monkeypatch.setattr(
+        psycopg_pool.ConnectionPool, "check_connection", staticmethod(lambda conn: checked.append(1) or check(conn))
+    )
+    app = make_app(tmp_path, DATABASE_URL=pg_url, DATABASE_POOL_SIZE=1)
+    client = app.test_client()
+    created = client.post("/api/games", json={"game": "hundred", "players": ["Ann", "Ben"]}).get_json()
+    game_id, key = created["id"], {"X-Edit-Key": created["edit_key"]}
+    checked.clear()
+    for version, card in enumerate(["2S", "3S", "4S", "5S"]):
+        move = {"version": version, "move": {"type": "play", "card": card}}
+        assert client.post(f"/api/games/{game_id}/moves", json=move, headers=key).status_code == 200
+    assert checked == []
+    monkeypatch.setattr(postgres, "FRESH", 0.0)  # as if every connection had been idle a while
+    assert client.get(f"/api/games/{game_id}").get_json()["version"] == 4
+    assert checked == [1]
+    app.extensions["store"].close()
+
+
 # ---------------------------------------------------------------------------
 # Live pushes from any server
 # ---------------------------------------------------------------------------

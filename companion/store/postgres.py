@@ -41,6 +41,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,6 +74,12 @@ def game_lock(game_id: str) -> int:
     sharing a key only wait for each other, as all games did before issue 34)."""
     return int.from_bytes(hashlib.blake2b(game_id.encode(), digest_size=4).digest(), "big", signed=True)
 
+
+#: A pooled connection given back less than this many seconds ago is taken without a check:
+#: a server answering phones makes no extra round trip a request. One idle longer (the
+#: database may have restarted meanwhile) is checked first, and replaced if it is broken;
+#: one that broke within the window fails its request with a 503, and is replaced.
+FRESH = 2.0
 
 #: The order "as written" of each exported table (its rowid on SQLite).
 _ORDER = {"players": "id", "games": "rowid", "referees": "rowid", "seats": "game_id, seat", "moves": "game_id, seq"}
@@ -128,15 +135,17 @@ class _Held:
     """A thread's connection taken from the pool; given back when released or when the
     thread ends (its thread-local slot is dropped)."""
 
-    def __init__(self, pool: psycopg_pool.ConnectionPool, conn: psycopg.Connection):
+    def __init__(self, pool: psycopg_pool.ConnectionPool, conn: psycopg.Connection, returned):
         self.conn = Connection(conn)
-        self._finalizer = weakref.finalize(self, _give_back, pool, conn)
+        self._finalizer = weakref.finalize(self, _give_back, pool, conn, returned)
 
     def give_back(self) -> None:
         self._finalizer()
 
 
-def _give_back(pool: psycopg_pool.ConnectionPool, conn: psycopg.Connection) -> None:
+def _give_back(pool: psycopg_pool.ConnectionPool, conn: psycopg.Connection, returned) -> None:
+    """Back to the pool, noting when (``returned``: the store's, for :data:`FRESH`)."""
+    returned[conn] = time.monotonic()
     try:
         pool.putconn(conn)
     except Exception:  # pragma: no cover - the pool is closed already
@@ -178,6 +187,8 @@ class PostgresStore(Copies, Roster):
         self._pool: psycopg_pool.ConnectionPool | None = None
         self._pool_pid: int | None = None
         self._inherited: list = []
+        #: When each pooled connection was last given back (see :data:`FRESH`).
+        self._returned: weakref.WeakKeyDictionary[psycopg.Connection, float] = weakref.WeakKeyDictionary()
         self._states = StateCache()
         self.migrate()
 
@@ -212,7 +223,7 @@ class PostgresStore(Copies, Roster):
                         timeout=self.pool_timeout,
                         kwargs={"autocommit": True},
                         configure=_configure,
-                        check=psycopg_pool.ConnectionPool.check_connection,
+                        check=self._check_unless_fresh,
                         name="companion",
                         open=False,
                     )
@@ -224,8 +235,13 @@ class PostgresStore(Copies, Roster):
         pool = self.pool()
         held = getattr(self._local, "held", None)
         if held is None:
-            held = self._local.held = _Held(pool, pool.getconn())
+            held = self._local.held = _Held(pool, pool.getconn(), self._returned)
         return held.conn
+
+    def _check_unless_fresh(self, conn: psycopg.Connection) -> None:
+        """The pool's check of a connection it hands out, skipped within :data:`FRESH`."""
+        if time.monotonic() - self._returned.get(conn, float("-inf")) > FRESH:
+            psycopg_pool.ConnectionPool.check_connection(conn)
 
     def release(self) -> None:
         """Give this thread's connection back to the pool (the end of every request)."""
