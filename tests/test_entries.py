@@ -1,7 +1,7 @@
 """Taps sent again after a dropped connection (issue 16): the game page gives each tap an
 id (``entry``); the server applies it once and says by ``X-Version`` what became of it."""
 
-from tests.conftest import new_game, snapshot
+from tests.conftest import become_referee, new_game, snapshot
 
 ENTRY = "0123456789abcdef0123456789abcdef"
 
@@ -37,3 +37,19 @@ def test_an_entry_id_in_another_shape_is_refused_and_changes_nothing(app, client
         answer = send(client, game_id, 0, entry=bad, **{"type": "layout", "cards[]": ["2S", "3H", "5D", "9C"]})
         assert answer.status_code == 400, bad
     assert snapshot(app) == before
+
+
+def test_a_tap_sent_again_after_the_phone_handed_over_is_answered_as_recorded(app, client):
+    """The first send was recorded but its answer lost; meanwhile another phone took the
+    game over. The tap sent again is answered with the game (it was recorded: nothing to
+    enter again), not refused as if it had never been; a new tap is refused."""
+    created = client.post("/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"]}).get_json()
+    game_id = created["id"]
+    become_referee(client, game_id, created["edit_key"])
+    layout = {"type": "layout", "cards[]": ["2S", "3H", "5D", "9C"]}
+    assert send(client, game_id, 0, **layout).headers["X-Version"] == "1"
+    become_referee(app.test_client(), game_id, created["edit_key"], kind="handover")
+    again = send(client, game_id, 0, **layout)
+    assert again.status_code == 200 and again.headers["X-Version"] == "1"
+    assert send(client, game_id, 1, entry="d" * 32, type="play", card="QH").status_code == 403
+    assert len(client.get(f"/api/games/{game_id}/transcript").get_json()["moves"]) == 1

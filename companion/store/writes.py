@@ -101,7 +101,7 @@ class Changes(Access):
         move: dict,
         key: str | None = None,
         entry: str | None = None,
-        check: Callable[[str, Any], dict] | None = None,
+        check: Callable[[str, Any, dict], dict] | None = None,
     ) -> dict:
         """Apply ``move`` if ``version`` is current; return the game after it, as :meth:`get`
         reads it, with its ``view`` (so the answer to a move needs no second read).
@@ -114,11 +114,14 @@ class Changes(Access):
         without it the move is stored with no phone. ``entry``, the id a phone gave this tap:
         if a move with it is already stored (sent again after its answer was lost), nothing
         is applied and the game as it is now is returned, whatever the version. ``check``:
-        what the move must be for the game, ``check(game name, move)`` giving the move to
-        apply or raising (the API's schema; it then needs no read of its own before).
+        what the move must be for the game, ``check(game name, state, move)`` giving the
+        move to apply or raising (a schema, a question to ask first), so that the caller
+        needs no read of its own before. The game's ``before`` the change (its ``version``,
+        ``deals`` and ``state``) comes with the answer.
 
         What is refused is refused in this order: an unknown game, a key not in force, a
-        move that fails ``check``, a stale version, the engine's refusal.
+        move that fails ``check``, a stale version, the engine's refusal (a tap recorded
+        already is answered before any of them but the first).
         """
         found = self._states.entry(game_id)
         with self._write(game_id) as conn:
@@ -127,13 +130,14 @@ class Changes(Access):
             row = read.fetchone()  # on PostgreSQL: the lock and both reads, one round trip
             if row is None:
                 raise NotFound(f"No game {game_id!r}")
+            before = self._state(row, found, copy=False)  # apply changes a copy of it
+            prior = {"version": row["version"], "deals": row["deals"], "state": before}
+            if row["entered"]:  # recorded already, whoever referees now: its answer was lost
+                return _game_dict(row, state=before) | {"before": prior}
             referee = self._device(conn, game_id, key, referees)
-            if row["entered"]:
-                return _game_dict(row, state=self._state(row, found))
-            move = _plain(move if check is None else check(row["game"], move), InvalidMove, "The move")
+            move = _plain(move if check is None else check(row["game"], before, move), InvalidMove, "The move")
             self._check_version(row, version)
             rules = games.get(row["game"])
-            before = self._state(row, found, copy=False)  # apply changes a copy of it
             state = rules.apply(before, move)
             seq = row["last_seq"] + 1
             deals = self._keep_deals(conn, game_id, state, row["deals"] - len(before.history), row["deals"])
@@ -148,7 +152,7 @@ class Changes(Access):
             )
             game = self._save(conn, rules, row, game_id, state, now, deals)
         self._states.put(game_id, game["version"], game["updated"], game["state"])
-        return game
+        return game | {"before": prior}
 
     def undo(self, game_id: str, version: int, key: str | None = None) -> tuple[int, object]:
         """Undo the latest move in effect; return ``(new_version, state)``, as

@@ -137,8 +137,13 @@ def move(game_id: str):
     return _change(
         game_id,
         schemas.MoveBody,
-        lambda body, key: store().play_and_read(game_id, body.version, body.move, key=key, check=schemas.check_move),
+        lambda body, key: store().play_and_read(game_id, body.version, body.move, key=key, check=_schema),
     )
+
+
+def _schema(game: str, state, move) -> dict:
+    """A move as the API document says ``game``'s moves are (the store's ``check``)."""
+    return schemas.check_move(game, move)
 
 
 @bp.post("/games/<game_id:game_id>/undo")

@@ -122,6 +122,12 @@ def referee_key(game_id: str) -> str | None:
     return key if checked[game_id, key] else None
 
 
+def key_in_force(game_id: str, key: str) -> None:
+    """A change of the game just found ``key`` in force (the store checks it in the change):
+    this request does not ask again."""
+    g.setdefault("keys_checked", {})[game_id, key] = True
+
+
 def is_referee(game_id: str) -> bool:
     return referee_key(game_id) is not None
 

@@ -13,13 +13,14 @@ from flask_htmx import make_response as htmx_response
 from companion import schemas
 from companion.errors import AmbiguousMove, MoveError
 from companion.extensions import htmx
-from companion.store import Conflict
+from companion.store import Conflict, NotFound, NotReferee
 from companion.views.common import (
     Table,
     confirms_here,
     dropped_key,
     game_context,
     is_referee,
+    key_in_force,
     load_game,
     require_referee,
     rules_log,
@@ -223,52 +224,82 @@ def _version() -> int:
     return int(posted)
 
 
+class _AskFirst(Exception):
+    """The move ends the hand for its player: the game asks before it is entered."""
+
+    def __init__(self, move: dict, message):
+        self.move, self.message = move, message
+
+
+def _checker(checked: dict):
+    """The store's ``check`` of a tap (inside the change): the move one of the game's
+    (``SchemaError``: none a picker sends), asked about first when it ends the hand for its
+    player (``_AskFirst``) unless this is the answer saying yes. ``checked`` keeps the
+    game's ``table`` and the ``move`` as the engine sees it, for the answer."""
+
+    def check(game: str, state, move: dict) -> dict:
+        checked["table"] = table = table_of({"game": game})
+        checked["move"] = move = schemas.check_move(game, move)
+        ask = getattr(table.rules, "confirm_needed", None)
+        message = ask(state, move) if ask and request.form.get("confirm") != "1" else None
+        if message:
+            raise _AskFirst(move, message)
+        return move
+
+    return check
+
+
 @bp.post("/moves")
 def move(game_id: str):
-    row = load_game(game_id)
-    key = require_referee(game_id)
-    table = table_of(row)
-    rules = table.rules
-    the_move = move_from_form(request.form)
+    """A tap. The store's change checks everything (the game, this phone's key, the move, the
+    version) in its own transaction, so a move reads nothing before it; a tap refused or
+    asked about reads the game for the board that says so."""
+    key = session.get("keys", {}).get(game_id)
+    if not key:
+        load_game(game_id)  # an unknown game is a 404 before it is a 403
+        abort(403)
+    checked: dict = {}
+
+    def board(status: int, seen: bool = True, row: dict | None = None, **extra):
+        """The board as it is now (``row``, read unless given), with what the tap was
+        answered (``seen``: the phone saw this version, so only what changed is sent)."""
+        row = row or load_game(game_id)
+        table = checked.get("table") or table_of(row)
+        return _answer(table, row, row if seen else None, status, **extra)
+
     try:
-        the_move = schemas.check_move(row["game"], the_move)
-    except schemas.SchemaError as e:  # not a move any picker sends: said in place, nothing else asked
-        return _answer(table, row, row, 422, error=e.reason)
-    # A move that ends the hand for its player is confirmed first (the game says which).
-    ask = getattr(rules, "confirm_needed", None)
-    message = ask(row["state"], the_move) if ask and request.form.get("confirm") != "1" else None
-    if message:
-        return _answer(table, row, row, 200, confirm={"move": the_move, "message": message})
-    try:
-        after = store().play_and_read(game_id, _version(), the_move, key=key, entry=_entry())
-    except Conflict:
-        return _answer(
-            table,
-            load_game(game_id),
-            None,
-            409,
-            notice=_("Another phone entered a move first. This is the board now: check it and enter yours again."),
+        after = store().play_and_read(
+            game_id, _version(), move_from_form(request.form), key=key, entry=_entry(), check=_checker(checked)
         )
+    except NotFound:
+        abort(404)
+    except NotReferee:
+        abort(403)
+    except schemas.SchemaError as e:  # not a move any picker sends: said in place, nothing else asked
+        return board(422, error=e.reason)
+    except _AskFirst as e:
+        return board(200, confirm={"move": e.move, "message": e.message})
+    except Conflict:
+        notice = _("Another phone entered a move first. This is the board now: check it and enter yours again.")
+        return board(409, seen=False, notice=notice)
     except AmbiguousMove as e:
         # "unanswered": a choice's answer came back without it (Take with no card tapped).
         unanswered = request.form.get("resume") is not None
-        choice = {"move": the_move, "options": e.options, "message": e.reason, "unanswered": unanswered}
-        return _answer(table, row, row, 200, choice=choice)
-    except MoveError as e:
-        return _answer(
-            table,
-            row,
-            row,
-            422,
-            error=e.reason,
-            choice=_ask_again(rules, row, the_move),
-            reveal=request.form.get("reveal") == "1",
-        )
+        choice = {"move": checked["move"], "options": e.options, "message": e.reason, "unanswered": unanswered}
+        return board(200, choice=choice)
+    except MoveError as e:  # the engine's refusal (or another game's move: nothing checked)
+        row = load_game(game_id)
+        again = _ask_again(checked["table"].rules, row, checked["move"]) if "move" in checked else None
+        return board(422, row=row, error=e.reason, choice=again, reveal=request.form.get("reveal") == "1")
+    key_in_force(game_id, key)  # the change found it so: the board asks no more
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    # The game as the store wrote it: no second read. A tap sent again (its entry already
-    # applied) is answered with the game as it is, whose last move may be another phone's.
-    return _answer(table, after, row, last=the_move if after["version"] == row["version"] + 1 else None)
+    # The game as the store wrote it, and as it was before: no read. A tap sent again (its
+    # entry already applied) is answered with the game as it is, whose last move may be
+    # another phone's.
+    before = after["before"]
+    last = checked["move"] if after["version"] == before["version"] + 1 else None
+    return _answer(checked.get("table") or table_of(after), after, before, last=last)
 
 
 def _ask_again(rules, row: dict, refused: dict) -> dict | None:
