@@ -195,6 +195,16 @@ def test_no_page_joins_japanese_sentences_with_a_half_width_space(ja_pages):
     assert not found, found
 
 
+def test_a_card_laid_down_is_said_in_one_japanese_sentence(ja_app):
+    """「3♣を出しました:場に置きました」 read as two sentences joined by English punctuation:
+    the board says it as Japanese does, the clauses run on (を出して場に置きました)."""
+    layout = {"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}
+    board = Table(ja_app, "tablanette", {}, [layout]).post_move({"type": "play", "card": "4C"})
+    last = board[board.index('<div class="last') :]
+    last = re.sub(r"<[^>]+>", "", last[: last.index("</div>")]).strip()
+    assert "を出して場に置きました。" in last and ":" not in last, last
+
+
 # -- every refusal, worded in Japanese ----------------------------------------------------------------
 
 #: A sample value for each param a refusal's text places (as the engines give them: cards as
