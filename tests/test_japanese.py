@@ -368,6 +368,17 @@ def test_the_japanese_catalog_uses_no_word_the_glossary_rejects(japanese):
     assert not found, "\n".join(found)
 
 
+def test_the_japanese_catalog_writes_its_colons_one_way(japanese):
+    """Half-width punctuation throughout (the review's style note), and a colon followed by
+    no space, as in 「ホッグ:誰もフォローせず」: never 「取れる組み合わせ: 」 beside it."""
+    found = []
+    for message in japanese:
+        if message.id:
+            texts = message.string if isinstance(message.string, tuple) else (message.string,)
+            found += [text for text in texts if re.search(r"[^\x00-\x7f]: |\)s: [^\x00-\x7f%]|[：]", text)]
+    assert not found, found
+
+
 @pytest.fixture(scope="module")
 def japanese():
     from babel.messages.pofile import read_po
