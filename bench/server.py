@@ -135,8 +135,11 @@ def new_game(conn, options: dict | None = None) -> tuple[dict, dict]:
     return game, {"Content-Type": "application/json", "X-Edit-Key": game["edit_key"]}
 
 
-def play(conn, game_id: str, headers: dict, moves: list[dict], sizes: list[int] | None = None) -> list[float]:
-    """Enter ``moves`` from version 0; each one's cost (and its answer's size in ``sizes``)."""
+def play(
+    conn, game_id: str, headers: dict, moves: list[dict], sizes: list[int] | None = None, between=None
+) -> list[float]:
+    """Enter ``moves`` from version 0; each one's cost (and its answer's size in ``sizes``,
+    and a /healthz timed after each move in ``between``)."""
     costs = []
     for version, move in enumerate(moves):
         body = json.dumps({"version": version, "move": move})
@@ -145,6 +148,8 @@ def play(conn, game_id: str, headers: dict, moves: list[dict], sizes: list[int] 
         costs.append(elapsed)
         if sizes is not None:
             sizes.append(len(data))
+        if between is not None:
+            between.append(timed(conn, "GET", "/healthz")[0])
     return costs
 
 
@@ -194,14 +199,16 @@ class Phone:
         return self.request("POST", f"/games/{self.game_id}/moves", form, hx=True)
 
 
-def enter(phone: Phone, moves: list[dict], sizes: list[int]) -> list[float]:
-    """Enter ``moves`` from version 0 on the game page; each one's cost and answer size."""
+def enter(phone: Phone, moves: list[dict], sizes: list[int], between: list[float]) -> list[float]:
+    """Enter ``moves`` from version 0 on the game page; each one's cost and answer size (and
+    a /healthz timed after each, in ``between``)."""
     costs = []
     for version, move in enumerate(moves):
         elapsed, status, data = phone.tap(version, move)
         assert status == 200, (status, data[:300])
         costs.append(elapsed)
         sizes.append(len(data))
+        between.append(timed(phone.conn, "GET", "/healthz")[0])
     return costs
 
 
@@ -297,7 +304,8 @@ def run(synchronous: str, moves: list[dict], database_url: str = "") -> tuple[di
             trivial = [timed(conn, "GET", "/healthz")[0] for _ in range(300)]
             game, headers = new_game(conn)
             json_sizes: list[int] = []
-            costs = play(conn, game["id"], headers, moves, json_sizes)
+            between: list[float] = []  # /healthz between moves: beside the moves, not back to back
+            costs = play(conn, game["id"], headers, moves, json_sizes, between)
             undo_late = undo_costs(conn, game["id"], headers, len(moves), moves[-1])
             short, short_headers = new_game(conn)
             play(conn, short["id"], short_headers, moves[:EARLY])
@@ -307,11 +315,12 @@ def run(synchronous: str, moves: list[dict], database_url: str = "") -> tuple[di
             log_early = pages(conn, f"/games/{short['id']}/log")
             page, page_headers = new_game(conn)
             page_sizes: list[int] = []
-            taps = enter(Phone(conn, page["id"], page_headers), moves, page_sizes)
+            taps = enter(Phone(conn, page["id"], page_headers), moves, page_sizes, between)
             tablic = {size: tablic_taps(conn, size) for size in TAP_TABLES}
             where = filesystem(tmp)
     return {
         "trivial": trivial,
+        "between": between,
         "moves": costs,
         "taps": taps,
         "reads": reads,
@@ -322,6 +331,20 @@ def run(synchronous: str, moves: list[dict], database_url: str = "") -> tuple[di
         "tablic": tablic,
         "sizes": {"json": json_sizes, "page": page_sizes},
     }, where
+
+
+def line(label: str, xs: list[float], base: float | None = None, bar: str = "", p: float = 0.95) -> None:
+    ratio = f"   ratio {statistics.median(xs) / base:4.2f}{bar}" if base else ""
+    median, tail = statistics.median(xs) * 1000, sorted(xs)[int(len(xs) * p)] * 1000
+    print(f"  {label:<36} median {median:6.2f} ms  p{p * 100:.0f} {tail:6.2f} ms{ratio}")
+
+
+def between(r: dict, *measures: tuple[str, str]) -> None:
+    """The moves against the /healthz timed between them, on the same connection: steadier
+    than against the back-to-back one when the machine's speed drifts during a run."""
+    line("trivial GET /healthz, between moves", r["between"])
+    for label, key in measures:
+        line(f"{label}, all, against it", r[key], statistics.median(r["between"]))
 
 
 def main() -> None:
@@ -341,11 +364,6 @@ def main() -> None:
             spent_pg = budget(moves, cluster.url)
         finally:
             cluster.remove()
-
-    def line(label: str, xs: list[float], base: float | None = None, bar: str = "", p: float = 0.95) -> None:
-        ratio = f"   ratio {statistics.median(xs) / base:4.2f}{bar}" if base else ""
-        median, tail = statistics.median(xs) * 1000, sorted(xs)[int(len(xs) * p)] * 1000
-        print(f"  {label:<36} median {median:6.2f} ms  p{p * 100:.0f} {tail:6.2f} ms{ratio}")
 
     def around(xs: list, at: int, half: int = 5) -> list:
         """The figures of the moves around move ``at`` (1-based): at move 10, moves 5-15."""
@@ -403,6 +421,7 @@ def main() -> None:
         )
         late = statistics.median(xs[-100:]) / statistics.median(xs[:100]) - 1
         line(f"{label}, {MOVES - 99}-{MOVES}", xs[-100:], base, f"  ({late:+.0%} on 1-100)")
+    between(runs["NORMAL"], ("move, JSON API", "moves"), ("move, game page", "taps"))
     if "PostgreSQL" in runs:
         base = statistics.median(runs["PostgreSQL"]["trivial"])
         print(" Where a move's time goes on PostgreSQL, each a ratio to that run's /healthz:")
@@ -413,6 +432,7 @@ def main() -> None:
             ("move, JSON API", runs["PostgreSQL"]["moves"]),
         ):
             line(f"{label}, 1-100", xs[:100], base, " (goal 2.5)" if "JSON" in label else "")
+        between(runs["PostgreSQL"], ("move, JSON API", "moves"))
     extra = statistics.median(runs["FULL"]["moves"]) - statistics.median(runs["NORMAL"]["moves"])
     print(f" FULL costs {extra * 1000:+.2f} ms a move (median of {MOVES}) over NORMAL")
     print(" A move (JSON API, median of all), as a ratio to the same run's trivial endpoint:")
