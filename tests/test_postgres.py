@@ -276,7 +276,7 @@ def two_servers(tmp_path, pg_url):
         for proc in procs:
             proc.terminate()
         for proc in procs:
-            proc.wait(timeout=20)
+            proc.wait(timeout=45)  # gunicorn's graceful timeout (30 s) and more: see tests/test_serve.py
 
 
 def test_twenty_clients_on_two_servers_send_the_same_move_one_wins(two_servers, pg_url):
