@@ -11,3 +11,42 @@ def test_no_template_line_is_over_120_characters():
         if len(line) > 120
     ]
     assert long == []
+
+
+def _searches(app, monkeypatch) -> list[str]:
+    """The template names the app's loader is asked for from now on."""
+    asked: list[str] = []
+    loader = app.jinja_env.loader
+    get_source = loader.get_source
+
+    def counted(environment, name):
+        asked.append(name)
+        return get_source(environment, name)
+
+    monkeypatch.setattr(loader, "get_source", counted)
+    return asked
+
+
+def test_an_include_falls_back_to_the_shared_template_and_searches_for_the_missing_one_once(app, monkeypatch):
+    # Tablanette has no record of its own (play/_no_record.html); Tute has one.
+    asked = _searches(app, monkeypatch)
+    for _ in range(3):
+        assert app.jinja_env.select_template(["play/tablanette/_record.html", "play/_no_record.html"]).name == (
+            "play/_no_record.html"
+        )
+        assert app.jinja_env.select_template(["play/tute/_record.html", "play/_no_record.html"]).name == (
+            "play/tute/_record.html"
+        )
+    assert asked.count("play/tablanette/_record.html") == 1
+
+
+def test_with_templates_reloading_a_game_template_added_later_is_found(app):
+    from jinja2 import ChoiceLoader, DictLoader
+
+    app.jinja_env.auto_reload = True
+    added: dict[str, str] = {}
+    app.jinja_env.loader = ChoiceLoader([DictLoader(added), app.jinja_env.loader])
+    names = ["play/tablanette/_record.html", "play/_no_record.html"]
+    assert app.jinja_env.select_template(names).name == "play/_no_record.html"
+    added["play/tablanette/_record.html"] = "a record"
+    assert app.jinja_env.select_template(names).name == "play/tablanette/_record.html"
