@@ -37,6 +37,10 @@ BLOCKS = frozenset(
 )
 #: A Japanese sentence's end, then the half-width space a template's join leaves before more text.
 SPACED = re.compile(r"[。！？][ \t\r\n]+(?=[^\x00\s])")
+#: Japanese text, then a label's colon with the space English puts after it (「切り札: ハート」), or
+#: the space English puts before a parenthesis (「第2ディール (集計)」): the catalog writes neither.
+JA = "\u3040-\u30ff\u4e00-\u9fff"
+SPACED_MARKS = re.compile(rf"[{JA})]:[ \t\r\n]+(?=[^\x00\s])|[{JA}][ \t\r\n]+\((?=[{JA}])")
 
 
 class _Flow(HTMLParser):
@@ -90,13 +94,14 @@ class _Flow(HTMLParser):
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
-def spaced_joins(html: str) -> list[str]:
-    """Each place a page shows a half-width space after a Japanese sentence's end, in context."""
+def spaced_joins(html: str, pattern: re.Pattern = SPACED) -> list[str]:
+    """Each place a page shows a half-width space after a Japanese sentence's end (or where
+    ``pattern`` finds one), in context."""
     flow = _Flow()
     flow.feed(html)
     found = []
     for text in ["".join(flow.parts), *flow.said]:
-        found += [text[max(0, m.start() - 12) : m.end() + 12].replace("\x00", "¶") for m in SPACED.finditer(text)]
+        found += [text[max(0, m.start() - 12) : m.end() + 12].replace("\x00", "¶") for m in pattern.finditer(text)]
     return found
 
 
@@ -193,6 +198,26 @@ def test_the_states_shown_are_the_ones_asked_for(ja_pages):
 def test_no_page_joins_japanese_sentences_with_a_half_width_space(ja_pages):
     found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html))}
     assert not found, found
+
+
+def test_spaced_marks_finds_english_spacing_in_japanese():
+    found = spaced_joins("<h2>第2ディール (集計): 太郎がディールの負け</h2>", SPACED_MARKS)
+    assert len(found) == 2 and "ル (集" in found[0] and "): 太" in found[1]
+    assert spaced_joins("<p>切り札: <strong>♥ ハート</strong></p>", SPACED_MARKS) != []
+    assert spaced_joins("<p>切り札:<strong>♥ ハート</strong>(太郎が表に)</p>", SPACED_MARKS) == []
+    assert spaced_joins('<p>太郎<span lang="en">: Ann (the dealer)</span></p>', SPACED_MARKS) == []
+
+
+def test_no_page_puts_english_spaces_around_a_colon_or_parenthesis_in_japanese(ja_pages):
+    """A label's colon and a parenthesis read as the catalog writes them (「切り札:ハート」,
+    「第2ディール(集計)」), also where a template joins a label and what follows."""
+    found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html, SPACED_MARKS))}
+    assert not found, found
+
+
+def test_the_revoke_banner_says_what_a_revoke_is(ja_pages):
+    """リボーク is a loanword a family table may not know: the banner that flags one says what it is."""
+    assert "リボーク(出し方の反則)" in ja_pages["tute revoke"]
 
 
 def test_a_card_laid_down_is_said_in_one_japanese_sentence(ja_app):
