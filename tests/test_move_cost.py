@@ -133,3 +133,17 @@ def test_watchers_read_only_the_latest_moves(app, client, long_game):
         page = watcher.get(f"/games/{game['id']}").get_data(as_text=True)
     assert sql.count("FROM moves", "ORDER BY seq DESC LIMIT 10") == 1 and sql.count("AND seq >=") == 0
     assert page.count("<li>") >= 10  # the last ten moves, in words
+
+
+def test_an_undo_reads_the_game_once_in_its_change(app, client, long_game):
+    """As a tap: the change's own read of the game and of its referee keys, nothing before
+    it; the answer still sends only the picker cards that changed (the undone one)."""
+    game, version, rest = long_game
+    assert post(client, game["id"], version, rest[0]).status_code == 200
+    with Statements(app.extensions["store"]) as sql:
+        answer = client.post(f"/games/{game['id']}/undo", data={"version": str(version + 1)}, headers=HX)
+    body = answer.get_data(as_text=True)
+    assert answer.status_code == 200 and answer.headers["X-Version"] == str(version + 2)
+    assert sql.count("SELECT", "FROM games") == 1 and sql.count("SELECT", "FROM referees") == 1
+    assert sql.count("BEGIN IMMEDIATE") == 1 and sql.count("UPDATE games") == 1
+    assert f'id="pick-{rest[0]["card"]}"' in body and 'id="picker"' not in body

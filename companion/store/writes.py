@@ -166,17 +166,20 @@ class Changes(Access):
         ``SNAPSHOT_EVERY``), so undo costs the same at move 1,000 as at move 10.
 
         ``NothingToUndo`` (an ``IllegalMove``) when no move is in effect; ``Conflict``
-        for a stale version. Returns the game after it, as :meth:`play_and_read` does. The move
-        keeps who undid it (the phone of ``key``, as in :meth:`play`) and when.
+        for a stale version. Returns the game after it, as :meth:`play_and_read` does (its
+        ``before`` too: a caller needs no read before). The move keeps who undid it (the
+        phone of ``key``, as in :meth:`play`) and when.
         """
+        found = self._states.entry(game_id)
         with self._write(game_id) as conn:
-            read = self._read_for_change(conn, game_id)
+            read = self._read_for_change(conn, game_id, found)
             referees = self._referees(conn, game_id) if key is not None else None
             row = read.fetchone()
             if row is None:
                 raise NotFound(f"No game {game_id!r}")
             referee = self._device(conn, game_id, key, referees)
             self._check_version(row, version)
+            prior = {"version": row["version"], "deals": row["deals"], "state": self._state(row, found, copy=False)}
             rules = games.get(row["game"])
             last = row["last_in_effect"]
             if last is None:
@@ -205,7 +208,7 @@ class Changes(Access):
             deals = self._keep_deals(conn, game_id, state, base, row["deals"])
             game = self._save(conn, rules, row, game_id, state, now, deals)
         self._states.put(game_id, game["version"], game["updated"], game["state"])
-        return game
+        return game | {"before": prior}
 
     def confirm(self, game_id: str, version: int) -> int:
         """The other side confirms every deal finished at ``version`` (what its phone showed):

@@ -22,7 +22,6 @@ from companion.views.common import (
     is_referee,
     key_in_force,
     load_game,
-    require_referee,
     rules_log,
     spanish_names,
     store,
@@ -320,19 +319,29 @@ def _ask_again(rules, row: dict, refused: dict) -> dict | None:
 
 @bp.post("/undo")
 def undo(game_id: str):
-    row = load_game(game_id)
-    key = require_referee(game_id)
-    table = table_of(row)
+    """Undo, checked as a tap is (the game, this phone's key, the version) in the store's
+    change, which reads nothing before it; a refused undo reads the game for its board."""
+    key = session.get("keys", {}).get(game_id)
+    if not key:
+        load_game(game_id)  # an unknown game is a 404 before it is a 403
+        abort(403)
     try:
         after = store().undo_and_read(game_id, _version(), key=key)
+    except NotFound:
+        abort(404)
+    except NotReferee:
+        abort(403)
     except Conflict:
         notice = _("Another phone changed the game first. This is the board now.")
-        return _answer(table, load_game(game_id), None, 409, notice=notice)
-    except MoveError as e:
-        return _answer(table, row, row, 422, error=e.reason)
+        row = load_game(game_id)
+        return _answer(table_of(row), row, None, 409, notice=notice)
+    except MoveError as e:  # nothing to undo
+        row = load_game(game_id)
+        return _answer(table_of(row), row, row, 422, error=e.reason)
+    key_in_force(game_id, key)
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    return _answer(table, after, row, notice=_("Undone."))
+    return _answer(table_of(after), after, after["before"], notice=_("Undone."))
 
 
 @bp.get("/live")
