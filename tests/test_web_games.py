@@ -113,3 +113,14 @@ def test_every_page_of_a_finished_game_renders(client, game):
     assert 'href="/games/new">New game' in client.get(f"/games/{game_id}").get_data(as_text=True)
     assert client.get(f"/games/{game_id}/tally").status_code == 303
     assert client.get("/").status_code == 200
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_card_grid_posts_without_the_browsers_form_check(client, game):
+    """A grid's buttons and boxes have nothing to check, and htmx would fire a validation
+    event for each of its ~55 fields on every tap: the grid's form is ``novalidate``."""
+    created = create(client, game)
+    become_referee(client, created["id"], created["edit_key"])
+    page = client.get(f"/games/{created['id']}").get_data(as_text=True)
+    grid = re.search(r'<section id="picker".*?<form([^>]*)>', page, re.S)
+    assert grid and "novalidate" in grid.group(1), grid and grid.group(1)
