@@ -5,6 +5,7 @@ import re
 
 import pytest
 from markupsafe import escape
+from werkzeug.datastructures import MultiDict
 
 from companion import games, web
 from companion.web import ADAPTERS
@@ -124,3 +125,38 @@ def test_the_card_grid_posts_without_the_browsers_form_check(client, game):
     page = client.get(f"/games/{created['id']}").get_data(as_text=True)
     grid = re.search(r'<section id="picker".*?<form([^>]*)>', page, re.S)
     assert grid and "novalidate" in grid.group(1), grid and grid.group(1)
+
+
+def _record(html: str) -> str | None:
+    """What the record below the grid holds, in a page or an answer (None: not in it)."""
+    found = re.search(r'<div id="record"[^>]*>(.*?)</div>', html, re.S)
+    return found.group(1) if found else None
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_record_a_phone_holds_is_the_pages_after_every_tap(client, game):
+    """An answer sends the record below the grid again only when what it shows changed (the
+    adapter's RECORD: a trick's end, not each card): after every tap of a whole deal, the
+    record the phone holds (the last one sent) is the one the page shows when reloaded."""
+    from tests.e2e.deals import script
+
+    players, steps = script(game)
+    created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
+    become_referee(client, created["id"], created["edit_key"])
+    held = _record(client.get(f"/games/{created['id']}").get_data(as_text=True))
+    sent = 0
+    for version, step in enumerate(steps):
+        fields = [("version", str(version))]
+        for k, v in step.move.items():
+            fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
+        answer = client.post(f"/games/{created['id']}/moves", data=MultiDict(fields), headers={"HX-Request": "true"})
+        assert answer.status_code == 200, step
+        if answer.headers["X-Version"] == str(version):  # the rules ask a question first: far enough
+            break
+        if (got := _record(answer.get_data(as_text=True))) is not None:
+            held, sent = got, sent + 1
+        assert held == _record(client.get(f"/games/{created['id']}").get_data(as_text=True)), step
+    if web.get(game).RECORD:
+        assert 0 < sent < version, sent  # sent at some taps, not at every one
+    else:
+        assert sent == 0

@@ -118,8 +118,9 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, las
 
     ``before``: the game as the phone saw it (None: it may have seen anything). Only the
     picker cards whose state changed are sent (a played card greys out), so a move costs a
-    few hundred bytes; a new deal or phase re-sends the whole picker, and the finished
-    deals (their table and chart) go only when one ended or was undone.
+    few hundred bytes; a new deal or phase re-sends the whole picker, the record only when
+    what it shows changed (the adapter's ``RECORD``), and the finished deals (their table
+    and chart) only when one ended or was undone.
     """
     view: dict | None = row.get("view")  # the store's answer to a change brings the view after it
     prior: dict | None = None
@@ -146,8 +147,15 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, las
         or prior is None
         or (before["deals"], prior["result"] is None) != (row["deals"], view["result"] is None)
     )
+    # The record below the grid (a deal's tricks) changes at a trick's end, not with each card.
+    record = prior is None or any(prior.get(k) != view.get(k) for k in table.adapter.RECORD)
     body = render_template(
-        "play/_answer.html", changed=changed, whole_picker=whole, finished_changed=finished, **context
+        "play/_answer.html",
+        changed=changed,
+        whole_picker=whole,
+        finished_changed=finished,
+        record_changed=record,
+        **context,
     )
     return htmx_response(body, status, headers, replace_url=address or None)
 

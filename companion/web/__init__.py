@@ -32,6 +32,9 @@ class Adapter(Protocol):
     Tally: type[TallyForm]
     #: Its moves as the API and the picker send them: one ``schemas.Move`` per type.
     MOVES: tuple[type[Move], ...]
+    #: The parts of the view its record below the grid shows (play/<game>/_record.html;
+    #: none for a game without one): an answer sends the record again only when one changed.
+    RECORD: tuple[str, ...]
 
     def position(self, view: dict[str, Any]) -> dict[str, Any]:
         """The lab's query for a live game's position ("Rules question?")."""
@@ -54,6 +57,7 @@ _MEMBERS: dict[str, Any] = {
     "SAMPLE": Mapping,
     "Tally": type,
     "MOVES": tuple,
+    "RECORD": tuple,
     "position": Callable,
     "lab": Callable,
     "ended": Callable,
@@ -82,6 +86,9 @@ def problems(name: str, module: ModuleType) -> list[str]:
         out.append(f"{module.__name__}.MOVES must hold schemas.Move models")
     if set(module.SAMPLE) != {"players", "moves", "said", "finished"}:
         out.append(f"{module.__name__}.SAMPLE must hold players, moves, said and finished")
+    else:
+        view = rules.view(rules.start(list(module.SAMPLE["players"])))
+        out += [f"{module.__name__}.RECORD: {k!r} is not in the view" for k in module.RECORD if k not in view]
     for fn, params in (("position", 1), ("lab", 3), ("ended", 1), ("turns", 1)):
         if len(inspect.signature(getattr(module, fn)).parameters) != params:
             out.append(f"{module.__name__}.{fn} must take {params} parameter(s)")

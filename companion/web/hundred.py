@@ -64,6 +64,9 @@ class HundredTally(Move):
 
 MOVES = (HundredPlay, HundredLose, HundredTally)
 
+#: Nothing below the grid: no record to send again.
+RECORD = ()
+
 
 def ended(view: dict) -> dict | None:
     """The hand just lost, until the next hand's first card."""

@@ -92,6 +92,9 @@ class TablanetteTally(Move):
 
 MOVES = (TablanetteLayout, TablanettePlay, TablanetteTally)
 
+#: Nothing below the grid: no record to send again.
+RECORD = ()
+
 
 def ended(view: dict) -> dict | None:
     """The deal just finished, until the next deal's layout (or for good, the game over)."""

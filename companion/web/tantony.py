@@ -69,6 +69,9 @@ class TantonyTally(Move):
 
 MOVES = (TantonyPlay, TantonyGive, TantonyTally)
 
+#: What the record below the grid (play/tantony/_record.html) shows: sent again when one changes.
+RECORD = ("result", "trick_number", "last_trick", "revokes", "players", "scoring", "points")
+
 
 def ended(view: dict) -> dict | None:
     """The deal just finished, until the next deal's first card."""

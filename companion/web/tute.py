@@ -89,6 +89,9 @@ class TuteTally(Move):
 
 MOVES = (TuteTrump, TutePlay, TuteDeclare, TuteTally)
 
+#: What the record below the grid (play/tute/_record.html) shows: sent again when one changes.
+RECORD = ("result", "tricks", "revokes")
+
 
 def ended(view: dict) -> dict | None:
     """The deal just finished, until the next deal's first card (the turned one, with 4-5 players)."""
