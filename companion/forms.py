@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import types
-import typing
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -28,6 +27,7 @@ from wtforms.widgets import CheckboxInput, HiddenInput, ListWidget
 from companion import games
 from companion import names as player_names
 from companion.errors import OptionError
+from companion.games.common import option_types
 from companion.i18n import joined, names
 from companion.names import NAME_LENGTH
 from companion.schemas import BIG
@@ -60,7 +60,7 @@ def option_fields(rules, start: str) -> dict[str, Field]:
     """One field per option of ``rules.Options``, its default taken from ``start``; labels,
     hints and choices in the request's language (the engine's words are the message ids)."""
     chosen = start_values(rules, start)
-    hints = typing.get_type_hints(rules.Options)
+    hints = option_types(rules.Options)
     out: dict[str, Field] = {}
     for f in dataclasses.fields(rules.Options):
         name, label, help_ = f.name, option_label(rules, f.name), _(rules.OPTION_HELP[f.name])
@@ -199,7 +199,7 @@ def players_of(form) -> list[str]:
 
 def options_of(form) -> dict:
     """The engine's options dict from a validated form."""
-    hints = typing.get_type_hints(form.rules.Options)
+    hints = option_types(form.rules.Options)
     out = {}
     for name in form.option_names:
         value = getattr(form, name).data

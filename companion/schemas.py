@@ -224,7 +224,7 @@ def options_model(name: str) -> type[Strict]:
     """A game's options as a model: its engine's ``Options`` fields (with ``CHOICES`` as
     enums) plus ``players`` (a count) and ``dealer`` (a name); every one optional."""
     rules = games.get(name)
-    hints = typing.get_type_hints(rules.Options)
+    hints = common.option_types(rules.Options)
     fields: dict[str, Any] = {
         f.name: (_option_type(f.name, hints[f.name], rules) | None, None) for f in dataclasses.fields(rules.Options)
     }

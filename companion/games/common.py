@@ -11,9 +11,11 @@ as at move 10 (DESIGN.md quality bar), instead of copying every finished deal ag
 from __future__ import annotations
 
 import copy
+import functools
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields, is_dataclass
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar, Generic, Protocol, TypeGuard, TypeVar
 
 from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
@@ -115,6 +117,13 @@ def clone(data: Any) -> Any:
     if kind is dict:
         return {k: clone(v) for k, v in data.items()}
     return data
+
+
+@functools.cache
+def option_types(options_class: type) -> Mapping[str, Any]:
+    """A game's ``Options`` field types, resolved once: ``typing.get_type_hints`` parses
+    every annotation again at each call (the forms, the lab and the API schema ask often)."""
+    return MappingProxyType(typing.get_type_hints(options_class))
 
 
 def options_dict(options: object) -> dict[str, Any]:

@@ -7,12 +7,15 @@ from __future__ import annotations
 import re
 import typing
 from dataclasses import fields
+from functools import lru_cache
+from urllib.parse import quote_plus
 
 from flask import url_for
 from flask_babel import gettext as _
 
 from companion.cards import Card
 from companion.errors import N_, MoveError, OptionError, Reason
+from companion.games.common import option_types
 
 #: The largest number any lab field takes (a score, a total, a numeric option): a
 #: 20-digit number is a wrong value, never a slow answer or an overflow.
@@ -70,6 +73,14 @@ def _label(name: str, game: str = "") -> str:
     return _(FIELD_LABELS[name]) if name in FIELD_LABELS else name
 
 
+@lru_cache(maxsize=2048)  # bounded: the words come from anyone's query string
+def _quote(word: str) -> str:
+    """A query word as url_for spells it (werkzeug.urls._urlencode: the WHATWG URL spec's
+    safe characters kept, so a card list reads "KS,5H"). A lab page builds a link for every
+    card of its grid and every option, and their words repeat: each is quoted once."""
+    return quote_plus(word, safe="!$'()*,/:;?@")
+
+
 def quoted(raw: str) -> str:
     if raw == "":
         return _("empty")
@@ -88,6 +99,7 @@ class Query:
         self.errors: list[str | Reason] = []
         self.problems: list[str | Reason] = []
         self.bad: set[str] = set()
+        self._path: str | None = None
 
     def label(self, name: str) -> str:
         return _label(name, self.game)
@@ -224,7 +236,7 @@ class Query:
         refused a value answers. A repeated ``lost`` stays repeated. The game is the path's,
         and url_for's own arguments (``_anchor``, ``_external``...) are never taken from a query."""
         args = {
-            k: v if len(v) > 1 else v[0]
+            k: v
             for k, v in self.args.lists()
             if k not in self.bad | self.leave_out and k != "game" and not k.startswith("_")
         }
@@ -232,8 +244,16 @@ class Query:
             if v in (None, "", []):
                 args.pop(k, None)
             else:
-                args[k] = ",".join(v) if isinstance(v, list) else v
-        return url_for("rules.page", game=self.game, **args)
+                args[k] = [",".join(v) if isinstance(v, list) else str(v)]
+        query = "&".join(f"{_quote(k)}={_quote(v)}" for k, values in args.items() for v in values)
+        return f"{self._page}?{query}" if query else self._page
+
+    @property
+    def _page(self) -> str:
+        """The lab's own path, built once for the many links of a page."""
+        if self._path is None:
+            self._path = url_for("rules.page", game=self.game)
+        return self._path
 
     def one_grid(self, grids: dict[str, tuple[str, dict, list]]) -> dict:
         """The lab's one card grid: the position's card sets (name: label, links, cards on)
@@ -270,7 +290,7 @@ def _choice_word(value) -> str:
 
 def _option_value(rules, name: str, raw: str):
     """An option's value read from its word; ValueError says what it must be instead."""
-    kind = typing.get_type_hints(rules.Options)[name]
+    kind = option_types(rules.Options)[name]
     choices = getattr(rules, "CHOICES", {}).get(name)
     if raw == "none":
         return None  # the engine says whether this option may be none
@@ -372,7 +392,7 @@ def choice_label(rules, name: str, value) -> str:
 
 def option_rows(rules, names, raw: dict) -> list[dict]:
     """The lab's option controls: name, label, help, choices, current value."""
-    hints = typing.get_type_hints(rules.Options)
+    hints = option_types(rules.Options)
     defaults = {f.name: f.default for f in fields(rules.Options)}
     rows = []
     for name in names:
