@@ -2,6 +2,7 @@
 transcript round trip, undo, and the watcher's 204 (DESIGN.md "The web")."""
 
 import re
+import types
 
 import pytest
 from markupsafe import escape
@@ -59,6 +60,13 @@ def test_home_lists_every_game(client, game):
 def test_every_game_has_a_complete_web_adapter(game):
     """Adding a game is an engine, an adapter and templates: the adapter is checked."""
     assert web.problems(game, ADAPTERS[game]) == []  # type: ignore[arg-type]
+
+
+def test_an_adapter_naming_a_picker_move_its_game_has_not_is_refused():
+    adapter = types.SimpleNamespace(**vars(ADAPTERS["tute"]))
+    adapter.PICKER = ("trump", "lay")
+    adapter.__name__ = "companion.web.tute"
+    assert web.problems("tute", adapter) == ["companion.web.tute.PICKER: 'lay' is not one of its moves"]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -160,3 +168,59 @@ def test_the_record_a_phone_holds_is_the_pages_after_every_tap(client, game):
         assert 0 < sent < version, sent  # sent at some taps, not at every one
     else:
         assert sent == 0
+
+
+_PICKER = re.compile(r'<section id="picker".*?</section>', re.S)
+_PICK = re.compile(r'<button type="submit" name="card" value="\w+" id="(pick-\w+)".*?</button>', re.S)
+
+
+def _bare(html: str) -> str:
+    """Markup as it stands in the page once htmx swapped it in: no out-of-band mark."""
+    return html.replace(' hx-swap-oob="true"', "")
+
+
+def _shape(picker: str) -> str:
+    """A picker without which cards are played: what only a whole picker can change."""
+    return re.sub(r' played| aria-disabled="true"', "", picker)
+
+
+def _played(picker: str) -> set[str]:
+    return set(re.findall(r'id="(pick-\w+)" class="pick[^"]* played', picker))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_picker_a_phone_holds_is_the_pages_after_every_tap(client, game):
+    """An answer sends the whole card picker again only when what it shows changes beyond
+    the cards played (the adapter's PICKER: a phase, the deal, the game's end), else just
+    the cards whose state changed. After every tap of a whole deal, the picker the phone
+    holds (each card as last sent) is the page's when reloaded, and no whole picker was
+    sent where its played cards would have said it all (Tute's cante, open after each
+    trick, sent it twice a trick)."""
+    from tests.e2e.deals import script
+
+    players, steps = script(game)
+    created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
+    become_referee(client, created["id"], created["edit_key"])
+    held = _PICKER.search(client.get(f"/games/{created['id']}").get_data(as_text=True)).group(0)
+    whole = cards = 0
+    for version, step in enumerate(steps):
+        fields = [("version", str(version))]
+        for k, v in step.move.items():
+            fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
+        answer = client.post(f"/games/{created['id']}/moves", data=MultiDict(fields), headers={"HX-Request": "true"})
+        assert answer.status_code == 200, step
+        if answer.headers["X-Version"] == str(version):  # the rules ask a question first: far enough
+            break
+        body = _bare(answer.get_data(as_text=True))
+        if (sent := _PICKER.search(body)) is not None:
+            # Cards played only since (not a new deal's, every card back in play): one by one.
+            only_played = _shape(sent.group(0)) == _shape(held) and _played(sent.group(0)) >= _played(held)
+            assert not only_played, ("a whole picker for cards played", step)
+            held, whole = sent.group(0), whole + 1
+        for pick in _PICK.finditer(body):
+            held, found = re.subn(rf'<button [^>]*id="{pick.group(1)}".*?</button>', pick.group(0), held, flags=re.S)
+            assert found == 1, pick.group(1)
+            cards += 1
+        page = client.get(f"/games/{created['id']}").get_data(as_text=True)
+        assert held == _PICKER.search(page).group(0), step
+    assert cards > 0, "cards are sent one by one"

@@ -139,7 +139,7 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, las
     changed, whole = [], True
     # A choice locks the picker and its answer unlocks it on the page (#live's data-locked),
     # so only a new deal or phase re-sends it whole.
-    if prior is not None and _mode(prior) == _mode(view):
+    if prior is not None and _mode(prior, table.adapter.PICKER) == _mode(view, table.adapter.PICKER):
         whole = False
         changed = sorted(set(prior.get("seen", [])) ^ set(view.get("seen", [])))
     finished = (
@@ -206,9 +206,10 @@ def asked_again(table: Table, row: dict, asked: str) -> dict:
     return {}
 
 
-def _mode(view: dict):
-    """What the picker shows depends on these; when they change it is re-sent whole."""
-    return (view.get("deal"), tuple(view.get("expects", ())), view.get("result") is None)
+def _mode(view: dict, picker: tuple[str, ...]):
+    """What the picker shows depends on these (``picker``: the adapter's PICKER, the moves
+    that change it); when they change it is re-sent whole."""
+    return (view.get("deal"), tuple(m for m in view.get("expects", ()) if m in picker), view.get("result") is None)
 
 
 def _entry() -> str | None:

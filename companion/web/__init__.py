@@ -9,6 +9,7 @@ Adding a game is its engine (companion/games/), its adapter here, and its templa
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Mapping
 from importlib import import_module
 from types import ModuleType
@@ -35,6 +36,11 @@ class Adapter(Protocol):
     #: The parts of the view its record below the grid shows (play/<game>/_record.html;
     #: none for a game without one): an answer sends the record again only when one changed.
     RECORD: tuple[str, ...]
+    #: The moves whose turn changes what the card picker shows (play/<game>/_picker.html
+    #: asks ``'x' in view.expects``): an answer sends the whole picker again only when one
+    #: of them comes or goes, or the deal or the game's end does; else just the cards that
+    #: changed. Tute's cante, open after each trick, changes nothing in it.
+    PICKER: tuple[str, ...]
 
     def position(self, view: dict[str, Any]) -> dict[str, Any]:
         """The lab's query for a live game's position ("Rules question?")."""
@@ -58,6 +64,7 @@ _MEMBERS: dict[str, Any] = {
     "Tally": type,
     "MOVES": tuple,
     "RECORD": tuple,
+    "PICKER": tuple,
     "position": Callable,
     "lab": Callable,
     "ended": Callable,
@@ -84,6 +91,9 @@ def problems(name: str, module: ModuleType) -> list[str]:
         out.append(f"{module.__name__}.Tally must be a TallyForm")
     if not all(isinstance(m, type) and issubclass(m, Move) for m in module.MOVES):
         out.append(f"{module.__name__}.MOVES must hold schemas.Move models")
+    else:
+        kinds = {typing.get_args(m.model_fields["type"].annotation)[0] for m in module.MOVES}
+        out += [f"{module.__name__}.PICKER: {k!r} is not one of its moves" for k in module.PICKER if k not in kinds]
     if set(module.SAMPLE) != {"players", "moves", "said", "finished"}:
         out.append(f"{module.__name__}.SAMPLE must hold players, moves, said and finished")
     else:

@@ -66,6 +66,9 @@ MOVES = (HundredPlay, HundredLose, HundredTally)
 
 #: Nothing below the grid: no record to send again.
 RECORD = ()
+#: The moves that change what the card picker shows: none, the grid is the same all hand long
+#: (the hand a player shows is asked for by its own request, answered with the whole picker).
+PICKER = ()
 
 
 def ended(view: dict) -> dict | None:

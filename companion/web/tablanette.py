@@ -94,6 +94,9 @@ MOVES = (TablanetteLayout, TablanettePlay, TablanetteTally)
 
 #: Nothing below the grid: no record to send again.
 RECORD = ()
+#: The moves that change what the card picker shows: the four face-up cards to tick, then the
+#: cards to tap.
+PICKER = ("layout",)
 
 
 def ended(view: dict) -> dict | None:

@@ -71,6 +71,9 @@ MOVES = (TantonyPlay, TantonyGive, TantonyTally)
 
 #: What the record below the grid (play/tantony/_record.html) shows: sent again when one changes.
 RECORD = ("result", "trick_number", "last_trick", "revokes", "players", "scoring", "points")
+#: The moves that change what the card picker shows: the grid folds under the known hands, and
+#: opens while a trick waits to be given.
+PICKER = ("play", "give")
 
 
 def ended(view: dict) -> dict | None:

@@ -91,6 +91,9 @@ MOVES = (TuteTrump, TutePlay, TuteDeclare, TuteTally)
 
 #: What the record below the grid (play/tute/_record.html) shows: sent again when one changes.
 RECORD = ("result", "tricks", "revokes")
+#: The moves that change what the card picker shows: the turned card, then the cards played
+#: (not the cante, open after each trick).
+PICKER = ("trump",)
 
 
 def ended(view: dict) -> dict | None:
