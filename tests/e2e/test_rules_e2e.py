@@ -1,10 +1,9 @@
 """Settle a rules argument on a phone in a few taps (the dispute lab), counted."""
 
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from companion.cards import Card
-from tests.e2e.helpers import answered
+from tests.e2e.helpers import answered, axe
 
 
 def test_settle_tb08_from_the_home_page_in_under_10_taps(page, base_url, shot):
@@ -39,5 +38,5 @@ def test_settle_tb08_from_the_home_page_in_under_10_taps(page, base_url, shot):
     expect(page.locator(".verdict")).to_contain_text("Tablanette P")
     shot("rules-02-claim")
     shot("rules-02b-claim-top", full_page=False)
-    results = Axe().run(page)
+    results = axe(page)
     assert results.violations_count == 0, results.generate_report()

@@ -10,12 +10,11 @@ that are never stored (a choice waiting for its answer, a refusal) are tapped in
 import re
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from companion.games import tantony as TT
 from tests.e2e.deals import script
-from tests.e2e.helpers import answered, api_game, assert_thumb_zone, expect_version, lay_out, tap_card
+from tests.e2e.helpers import answered, api_game, assert_thumb_zone, axe, expect_version, lay_out, tap_card
 from tests.e2e.test_tute_e2e import PLAYERS as TUTE_PLAYERS
 from tests.e2e.test_tute_e2e import scripted_deal
 
@@ -26,7 +25,6 @@ def deal_moves(game: str) -> tuple[list[str], list[dict]]:
     return players, [s.move for s in steps]
 
 
-AXE = Axe()
 CODE = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b")
 
 
@@ -45,7 +43,7 @@ def check(page, shot):
         assert not CODE.findall(page.inner_text("body")), (name, CODE.findall(page.inner_text("body")))
         for scheme in SCHEMES:
             page.emulate_media(color_scheme=scheme)
-            results = AXE.run(page)
+            results = axe(page)
             assert results.violations_count == 0, (scheme, name, results.generate_report())
             shot(f"states-{scheme}-{name}", full_page=full_page)
         page.emulate_media(color_scheme=SCHEMES[0])
@@ -111,7 +109,7 @@ def test_tablanette_states(page, base_url, browser, check):
         expect(watcher.locator("#recent li")).to_have_count(3)
         for scheme in SCHEMES:
             watcher.emulate_media(color_scheme=scheme)
-            results = AXE.run(watcher)
+            results = axe(watcher)
             assert results.violations_count == 0, (scheme, "watch", results.generate_report())
     finally:
         watcher.close()
