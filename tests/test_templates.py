@@ -1,6 +1,7 @@
 """Templates read like the code (issue 13): no line over 120 characters."""
 
 from tests import ROOT
+from tests.conftest import make_app
 
 
 def test_no_template_line_is_over_120_characters():
@@ -50,3 +51,37 @@ def test_with_templates_reloading_a_game_template_added_later_is_found(app):
     assert app.jinja_env.select_template(names).name == "play/_no_record.html"
     added["play/tablanette/_record.html"] = "a record"
     assert app.jinja_env.select_template(names).name == "play/tablanette/_record.html"
+
+
+def _compiles(app, monkeypatch) -> list[str]:
+    """The templates the app's environment compiles from now on."""
+    compiled: list[str] = []
+    compile_ = app.jinja_env.compile
+
+    def counted(source, name=None, filename=None, *args, **kwargs):
+        compiled.append(name)
+        return compile_(source, name, filename, *args, **kwargs)
+
+    monkeypatch.setattr(app.jinja_env, "compile", counted)
+    return compiled
+
+
+def test_an_app_made_again_compiles_no_template_again_unless_its_source_changed(tmp_path, monkeypatch):
+    from jinja2 import ChoiceLoader, FileSystemLoader
+
+    mine = tmp_path / "templates"
+    mine.mkdir()
+    (mine / "note.html").write_text("first", encoding="utf-8")
+    apps = []
+    for n in range(3):
+        (tmp_path / str(n)).mkdir()
+        app = make_app(tmp_path / str(n))
+        app.jinja_env.loader = ChoiceLoader([FileSystemLoader(mine), app.jinja_env.loader])
+        apps.append((app, _compiles(app, monkeypatch)))
+    (first, _), (second, compiled), (third, recompiled) = apps
+    assert first.jinja_env.get_template("play/page.html") and first.jinja_env.get_template("note.html")
+    assert second.jinja_env.get_template("play/page.html") and second.jinja_env.get_template("note.html")
+    assert compiled == []
+    (mine / "note.html").write_text("second", encoding="utf-8")
+    assert third.jinja_env.get_template("note.html").render() == "second"
+    assert recompiled == ["note.html"]
