@@ -141,31 +141,42 @@ def _record(html: str) -> str | None:
     return found.group(1) if found else None
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_the_record_a_phone_holds_is_the_pages_after_every_tap(client, game):
-    """An answer sends the record below the grid again only when what it shows changed (the
-    adapter's RECORD: a trick's end, not each card): after every tap of a whole deal, the
-    record the phone holds (the last one sent) is the one the page shows when reloaded."""
+def _a_deal_tapped(client, game: str):
+    """The seeded deal of ``game`` (tests/e2e/deals.py) tapped in on a referee's page: the
+    page first (its step and answer None), then each tap's step, its answer and the page
+    reloaded after it, until the deal is in or the rules ask a question first."""
     from tests.e2e.deals import script
 
     players, steps = script(game)
     created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
     become_referee(client, created["id"], created["edit_key"])
-    held = _record(client.get(f"/games/{created['id']}").get_data(as_text=True))
-    sent = 0
+    yield None, None, client.get(f"/games/{created['id']}").get_data(as_text=True)
     for version, step in enumerate(steps):
         fields = [("version", str(version))]
         for k, v in step.move.items():
             fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
         answer = client.post(f"/games/{created['id']}/moves", data=MultiDict(fields), headers={"HX-Request": "true"})
         assert answer.status_code == 200, step
-        if answer.headers["X-Version"] == str(version):  # the rules ask a question first: far enough
-            break
-        if (got := _record(answer.get_data(as_text=True))) is not None:
+        if answer.headers["X-Version"] == str(version):  # a question first: far enough
+            return
+        yield step, answer.get_data(as_text=True), client.get(f"/games/{created['id']}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_record_a_phone_holds_is_the_pages_after_every_tap(client, game):
+    """An answer sends the record below the grid again only when what it shows changed (the
+    adapter's RECORD: a trick's end, not each card): after every tap of a whole deal, the
+    record the phone holds (the last one sent) is the one the page shows when reloaded."""
+    deal = _a_deal_tapped(client, game)
+    held = _record(next(deal)[2])
+    sent = taps = 0
+    for step, answer, page in deal:
+        taps += 1
+        if (got := _record(answer)) is not None:
             held, sent = got, sent + 1
-        assert held == _record(client.get(f"/games/{created['id']}").get_data(as_text=True)), step
+        assert held == _record(page), step
     if web.get(game).RECORD:
-        assert 0 < sent < version, sent  # sent at some taps, not at every one
+        assert 0 < sent < taps, sent  # sent at some taps, not at every one
     else:
         assert sent == 0
 
@@ -196,31 +207,19 @@ def test_the_picker_a_phone_holds_is_the_pages_after_every_tap(client, game):
     holds (each card as last sent) is the page's when reloaded, and no whole picker was
     sent where its played cards would have said it all (Tute's cante, open after each
     trick, sent it twice a trick)."""
-    from tests.e2e.deals import script
-
-    players, steps = script(game)
-    created = client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
-    become_referee(client, created["id"], created["edit_key"])
-    held = _PICKER.search(client.get(f"/games/{created['id']}").get_data(as_text=True)).group(0)
-    whole = cards = 0
-    for version, step in enumerate(steps):
-        fields = [("version", str(version))]
-        for k, v in step.move.items():
-            fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
-        answer = client.post(f"/games/{created['id']}/moves", data=MultiDict(fields), headers={"HX-Request": "true"})
-        assert answer.status_code == 200, step
-        if answer.headers["X-Version"] == str(version):  # the rules ask a question first: far enough
-            break
-        body = _bare(answer.get_data(as_text=True))
+    deal = _a_deal_tapped(client, game)
+    held = _PICKER.search(next(deal)[2]).group(0)
+    cards = 0
+    for step, answer, page in deal:
+        body = _bare(answer)
         if (sent := _PICKER.search(body)) is not None:
             # Cards played only since (not a new deal's, every card back in play): one by one.
             only_played = _shape(sent.group(0)) == _shape(held) and _played(sent.group(0)) >= _played(held)
             assert not only_played, ("a whole picker for cards played", step)
-            held, whole = sent.group(0), whole + 1
+            held = sent.group(0)
         for pick in _PICK.finditer(body):
             held, found = re.subn(rf'<button [^>]*id="{pick.group(1)}".*?</button>', pick.group(0), held, flags=re.S)
             assert found == 1, pick.group(1)
             cards += 1
-        page = client.get(f"/games/{created['id']}").get_data(as_text=True)
         assert held == _PICKER.search(page).group(0), step
     assert cards > 0, "cards are sent one by one"
