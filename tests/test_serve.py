@@ -4,6 +4,7 @@ first the address the phones should open with its QR code.
 Traffic goes to 127.0.0.1 only: the binding is proven from the listening socket, and the
 printed address is used as a Host header, never connected to."""
 
+import gc
 import http.client
 import json
 import os
@@ -68,6 +69,22 @@ def test_a_private_server_says_so(host):
 def test_gunicorn_is_the_server():
     command = serve.gunicorn_command("0.0.0.0", 5000)
     assert command[1:3] == ["-m", "gunicorn"] and "0.0.0.0:5000" in command and "gthread" in command
+
+
+def test_the_master_forks_each_worker_with_the_apps_objects_out_of_the_collectors_sight():
+    """gunicorn reads companion.serve as its settings (``--config python:companion.serve``):
+    its pre_fork hook (gunicorn checks the hook's signature) freezes what the master made."""
+    from gunicorn.config import Config
+
+    assert "python:companion.serve" in serve.gunicorn_command("127.0.0.1", 5000)
+    settings = Config()
+    settings.set("pre_fork", serve.pre_fork)
+    before = gc.get_freeze_count()
+    try:
+        settings.pre_fork(None, None)
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
 
 
 def free_port() -> int:
