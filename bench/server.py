@@ -29,7 +29,7 @@ from urllib.parse import urlencode
 
 import psutil
 
-from companion import serve
+from companion import serve, timing
 from companion.cards import PACK_52
 from companion.games import tablanette
 
@@ -73,11 +73,18 @@ def legal_moves(count: int, seed: int = 7) -> list[dict]:
 
 
 def timed(conn, method, path, body=None, headers=None) -> tuple[float, int, bytes]:
+    return answered(conn, method, path, body, headers)[:3]
+
+
+def answered(conn, method, path, body=None, headers=None) -> tuple[float, int, bytes, dict[str, float]]:
+    """A request's time at the client, its status and body, and the app's own time and the
+    parts of it its Server-Timing names (companion/timing.py: app, store, render), seconds."""
     start = time.perf_counter()
     conn.request(method, path, body=body, headers=headers or {})
     response = conn.getresponse()
     data = response.read()
-    return time.perf_counter() - start, response.status, data
+    elapsed = time.perf_counter() - start
+    return elapsed, response.status, data, timing.parse(response.getheader("Server-Timing", ""))
 
 
 def pages(conn, path: str, times: int = 30) -> tuple[list[float], list[float]]:
@@ -87,12 +94,9 @@ def pages(conn, path: str, times: int = 30) -> tuple[list[float], list[float]]:
         timed(conn, "GET", path)
     costs, app = [], []
     for _ in range(times):
-        start = time.perf_counter()
-        conn.request("GET", path)
-        response = conn.getresponse()
-        response.read()
-        costs.append(time.perf_counter() - start)
-        app.append(float(response.getheader("Server-Timing", "app;dur=0").partition("dur=")[2]) / 1000)
+        elapsed, _, _, parts = answered(conn, "GET", path)
+        costs.append(elapsed)
+        app.append(parts["app"])
     return costs, app
 
 
@@ -136,18 +140,26 @@ def new_game(conn, options: dict | None = None) -> tuple[dict, dict]:
 
 
 def play(
-    conn, game_id: str, headers: dict, moves: list[dict], sizes: list[int] | None = None, between=None
+    conn,
+    game_id: str,
+    headers: dict,
+    moves: list[dict],
+    sizes: list[int] | None = None,
+    between=None,
+    parts: list[dict] | None = None,
 ) -> list[float]:
     """Enter ``moves`` from version 0; each one's cost (and its answer's size in ``sizes``,
-    and a /healthz timed after each move in ``between``)."""
+    a /healthz timed after each move in ``between``, its Server-Timing in ``parts``)."""
     costs = []
     for version, move in enumerate(moves):
         body = json.dumps({"version": version, "move": move})
-        elapsed, status, data = timed(conn, "POST", f"/api/games/{game_id}/moves", body, headers)
+        elapsed, status, data, said = answered(conn, "POST", f"/api/games/{game_id}/moves", body, headers)
         assert status == 200, (status, data[:300])
         costs.append(elapsed)
         if sizes is not None:
             sizes.append(len(data))
+        if parts is not None:
+            parts.append(said)
         if between is not None:
             between.append(timed(conn, "GET", "/healthz")[0])
     return costs
@@ -160,6 +172,7 @@ class Phone:
     def __init__(self, conn, game_id: str, headers: dict):
         self.conn, self.game_id, self.cookie = conn, game_id, ""
         self.server = 0.0  # the app's own time for the last request (Server-Timing), seconds
+        self.parts: dict[str, float] = {}  # and the parts of it the Server-Timing names
         _, status, data = timed(conn, "POST", f"/api/games/{game_id}/links", json.dumps({"kind": "add"}), headers)
         token = json.loads(data)["url"].rsplit("/", 1)[1]
         page = self.request("GET", f"/games/{game_id}/join/{token}")[2].decode()
@@ -181,7 +194,8 @@ class Phone:
         response = self.conn.getresponse()
         data = response.read()
         elapsed = time.perf_counter() - start
-        self.server = float(response.getheader("Server-Timing", "app;dur=0").partition("dur=")[2]) / 1000
+        self.parts = timing.parse(response.getheader("Server-Timing", ""))
+        self.server = self.parts.get("app", 0.0)
         cookie = response.getheader("Set-Cookie")
         if cookie:
             self.cookie = cookie.split(";", 1)[0]
@@ -199,15 +213,16 @@ class Phone:
         return self.request("POST", f"/games/{self.game_id}/moves", form, hx=True)
 
 
-def enter(phone: Phone, moves: list[dict], sizes: list[int], between: list[float]) -> list[float]:
-    """Enter ``moves`` from version 0 on the game page; each one's cost and answer size (and
-    a /healthz timed after each, in ``between``)."""
+def enter(phone: Phone, moves: list[dict], sizes: list[int], between: list[float], parts: list[dict]) -> list[float]:
+    """Enter ``moves`` from version 0 on the game page; each one's cost, answer size and
+    Server-Timing (and a /healthz timed after each, in ``between``)."""
     costs = []
     for version, move in enumerate(moves):
         elapsed, status, data = phone.tap(version, move)
         assert status == 200, (status, data[:300])
         costs.append(elapsed)
         sizes.append(len(data))
+        parts.append(phone.parts)
         between.append(timed(phone.conn, "GET", "/healthz")[0])
     return costs
 
@@ -305,7 +320,8 @@ def run(synchronous: str, moves: list[dict], database_url: str = "") -> tuple[di
             game, headers = new_game(conn)
             json_sizes: list[int] = []
             between: list[float] = []  # /healthz between moves: beside the moves, not back to back
-            costs = play(conn, game["id"], headers, moves, json_sizes, between)
+            parts: dict[str, list[dict]] = {"moves": [], "taps": []}  # each move's Server-Timing
+            costs = play(conn, game["id"], headers, moves, json_sizes, between, parts["moves"])
             undo_late = undo_costs(conn, game["id"], headers, len(moves), moves[-1])
             short, short_headers = new_game(conn)
             play(conn, short["id"], short_headers, moves[:EARLY])
@@ -315,7 +331,7 @@ def run(synchronous: str, moves: list[dict], database_url: str = "") -> tuple[di
             log_early = pages(conn, f"/games/{short['id']}/log")
             page, page_headers = new_game(conn)
             page_sizes: list[int] = []
-            taps = enter(Phone(conn, page["id"], page_headers), moves, page_sizes, between)
+            taps = enter(Phone(conn, page["id"], page_headers), moves, page_sizes, between, parts["taps"])
             tablic = {size: tablic_taps(conn, size) for size in TAP_TABLES}
             where = filesystem(tmp)
     return {
@@ -330,6 +346,7 @@ def run(synchronous: str, moves: list[dict], database_url: str = "") -> tuple[di
         "log_late": log_late,
         "tablic": tablic,
         "sizes": {"json": json_sizes, "page": page_sizes},
+        "parts": parts,
     }, where
 
 
@@ -337,6 +354,19 @@ def line(label: str, xs: list[float], base: float | None = None, bar: str = "", 
     ratio = f"   ratio {statistics.median(xs) / base:4.2f}{bar}" if base else ""
     median, tail = statistics.median(xs) * 1000, sorted(xs)[int(len(xs) * p)] * 1000
     print(f"  {label:<36} median {median:6.2f} ms  p{p * 100:.0f} {tail:6.2f} ms{ratio}")
+
+
+#: The parts of a move's time that its Server-Timing names (companion/timing.py).
+PARTS = {"app": "in the app (Server-Timing)", "store": "  the store's change", "render": "  rendering its answer"}
+
+
+def inside(r: dict, key: str, base: float) -> None:
+    """Where the time of the moves ``r[key]`` goes in the app, over all of them: the app's own
+    time (the rest is the network's and gunicorn's) and the parts its Server-Timing names."""
+    for name, label in PARTS.items():
+        xs = [said[name] for said in r["parts"][key] if name in said]
+        if xs:
+            line(f"  {label}", xs, base)
 
 
 def between(r: dict, *measures: tuple[str, str]) -> None:
@@ -406,12 +436,12 @@ def main() -> None:
     base = statistics.median(runs["NORMAL"]["trivial"])
     print(" Where a move's time goes (issue 34), SQLite NORMAL, each a ratio to that run's /healthz:")
     line("trivial GET /healthz", runs["NORMAL"]["trivial"])
-    for label, xs in (
-        ("floor (statements, one txn)", spent["floor"]),
-        ("engine apply alone", spent["engine"]),
-        ("store move, in process", spent["store"]),
-        ("move, JSON API", runs["NORMAL"]["moves"]),
-        ("move, game page", runs["NORMAL"]["taps"]),
+    for label, xs, key in (
+        ("floor (statements, one txn)", spent["floor"], ""),
+        ("engine apply alone", spent["engine"], ""),
+        ("store move, in process", spent["store"], ""),
+        ("move, JSON API", runs["NORMAL"]["moves"], "moves"),
+        ("move, game page", runs["NORMAL"]["taps"], "taps"),
     ):
         line(
             f"{label}, 1-100",
@@ -421,6 +451,8 @@ def main() -> None:
         )
         late = statistics.median(xs[-100:]) / statistics.median(xs[:100]) - 1
         line(f"{label}, {MOVES - 99}-{MOVES}", xs[-100:], base, f"  ({late:+.0%} on 1-100)")
+        if key:
+            inside(runs["NORMAL"], key, base)
     between(runs["NORMAL"], ("move, JSON API", "moves"), ("move, game page", "taps"))
     if "PostgreSQL" in runs:
         base = statistics.median(runs["PostgreSQL"]["trivial"])
@@ -432,6 +464,7 @@ def main() -> None:
             ("move, JSON API", runs["PostgreSQL"]["moves"]),
         ):
             line(f"{label}, 1-100", xs[:100], base, " (goal 2.5)" if "JSON" in label else "")
+        inside(runs["PostgreSQL"], "moves", base)
         between(runs["PostgreSQL"], ("move, JSON API", "moves"))
     extra = statistics.median(runs["FULL"]["moves"]) - statistics.median(runs["NORMAL"]["moves"])
     print(f" FULL costs {extra * 1000:+.2f} ms a move (median of {MOVES}) over NORMAL")

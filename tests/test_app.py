@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import create_app
+from companion import create_app, timing
 from tests.conftest import new_game, post_move, version_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,8 +219,23 @@ def test_every_answer_says_how_long_the_app_took(client):
     """Server-Timing: developer tools show it, and bench/server.py tells the server's time
     from the network's by it (issue 17: a card tap's server time)."""
     for path in ("/healthz", "/", "/games/new", "/no-such-page"):
-        timing = client.get(path).headers["Server-Timing"]
-        assert timing.startswith("app;dur=") and float(timing.removeprefix("app;dur=")) >= 0, path
+        assert list(timing.parse(client.get(path).headers["Server-Timing"])) == ["app"], path
+
+
+def test_a_move_says_its_store_and_rendering_parts(client):
+    """Issue 34: a move's Server-Timing parts its time: the store's change, and on the game
+    page the rendering of its answer, each within the app's time (bench/server.py prints them)."""
+    game_id = new_game(client)
+    tap = post_move(client, game_id, type="layout", **{"cards[]": ["2S", "3H", "5D", "9C"]})
+    parts = timing.parse(tap.headers["Server-Timing"])
+    assert list(parts) == ["app", "store", "render"]
+    assert 0 < parts["store"] + parts["render"] <= parts["app"]
+    made = client.post("/api/games", json={"game": "hundred", "players": ["Ann", "Ben"]}).get_json()
+    move = {"version": 0, "move": {"type": "play", "card": "5C"}}
+    answer = client.post(f"/api/games/{made['id']}/moves", json=move, headers={"X-Edit-Key": made["edit_key"]})
+    assert answer.status_code == 200
+    parts = timing.parse(answer.headers["Server-Timing"])
+    assert list(parts) == ["app", "store"] and 0 < parts["store"] <= parts["app"]
 
 
 def test_a_database_busy_past_its_timeout_is_a_503_not_a_traceback(client, app, monkeypatch):

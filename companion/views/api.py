@@ -14,7 +14,7 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 from werkzeug.routing import BaseConverter
 
-from companion import schemas
+from companion import schemas, timing
 from companion.errors import MoveError, OptionError, Refusal
 from companion.extensions import creating_games
 from companion.i18n import say
@@ -115,7 +115,8 @@ def _change(game_id: str, model: type[schemas.Strict], action):
     except schemas.SchemaError as e:  # a game unknown or a key refused says so first
         return _refusal(game_id) or _refused(400, e)
     try:
-        game = action(body, key)
+        with timing.part("store"):
+            game = action(body, key)
     except NotFound:
         return _error(404, _("No such game"))
     except NotReferee:

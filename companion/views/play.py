@@ -10,7 +10,7 @@ from flask import Blueprint, abort, redirect, render_template, request, session,
 from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
-from companion import schemas
+from companion import schemas, timing
 from companion.errors import AmbiguousMove, MoveError
 from companion.extensions import htmx
 from companion.store import Conflict, NotFound, NotReferee
@@ -149,14 +149,15 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, las
     )
     # The record below the grid (a deal's tricks) changes at a trick's end, not with each card.
     record = prior is None or any(prior.get(k) != view.get(k) for k in table.adapter.RECORD)
-    body = render_template(
-        "play/_answer.html",
-        changed=changed,
-        whole_picker=whole,
-        finished_changed=finished,
-        record_changed=record,
-        **context,
-    )
+    with timing.part("render"):
+        body = render_template(
+            "play/_answer.html",
+            changed=changed,
+            whole_picker=whole,
+            finished_changed=finished,
+            record_changed=record,
+            **context,
+        )
     return htmx_response(body, status, headers, replace_url=address or None)
 
 
@@ -276,9 +277,10 @@ def move(game_id: str):
         return _answer(table, row, row if seen else None, status, **extra)
 
     try:
-        after = store().play_and_read(
-            game_id, _version(), move_from_form(request.form), key=key, entry=_entry(), check=_checker(checked)
-        )
+        with timing.part("store"):
+            after = store().play_and_read(
+                game_id, _version(), move_from_form(request.form), key=key, entry=_entry(), check=_checker(checked)
+            )
     except NotFound:
         abort(404)
     except NotReferee:
