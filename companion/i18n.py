@@ -90,6 +90,9 @@ def init_app(app: Flask) -> None:
         pgettext=lambda c, s: _catalog().upgettext(c, s),
         npgettext=lambda c, s, p, n: _catalog().unpgettext(c, s, p, n),
     )
+    # ``_()`` is the same newstyle gettext, called directly: Jinja's ``_`` looks ``gettext`` up
+    # and calls it again at every use (a board says ``_()`` some fifteen times: 7% of it).
+    app.jinja_env.globals["_"] = app.jinja_env.globals["gettext"]
     app.jinja_env.globals.update(LANGUAGES=LANGUAGES, language=language, switch_url=switch_url)
     app.jinja_env.filters["names"] = names
     app.jinja_env.filters["listed"] = listed

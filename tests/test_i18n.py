@@ -22,11 +22,13 @@ import pytest
 from babel.messages.checkers import python_format
 from babel.messages.frontend import CommandLineInterface
 from babel.messages.pofile import read_po
+from flask import render_template_string
+from markupsafe import Markup
 from werkzeug.datastructures import MultiDict
 
 from companion import games, web
 from companion.errors import AmbiguousMove, IllegalMove, MoveError
-from companion.i18n import say
+from companion.i18n import LANGUAGES, say
 from tests import ROOT
 from tests.conftest import become_referee
 from tests.test_refusals import MODULES, refusals
@@ -520,3 +522,19 @@ def test_the_stylesheet_writes_no_words():
     drawn = re.findall(r'content:\s*((?:"[^"]*"|[^;}])*)', css)
     words = [w for c in drawn for s in re.findall(r'"([^"]*)"', c) for w in WORD.findall(s)]
     assert drawn and not words, words
+
+
+def test_a_template_translates_formats_and_escapes_its_words(app):
+    """``_()`` in a template (Jinja's newstyle gettext, called directly: companion/i18n.py):
+    the words in the request's language, a text param escaped (a player types the names)
+    and a markup one kept (a card's chip), ``%%`` a percent sign, as Jinja's own ``_`` does."""
+    text = "{{ _('%(name)s played %(card)s: laid down.', name=who, card=card) }}|{{ _('Table') }}|{{ _('100%%') }}"
+    card = Markup('<span class="chip">7♣</span>')
+    said = {}
+    for lang in LANGUAGES:
+        with app.test_request_context(f"/?lang={lang}"):
+            said[lang] = render_template_string(text, who="<b>Ann</b>", card=card)
+    assert said["en"] == f"&lt;b&gt;Ann&lt;/b&gt; played {card}: laid down.|Table|100%"
+    played, table, percent = said["ja"].split("|")
+    assert "&lt;b&gt;Ann&lt;/b&gt;" in played and card in played and "played" not in played
+    assert table not in ("", "Table") and percent == "100%"
