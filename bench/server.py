@@ -79,12 +79,17 @@ def timed(conn, method, path, body=None, headers=None) -> tuple[float, int, byte
 def answered(conn, method, path, body=None, headers=None) -> tuple[float, int, bytes, dict[str, float]]:
     """A request's time at the client, its status and body, and the app's own time and the
     parts of it its Server-Timing names (companion/timing.py: app, store, render), seconds."""
+    elapsed, response, data = _exchange(conn, method, path, body, headers)
+    return elapsed, response.status, data, timing.parse(response.getheader("Server-Timing", ""))
+
+
+def _exchange(conn, method, path, body=None, headers=None):
+    """A request's time at the client, its response and body."""
     start = time.perf_counter()
     conn.request(method, path, body=body, headers=headers or {})
     response = conn.getresponse()
     data = response.read()
-    elapsed = time.perf_counter() - start
-    return elapsed, response.status, data, timing.parse(response.getheader("Server-Timing", ""))
+    return time.perf_counter() - start, response, data
 
 
 def pages(conn, path: str, times: int = 30) -> tuple[list[float], list[float]]:
@@ -189,11 +194,7 @@ class Phone:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         if hx:
             headers |= {"HX-Request": "true", "X-CSRFToken": self.csrf}
-        start = time.perf_counter()
-        self.conn.request(method, path, body=form and urlencode(form, doseq=True), headers=headers)
-        response = self.conn.getresponse()
-        data = response.read()
-        elapsed = time.perf_counter() - start
+        elapsed, response, data = _exchange(self.conn, method, path, form and urlencode(form, doseq=True), headers)
         self.parts = timing.parse(response.getheader("Server-Timing", ""))
         self.server = self.parts.get("app", 0.0)
         cookie = response.getheader("Set-Cookie")
