@@ -10,13 +10,12 @@ import hashlib
 import os
 import secrets
 import tempfile
-import time
 from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
-from flask import Flask, g, jsonify, render_template, request
+from flask import Flask, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
 from flask.templating import Environment
@@ -232,6 +231,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)  # type: ignore[method-assign]
     from companion import i18n
 
+    timing.init_app(app)  # first: its clock runs over every other extension's hooks
     i18n.init_app(app)
     csrf.init_app(app)
     htmx.init_app(app)
@@ -272,17 +272,10 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         if endpoint == "static" and "filename" in values and "v" not in values:
             values["v"] = _file_hash(Path(app.static_folder) / values["filename"])
 
-    @app.before_request
-    def started():
-        g.started = time.perf_counter()
-
     @app.after_request
     def caching(response):
         # One place says that answers differ for htmx (a fragment) and for a page load.
         response.vary.add("HX-Request")
-        # How long the app took, and the parts of a move (companion/timing.py).
-        if "started" in g:
-            response.headers["Server-Timing"] = timing.header(g.started)
         if request.endpoint == "static" and request.args.get("v") and response.status_code == 200:
             response.cache_control.no_cache = None  # Flask's "check each time" would undo the year
             response.cache_control.public = True

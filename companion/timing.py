@@ -14,7 +14,23 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import g
+from flask import Flask, g
+
+
+def init_app(app: Flask) -> None:
+    """Time every request from its first hook to its last (call it before any extension's
+    ``init_app``: Flask runs the hooks made first first before a request and last after it,
+    so the CSRF check, the rate limit and the security headers are counted in ``app``)."""
+
+    @app.before_request
+    def started() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def said(response):
+        if "started" in g:
+            response.headers["Server-Timing"] = header(g.started)
+        return response
 
 
 @contextmanager

@@ -222,6 +222,14 @@ def test_every_answer_says_how_long_the_app_took(client):
         assert list(timing.parse(client.get(path).headers["Server-Timing"])) == ["app"], path
 
 
+def test_the_app_time_runs_over_every_other_hook(app):
+    """Server-Timing's app starts in the first hook before a request and is said by the last
+    one after it (Flask runs those in reverse), so the CSRF check, the rate limit, the
+    compression and the security headers are inside it (companion/timing.py)."""
+    first_before, first_after = app.before_request_funcs[None][0], app.after_request_funcs[None][0]
+    assert first_before.__module__ == first_after.__module__ == "companion.timing"
+
+
 def test_a_move_says_its_store_and_rendering_parts(client):
     """Issue 34: a move's Server-Timing parts its time: the store's change, and on the game
     page the rendering of its answer, each within the app's time (bench/server.py prints them)."""
