@@ -101,7 +101,7 @@ def init_app(app: Flask) -> None:
     def sentence_gap() -> dict:
         """``gap``: what a template writes between two sentences it joins ("A." gap "B."):
         a space in English, nothing after Japanese's 。."""
-        return {"gap": _gap()}
+        return {"gap": gap()}
 
     @app.after_request
     def remember_language(response):
@@ -221,21 +221,21 @@ def sentences(said: Said) -> list[Reason]:
     return [r if isinstance(r, Reason) else Reason.from_json(r) for r in items]
 
 
-def _gap() -> str:
+def gap() -> str:
     """Between two sentences: a space in English, nothing after Japanese's 。."""
     return "" if language() == "ja" else " "
 
 
 def joined(*texts: str) -> str:
     """Sentences as one paragraph: "A. B." in English, 「A。B。」 in Japanese."""
-    return _gap().join(texts)
+    return gap().join(texts)
 
 
 def say(said: Said, words: dict | None = None) -> str:
     """What an engine said, in words in the request's language: each reason's text
     translated, then its params (``words``, when the caller has placed them already; else
     cards written as players read them, Q♣) put in."""
-    return _gap().join(text_of(r) % (_plain_words(r) if words is None else words) for r in sentences(said))
+    return gap().join(text_of(r) % (_plain_words(r) if words is None else words) for r in sentences(said))
 
 
 def _plain_words(reason: Reason) -> dict:
@@ -253,7 +253,7 @@ def say_html(reason: Reason, words: dict) -> Markup:
 
 def join_html(parts: list[Markup]) -> Markup:
     """Sentences as one paragraph's HTML."""
-    return Markup(_gap()).join(parts)
+    return Markup(gap()).join(parts)
 
 
 __all__ = [

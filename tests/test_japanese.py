@@ -38,9 +38,10 @@ BLOCKS = frozenset(
 #: A Japanese sentence's end, then the half-width space a template's join leaves before more text.
 SPACED = re.compile(r"[。！？][ \t\r\n]+(?=[^\x00\s])")
 #: Japanese text, then a label's colon with the space English puts after it (「切り札: ハート」), or
-#: the space English puts before a parenthesis (「第2ディール (集計)」): the catalog writes neither.
+#: the space English puts before a parenthesis (「第2ディール (集計)」, 「ゲーム (CSV)」, and a rule
+#: cited after a closing one, 「(時計回り) (100/99/98 4.2)」): the catalog writes neither.
 JA = "\u3040-\u30ff\u4e00-\u9fff"
-SPACED_MARKS = re.compile(rf"[{JA})]:[ \t\r\n]+(?=[^\x00\s])|[{JA}][ \t\r\n]+\((?=[{JA}])")
+SPACED_MARKS = re.compile(rf"[{JA})]:[ \t\r\n]+(?=[^\x00\s])|[{JA})][ \t\r\n]+\((?=[^\x00\s])")
 
 
 class _Flow(HTMLParser):
@@ -206,6 +207,9 @@ def test_spaced_marks_finds_english_spacing_in_japanese():
     assert spaced_joins("<p>切り札: <strong>♥ ハート</strong></p>", SPACED_MARKS) != []
     assert spaced_joins("<p>切り札:<strong>♥ ハート</strong>(太郎が表に)</p>", SPACED_MARKS) == []
     assert spaced_joins('<p>太郎<span lang="en">: Ann (the dealer)</span></p>', SPACED_MARKS) == []
+    assert spaced_joins("<a>ゲーム (CSV)</a>", SPACED_MARKS) != []
+    assert spaced_joins("<p>次が出します(時計回り) (<a>100/99/98 4.2</a>)。</p>", SPACED_MARKS) != []
+    assert spaced_joins("<p>次が出します(時計回り)(<a>100/99/98 4.2</a>)。</p>", SPACED_MARKS) == []
 
 
 def test_no_page_puts_english_spaces_around_a_colon_or_parenthesis_in_japanese(ja_pages):
@@ -391,6 +395,20 @@ def test_the_japanese_catalog_uses_no_word_the_glossary_rejects(japanese):
         for text in message.string if isinstance(message.string, tuple) else (message.string,):
             found += [f"{term} ({rejected[term]}): {message.id!r} → {text}" for term in rejected if term in text]
     assert not found, "\n".join(found)
+
+
+def test_the_japanese_catalog_counts_and_refuses_one_way(japanese):
+    """One counter for loss marks (「負け印6個」, never 「6つ」 beside it), and one tense for a tap
+    that was not recorded (「記録されませんでした」: it was refused or lost, past), while
+    「まだ記録されていません」 says a tap is still waiting."""
+    strings = {m.id if isinstance(m.id, str) else m.id[0]: m.string for m in japanese if m.id}
+    texts = {k: v if isinstance(v, str) else " ".join(v) for k, v in strings.items()}
+    assert [t for t in texts.values() if re.search(r"負け印[^。]*?(\d|%\(\w+\)s)つ", t)] == []
+    assert [t for t in texts.values() if re.search(r"負け印[^。]*?(\d|%\(\w+\)s)個", t)] != []
+    not_recorded = {k: t for k, t in texts.items() if k.startswith("Not recorded:")}
+    assert len(not_recorded) >= 5
+    assert {k: t for k, t in not_recorded.items() if not t.startswith("記録されませんでした:")} == {}
+    assert texts[next(k for k in texts if k.startswith("Not recorded yet:"))].startswith("まだ記録されていません:")
 
 
 def test_the_japanese_catalog_writes_its_colons_one_way(japanese):

@@ -682,13 +682,13 @@ def test_list_games_says_who_won(store, cards, counters, finished, status, words
     store.play(row["id"], 0, {"type": "tally", "cards": cards, "counters": counters})
     (listed,) = store.list_games()
     assert listed["finished"] is finished and listed["status"] == status
-    assert status_text(listed["status"]) == words
+    assert status_text(listed["status"], "tablanette") == words
     assert store.get(row["id"])["finished"] is finished
 
 
 def test_list_games_status_in_play(store, game):
     assert store.list_games()[0]["status"] == {"deal": 1, "scores": {"Ann": 0, "Ben": 0}}
-    assert status_text(store.list_games()[0]["status"]) == "Deal 1 · Ann 0, Ben 0"
+    assert status_text(store.list_games()[0]["status"], "tablanette") == "Deal 1 · Ann 0, Ben 0"
     assert store.list_games()[0]["finished"] is False
 
 

@@ -110,3 +110,21 @@ def test_the_lab_says_why_a_hand_shown_is_not_a_loss(client):
         '<strong>Not a loss:</strong> J♥ on 97 makes 97 (not over 98). Not a loss (<a href="/rules/hundred/words#s4-2">'
         "100/99/98 4.2</a>)." in page
     )
+
+
+def test_the_list_of_games_and_the_tally_count_hands_not_deals(client):
+    """100/99/98 plays hands (第2回, glossary) and counts the hands each player lost: the list
+    of games, the delete page and the tally screen say so in either language, not Tute's
+    deals and loss marks."""
+    game_id = new_hundred(client)
+    assert post(client, game_id, type="tally", loser="Ann").status_code == 200
+    said = {
+        "en": ("Hand 2 · hands lost Ann 1, Ben 0, Cat 0", "Tally hand 2", "Tally this hand instead"),
+        "ja": ("第2回 · 負けた回数 Ann 1、Ben 0、Cat 0", "第2回を集計", "代わりにこの回を集計する"),
+    }
+    for lang, (status, heading, link) in said.items():
+        asked = {"headers": {"Accept-Language": lang}}
+        assert status in client.get("/", **asked).get_data(as_text=True)
+        assert status in client.get(f"/games/{game_id}/delete", **asked).get_data(as_text=True)
+        assert f"<h1>{heading}</h1>" in client.get(f"/games/{game_id}/tally", **asked).get_data(as_text=True)
+        assert link in client.get(f"/games/{game_id}", **asked).get_data(as_text=True)

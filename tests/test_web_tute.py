@@ -95,7 +95,8 @@ def test_cante_buttons_only_when_legal_and_the_revoke_flag(client):
     offered = re.findall(r'name="suit" value="(\w)"', body)
     assert offered == ["H", "D", "C"]  # not spades: KS was played
     response = post(client, game_id, type="declare", suit="H")
-    assert response.status_code == 200 and "sings 20" in response.get_data(as_text=True)
+    # The banner says the call as a player says it: the suit's name, no symbol before it.
+    assert response.status_code == 200 and "Cat sings 20 in hearts<" in response.get_data(as_text=True)
     # Cat leads 7H; Dan shows out with 3C; Ann 2H, Ben 4H; Cat wins and leads 6C, and Dan
     # follows with 5H: Dan held a heart in trick 2, so that trick is flagged.
     for card in ("7H", "3C", "2H", "4H", "6C"):

@@ -297,17 +297,19 @@ def card_text(text, spanish: bool = False) -> str:
     return CARD_CODE.sub(symbols, str(text))
 
 
-def status_text(status: dict) -> str:
-    """A game's status in the list, in words (the store keeps it as data):
-    "Won by Ann", "Draw: Ann and Ben", "Deal 2 · Ann 40, Ben 12"."""
+def status_text(status: dict, game: str) -> str:
+    """A game's status in the list, in words (the store keeps it as data), as ``game``
+    words its deals: "Won by Ann", "Draw: Ann and Ben", "Deal 2 · Ann 40, Ben 12",
+    "Hand 3 · hands lost Ann 1, Ben 0"."""
     if "winners" in status:
         winners = names(status["winners"], joined=True)
         return _("Draw: %(names)s", names=winners) if status.get("draw") else _("Won by %(names)s", names=winners)
-    parts = [_("Deal %(n)s", n=status["deal"])] if status.get("deal") else []
+    words = web.get(game).DEAL
+    parts = [_(words.number, n=status["deal"])] if status.get("deal") else []
     if status.get("scores"):
         parts.append(names(f"{side} {points}" for side, points in status["scores"].items()))
     elif status.get("losses"):
-        parts.append(_("loss marks %(list)s", list=names(f"{p} {n}" for p, n in status["losses"].items())))
+        parts.append(_(words.losses, list=names(f"{p} {n}" for p, n in status["losses"].items())))
     return " · ".join(parts) or _("In progress")
 
 

@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 from companion import games, web
 from companion.errors import NAME_LISTS, Reason, Spaced
 from companion.extensions import htmx
-from companion.i18n import cite, join_html, language, say_html, sentences, words_of
+from companion.i18n import cite, gap, join_html, language, say_html, sentences, words_of
 from companion.views.common import card_text, with_card_names
 from companion.web.query import BY_START, Query, choice_label, option_label, option_rows, read_options
 
@@ -46,8 +46,9 @@ def rule_link(rule: str) -> Markup:
 
 
 def cited(rule: str) -> Markup:
-    """A rule linked at the end of a sentence: " (Tute 2.7)." in English, "(トゥテ 2.7)。" in Japanese."""
-    return Markup(gettext("(%(rule)s).", rule=rule_link(rule)))
+    """A rule linked at the end of a sentence, the space before it included: " (Tute 2.7)." in
+    English, "(トゥテ 2.7)。" in Japanese (a template writes ``text{{ rule|cited }}``)."""
+    return Markup(gap() + gettext("(%(rule)s).", rule=rule_link(rule)))
 
 
 def reason_html(said: Reason | dict | list | str, spanish: bool = False) -> Markup:

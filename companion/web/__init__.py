@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from companion import games, schemas
 from companion.schemas import Move
+from companion.web.board import DealWords
 from companion.web.tally import TallyForm
 
 
@@ -41,6 +42,8 @@ class Adapter(Protocol):
     #: of them comes or goes, or the deal or the game's end does; else just the cards that
     #: changed. Tute's cante, open after each trick, changes nothing in it.
     PICKER: tuple[str, ...]
+    #: What the shared pages call one of its deals.
+    DEAL: DealWords
 
     def position(self, view: dict[str, Any]) -> dict[str, Any]:
         """The lab's query for a live game's position ("Rules question?")."""
@@ -65,6 +68,7 @@ _MEMBERS: dict[str, Any] = {
     "MOVES": tuple,
     "RECORD": tuple,
     "PICKER": tuple,
+    "DEAL": DealWords,
     "position": Callable,
     "lab": Callable,
     "ended": Callable,

@@ -5,8 +5,25 @@ when its deal is over and whose turns follow; these do the rest."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import cycle, islice
 from typing import Any
+
+from companion.errors import N_
+
+
+@dataclass(frozen=True)
+class DealWords:
+    """What the pages every game shares (the tally screen, the list of games) call one of
+    its deals, as messages the page translates: a deal, or for 100/99/98 a hand (第3回)."""
+
+    number: str = N_("Deal %(n)s")
+    tally: str = N_("Tally deal %(n)s")
+    tally_instead: str = N_("Tally this deal instead")
+    tally_how: str = N_("Enter the deal as it ended; the totals follow every tap.")
+    #: The players' losses so far (Tute's loss marks; 100's hands lost), in a game's status.
+    losses: str = N_("loss marks %(list)s")
+
 
 #: The most turns a page is told in advance (more taps than that rarely wait offline).
 AHEAD = 16

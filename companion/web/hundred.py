@@ -11,9 +11,10 @@ from typing import Literal
 from flask_babel import lazy_gettext as _l
 from wtforms import Field, SelectChoice
 
+from companion.errors import N_
 from companion.games import hundred as engine
 from companion.schemas import CardCode, CardList, Count, Move, Name, Word
-from companion.web.board import AHEAD, finished_deal
+from companion.web.board import AHEAD, DealWords, finished_deal
 from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query
 from companion.web.tally import Pick, TallyForm
@@ -69,6 +70,14 @@ RECORD = ()
 #: The moves that change what the card picker shows: none, the grid is the same all hand long
 #: (the hand a player shows is asked for by its own request, answered with the whole picker).
 PICKER = ()
+#: 100/99/98 counts hands (第3回), not deals.
+DEAL = DealWords(
+    number=N_("Hand %(n)s"),
+    tally=N_("Tally hand %(n)s"),
+    tally_instead=N_("Tally this hand instead"),
+    tally_how=N_("Enter who lost the hand."),
+    losses=N_("hands lost %(list)s"),
+)
 
 
 def ended(view: dict) -> dict | None:

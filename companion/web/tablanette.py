@@ -17,7 +17,7 @@ from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from companion.errors import MoveError, Reason
 from companion.schemas import BySide, CardCode, CardList, Count, Move
-from companion.web.board import finished_deal, in_turn
+from companion.web.board import DealWords, finished_deal, in_turn
 from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import (
@@ -97,6 +97,8 @@ RECORD = ()
 #: The moves that change what the card picker shows: the four face-up cards to tick, then the
 #: cards to tap.
 PICKER = ("layout",)
+#: What the shared pages call one of its deals.
+DEAL = DealWords()
 
 
 def ended(view: dict) -> dict | None:

@@ -13,7 +13,7 @@ from wtforms import Field, SubmitField
 
 from companion.errors import OptionError, Reason
 from companion.schemas import BySide, CardCode, CardList, Move, Name
-from companion.web.board import finished_deal, in_turn, rest_of_trick
+from companion.web.board import DealWords, finished_deal, in_turn, rest_of_trick
 from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import TallyForm, card_choice, seat_choice
@@ -74,6 +74,8 @@ RECORD = ("result", "trick_number", "last_trick", "revokes", "players", "scoring
 #: The moves that change what the card picker shows: the grid folds under the known hands, and
 #: opens while a trick waits to be given.
 PICKER = ("play", "give")
+#: What the shared pages call one of its deals.
+DEAL = DealWords()
 
 
 def ended(view: dict) -> dict | None:

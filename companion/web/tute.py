@@ -18,7 +18,7 @@ from wtforms.validators import Length, NumberRange
 
 from companion.errors import MoveError, OptionError, Reason
 from companion.schemas import BySide, CardCode, Count, Move, Name, Word
-from companion.web.board import finished_deal, in_turn, rest_of_trick
+from companion.web.board import DealWords, finished_deal, in_turn, rest_of_trick
 from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, quoted, toggled
 from companion.web.tally import Pick, TallyForm, all_but_last, seat_choice, whole
@@ -94,6 +94,8 @@ RECORD = ("result", "tricks", "revokes")
 #: The moves that change what the card picker shows: the turned card, then the cards played
 #: (not the cante, open after each trick).
 PICKER = ("trump",)
+#: What the shared pages call one of its deals.
+DEAL = DealWords()
 
 
 def ended(view: dict) -> dict | None:
