@@ -124,13 +124,17 @@ class SecureWhenHttps(SecureCookieSessionInterface):
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
 
+    #: A page load: GET, and HEAD, which answers with GET's headers (RFC 9110, 9.3.2).
+    PAGE_LOADS = frozenset({"GET", "HEAD"})
+
     def should_set_cookie(self, app: Flask, session) -> bool:
         """A changed session is sent back; an unchanged one is signed again (its month
-        renewed) by page loads only, not by every tap's answer or poll (htmx asks those)."""
+        renewed) by page loads only, not by every tap's answer or poll (htmx asks those).
+        Renewing the cookie changes nothing on the server."""
         if session.modified:
             return True
         refresh = session.permanent and app.config["SESSION_REFRESH_EACH_REQUEST"]
-        return bool(refresh) and request.method == "GET" and "HX-Request" not in request.headers
+        return bool(refresh) and request.method in self.PAGE_LOADS and not htmx
 
 
 def create_app(test_config: dict | None = None, instance_path: str | None = None) -> Flask:

@@ -179,6 +179,7 @@ def test_a_taps_answer_does_not_sign_the_session_again_a_page_load_renews_it(cli
         return [h for h in answer.headers.getlist("Set-Cookie") if h.startswith("session=")]
 
     assert cookie(client.get(f"/games/{game_id}")), "a page load renews the month"
+    assert cookie(client.head(f"/games/{game_id}")), "HEAD answers with GET's headers"
     tap = post_move(client, game_id, type="layout", **{"cards[]": ["2S", "3H", "5D", "9C"]})
     assert tap.status_code == 200 and not cookie(tap)
     poll = client.get(f"/games/{game_id}/live?version=0", headers={"HX-Request": "true"})
