@@ -73,7 +73,9 @@ def one_deal(browser, url: str, game: str) -> tuple[list[float], list[float]]:
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
     for step in steps:
         perform(page, step)
-    page.wait_for_function("window.__tap == null && window.__pending === 0")  # the last answer's frames are in
+    # The last answer's frames are in. A function: the page's CSP refuses the eval() that
+    # Playwright would run at each poll of a bare expression.
+    page.wait_for_function("() => window.__tap == null && window.__pending === 0")
     painted, waited = page.evaluate("[window.__painted, window.__waited]")
     context.close()
     return painted, waited

@@ -20,6 +20,11 @@ LAYOUT = ["2S", "3H", "5D", "9C"]
 # 2♠ + 4♠, Q♣ is laid down (RULES.md 1.3, forced maximal capture).
 OFFLINE_TAPS = ["4S", "6H", "QC"]
 
+#: The page is in the service worker's hands. A function, not a bare expression: Playwright
+#: evaluates a bare one again with eval() at each poll, which the page's CSP refuses
+#: (script-src 'self'), so the wait failed whenever the worker was not there at once.
+CONTROLLED = "() => navigator.serviceWorker.controller !== null"
+
 
 def plays(page, base_url, game_id) -> list[str]:
     moves = page.request.get(f"{base_url}/api/games/{game_id}/transcript").json()["moves"]
@@ -185,7 +190,7 @@ def test_installable_with_a_service_worker_that_opens_a_page_without_the_server(
         scope = page.evaluate("navigator.serviceWorker.ready.then(r => r.active && r.scope)")
         assert scope == url + "/"
         game_id = start_game(page, url)
-        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        page.wait_for_function(CONTROLLED)
         page.reload()  # this time through the worker, which keeps the page
         expect_version(page, 0)
     # The server is gone: the game page still opens, from the phone.
@@ -211,7 +216,7 @@ def test_a_repeat_load_fetches_no_script_or_stylesheet(page, tmp_path):
 
     with served(app) as url:
         game_id = start_game(page, url)
-        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        page.wait_for_function(CONTROLLED)
         expect(page.locator(".game[data-push=open]")).to_have_count(1)
         asked.clear()
         statics: list = []
