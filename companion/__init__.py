@@ -127,14 +127,22 @@ class SecureWhenHttps(SecureCookieSessionInterface):
     #: A page load: GET, and HEAD, which answers with GET's headers (RFC 9110, 9.3.2).
     PAGE_LOADS = frozenset({"GET", "HEAD"})
 
+    def save_session(self, app: Flask, session, response) -> None:
+        """A changed session is sent back. An unchanged one is signed again (its month
+        renewed) only with a page: an HTML answer to a page load that htmx did not ask.
+
+        Not with a tap's answer or a poll (signing it was part of every tap's cost), nor with
+        a script, a stylesheet, the service worker or the live stream: such a request may
+        leave before a join or a hand-over changes the cookie and be answered after it, and
+        an answer that renewed the cookie it came with would put the old one back (the phone
+        would lose the key it had just been given)."""
+        page = request.method in self.PAGE_LOADS and not htmx and response.mimetype == "text/html"
+        if page and session.permanent and app.config["SESSION_REFRESH_EACH_REQUEST"]:
+            session.modified = True
+        super().save_session(app, session, response)
+
     def should_set_cookie(self, app: Flask, session) -> bool:
-        """A changed session is sent back; an unchanged one is signed again (its month
-        renewed) by page loads only, not by every tap's answer or poll (htmx asks those).
-        Renewing the cookie changes nothing on the server."""
-        if session.modified:
-            return True
-        refresh = session.permanent and app.config["SESSION_REFRESH_EACH_REQUEST"]
-        return bool(refresh) and request.method in self.PAGE_LOADS and not htmx
+        return session.modified
 
 
 def create_app(test_config: dict | None = None, instance_path: str | None = None) -> Flask:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from companion import create_app, timing
-from tests.conftest import new_game, post_move, version_of
+from tests.conftest import become_referee, new_game, post_move, version_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = {".git", ".venv", "__pycache__"}
@@ -187,6 +187,30 @@ def test_a_taps_answer_does_not_sign_the_session_again_a_page_load_renews_it(cli
     assert version_of(client, game_id) == 1  # the session still works: the tap was entered
     seen = client.get(f"/games/{game_id}", headers={"HX-Request": "true"})
     assert not cookie(seen), "htmx asked it: not a page load"
+
+
+def test_only_a_page_renews_the_cookie_so_a_late_answer_cannot_undo_a_join(app, client):
+    """A request that left before the phone joined a game and is answered after it (the
+    service worker's update check, which the join page starts; a script; the live stream)
+    must not send back the cookie it came with: the browser would keep that old cookie and
+    the phone lose the key it had just been given (a browser test saw the referee's tally
+    answered 403 "Not the referee"). Only a page renews the cookie."""
+    watched = new_game(client)  # the phone has a session
+    made = client.post("/api/games", json={"game": "tablanette", "players": ["Cat", "Dan"], "options": {}})
+    game_id, key = made.get_json()["id"], made.get_json()["edit_key"]
+    before = app.test_client()  # the requests that left before the join, with the cookie of then
+    before.set_cookie("session", client.get_cookie("session").value)
+    become_referee(client, game_id, key)
+
+    def cookie(answer) -> list[str]:
+        answer.close()  # the live stream is not read to its end
+        return [h for h in answer.headers.getlist("Set-Cookie") if h.startswith("session=")]
+
+    for url in ("/sw.js", "/static/app.js", "/static/manifest.json", f"/games/{watched}/events?version=0", "/healthz"):
+        answer = before.get(url)
+        assert answer.status_code == 200 and not cookie(answer), url
+    assert client.get(f"/games/{game_id}/tally").status_code == 200  # the phone still referees it
+    assert cookie(before.get(f"/games/{watched}")), "a page still renews the month"
 
 
 @pytest.mark.parametrize("trusted", [True, False])
