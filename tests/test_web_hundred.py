@@ -126,5 +126,8 @@ def test_the_list_of_games_and_the_tally_count_hands_not_deals(client):
         asked = {"headers": {"Accept-Language": lang}}
         assert status in client.get("/", **asked).get_data(as_text=True)
         assert status in client.get(f"/games/{game_id}/delete", **asked).get_data(as_text=True)
-        assert f"<h1>{heading}</h1>" in client.get(f"/games/{game_id}/tally", **asked).get_data(as_text=True)
+        screen = client.get(f"/games/{game_id}/tally", **asked).get_data(as_text=True)
+        assert f"<h1>{heading}</h1>" in screen
+        # RULES.md 4.4: the tap on who lost records the hand; no Record button waits under it
+        assert 'name="loser" value="Ann"' in screen and 'name="record"' not in screen
         assert link in client.get(f"/games/{game_id}", **asked).get_data(as_text=True)

@@ -151,6 +151,8 @@ def lab(rules, opts, q: Query) -> dict:
 class Tally(TallyForm):
     """RULES.md 4.4: who lost the hand, one tap that records it."""
 
+    RECORDED_BY_TAP = True
+
     @staticmethod
     def context(rules, state, view) -> dict:
         return {"players": [p for p in view["players"] if p not in view["eliminated"]]}

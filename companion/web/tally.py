@@ -149,6 +149,10 @@ class TallyForm(FlaskForm):
     """What every tally form has: the game's version (a record is refused if another phone
     changed the game first) and taps, at most one a post."""
 
+    #: Its one tap records the deal (100's "who lost"): no preview of the deal's end and no
+    #: Record button, as the other games' screens show once the deal is complete.
+    RECORDED_BY_TAP = False
+
     version = WholeNumber(
         _l("Version"),
         widget=HiddenInput(),
