@@ -154,6 +154,27 @@ def test_hand_over_rotates_the_key(client, app):
     assert app.extensions["store"].referees(game_id) == 1
 
 
+@pytest.mark.parametrize(
+    "kind, said",
+    [
+        ("handover", "This phone is the referee now. The phone that sent the link only watches."),
+        ("add", "This phone is a referee now: it enters moves beside the other referees."),
+        ("confirm", "This phone confirms each result for the other side: a result counts once it does."),
+    ],
+)
+def test_the_page_a_link_lands_on_says_once_what_the_phone_has_become(client, app, kind, said):
+    """After the button, the game's page says what just happened (a hand-over is a moment a
+    table argues over), once; not "Game started. This phone is the referee", which is what
+    the phone that made the game is told."""
+    game_id = new_game(client)
+    phone = app.test_client()
+    landed = join(phone, link_from_panel(client, game_id, kind))
+    page = phone.get(landed.headers["Location"]).get_data(as_text=True)
+    assert f'<p class="notice" role="status">{said}</p>' in page and "Game started." not in page
+    assert said not in phone.get(f"/games/{game_id}").get_data(as_text=True)  # said once
+    assert said not in client.get(f"/games/{game_id}").get_data(as_text=True)  # and to that phone only
+
+
 def test_hand_over_revokes_the_api_key_too(client, app):
     created = api_game(client)
     made = client.post(

@@ -68,10 +68,10 @@ class Access(Base):
         """What the link does ("add" or "handover"); ``LinkUsedUp`` if it no longer works."""
         return self._usable_link(self._conn(), game_id, token)["kind"]
 
-    def redeem_link(self, game_id: str, token) -> str | None:
-        """Use the link once: return a new referee key for the phone that opened it, or
-        None for a confirm link (that phone confirms deals for the other side; the session
-        remembers it, as it remembers a referee's key).
+    def redeem_link(self, game_id: str, token) -> tuple[str, str | None]:
+        """Use the link once: return its kind and a new referee key for the phone that
+        opened it, or None for a confirm link (that phone confirms deals for the other side;
+        the session remembers it, as it remembers a referee's key).
 
         A hand-over link also revokes every other key of the game and every other
         unused link (the old referee stops being one). ``LinkUsedUp`` otherwise.
@@ -81,10 +81,10 @@ class Access(Base):
             now = _now()
             conn.execute("UPDATE links SET used = ? WHERE token_hash = ?", (now, link["token_hash"]))
             if link["kind"] == "confirm":
-                return None
+                return link["kind"], None
             if link["kind"] == "handover":
                 self._revoke_all(conn, game_id, now)
-            return self._add_referee(conn, game_id, now)
+            return link["kind"], self._add_referee(conn, game_id, now)
 
     def rotate_key(self, game_id: str, key) -> str:
         """Revoke every other referee of the game and every unused link, and replace the

@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import segno
-from flask import abort, current_app, g, session, url_for
+from flask import abort, current_app, g, get_flashed_messages, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from jinja2 import pass_context
@@ -64,6 +64,22 @@ def _remember(name: str, game_id: str, value, kept: int) -> None:
     items[game_id] = value
     session[name] = dict(list(items.items())[-kept:])
     session.permanent = True
+
+
+#: The flash category that carries the kind of link this phone has just used (share.redeem).
+JOINED = "joined"
+#: What the game's page then says first, for each kind of link.
+JOINED_NOTICES = {
+    "add": _l("This phone is a referee now: it enters moves beside the other referees."),
+    "handover": _l("This phone is the referee now. The phone that sent the link only watches."),
+    "confirm": _l("This phone confirms each result for the other side: a result counts once it does."),
+}
+
+
+def just_joined() -> str | None:
+    """What this phone has just become by a link it used (said once, on the page it lands on)."""
+    kinds = get_flashed_messages(category_filter=[JOINED])
+    return str(JOINED_NOTICES[kinds[-1]]) if kinds and kinds[-1] in JOINED_NOTICES else None
 
 
 def remember_key(game_id: str, key: str) -> None:

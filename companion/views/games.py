@@ -16,6 +16,7 @@ from companion.forms import attach_error, keep_names, new_game_form, options_of,
 from companion.views.common import (
     game_context,
     is_referee,
+    just_joined,
     load_game,
     phone_games,
     remember_key,
@@ -148,7 +149,8 @@ def show(game_id: str):
     table = table_of(row)
     asked = asked_again(table, row, request.args["ask"]) if "ask" in request.args and is_referee(game_id) else {}
     reveal = request.args.get("reveal") == "1"
-    return render_template("play/page.html", **board_context(table, row, reveal=reveal, **asked))
+    notice = just_joined()
+    return render_template("play/page.html", **board_context(table, row, reveal=reveal, notice=notice, **asked))
 
 
 #: Moves on a page of the log.

@@ -8,12 +8,13 @@ uses the token, so a link preview or a QR scanner that fetches the page uses not
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion.extensions import htmx
 from companion.store import LINK_KINDS, Conflict, LinkUsedUp, NotFound
 from companion.views.common import (
+    JOINED,
     confirms_here,
     external_url,
     forget,
@@ -82,13 +83,14 @@ def join(game_id: str, token: str):
 def redeem(game_id: str):
     load_game(game_id)
     try:
-        key = store().redeem_link(game_id, request.form.get("token", ""))
+        kind, key = store().redeem_link(game_id, request.form.get("token", ""))
     except LinkUsedUp:
         abort(410)
     if key is None:  # a confirm link: this phone confirms the deals for the other side
         remember_confirmer(game_id)
     else:
         remember_key(game_id, key)
+    flash(kind, JOINED)  # the game's page says what this phone has just become
     return redirect(url_for("games.show", game_id=game_id), code=303)
 
 
