@@ -12,6 +12,7 @@ from companion.cards import PACK_52
 from tests.e2e.helpers import (
     PHONES,
     answered,
+    api_game,
     assert_answered_in_view,
     engine_view,
     expect_version,
@@ -121,3 +122,33 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
     check(page, ja_shot, "11-tally", full_page=True)
     page.goto(f"{base_url}/rules/tablanette")
     check(page, ja_shot, "12-rules", full_page=True)
+
+
+#: Given names of three characters, as common at a Japanese table as two.
+NAMES = ["健太郎", "美奈子", "翔太", "さくら", "ひなた", "大輔"]
+#: Each name's box: how much of the name it cuts off (an ellipsis).
+CUT = "() => [...document.querySelectorAll('.scoreboard .name')].map(n => n.scrollWidth - n.clientWidth)"
+
+
+@pytest.mark.parametrize("game, count", [("tute", 5), ("tute", 4), ("hundred", 6), ("tablanette", 4)])
+def test_three_character_names_are_whole_on_the_narrowest_phone(ja_page, base_url, game, count):
+    """At 320x568 every player's name of three characters stays whole on the scoreboard: cut
+    to 「健…」 or 「さ…」 it no longer says whose score it is (five players' names were cut
+    even at 390 px)."""
+    page = ja_page
+    page.set_viewport_size(PHONES[-1])
+    api_game(page, base_url, game, NAMES[:count])
+    expect(page.locator(".scoreboard .name")).to_have_text(NAMES[:count])
+    # A function, polled until the layout is in: the page's CSP refuses a bare expression's eval().
+    page.wait_for_function(f"() => ({CUT})().every(cut => cut <= 0)")
+
+
+def test_the_turned_trump_is_in_view_after_a_tap_from_the_grids_last_row(ja_page, base_url):
+    """At 320x568 the grid's last rows are reached by scrolling. The trump the dealer turned
+    is that tap's answer (with whose lead it is): the page brings it back into view."""
+    page = ja_page
+    page.set_viewport_size(PHONES[-1])
+    api_game(page, base_url, "tute", NAMES[:5])
+    tap_card(page, "KC")  # the grid's last row
+    expect(page.locator("#live .trump-line")).to_be_in_viewport()
+    assert_answered_in_view(page, "turned trump")
