@@ -128,19 +128,24 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
 NAMES = ["健太郎", "美奈子", "翔太", "さくら", "ひなた", "大輔"]
 #: Each name's box: how much of the name it cuts off (an ellipsis).
 CUT = "() => [...document.querySelectorAll('.scoreboard .name')].map(n => n.scrollWidth - n.clientWidth)"
+#: How many rows the scoreboard takes.
+ROWS = "() => new Set([...document.querySelectorAll('.scoreboard .side')].map(s => s.offsetTop)).size"
 
 
 @pytest.mark.parametrize("game, count", [("tute", 5), ("tute", 4), ("hundred", 6), ("tablanette", 4)])
 def test_three_character_names_are_whole_on_the_narrowest_phone(ja_page, base_url, game, count):
     """At 320x568 every player's name of three characters stays whole on the scoreboard: cut
     to 「健…」 or 「さ…」 it no longer says whose score it is (five players' names were cut
-    even at 390 px)."""
+    even at 390 px). From 375x667 up to six players share one row (six took two, and 100's
+    grid ended below the first screen)."""
     page = ja_page
     page.set_viewport_size(PHONES[-1])
     api_game(page, base_url, game, NAMES[:count])
     expect(page.locator(".scoreboard .name")).to_have_text(NAMES[:count])
     # A function, polled until the layout is in: the page's CSP refuses a bare expression's eval().
     page.wait_for_function(f"() => ({CUT})().every(cut => cut <= 0)")
+    page.set_viewport_size(PHONES[1])
+    page.wait_for_function(f"() => ({ROWS})() === 1 && ({CUT})().every(cut => cut <= 0)")
 
 
 def test_the_turned_trump_is_in_view_after_a_tap_from_the_grids_last_row(ja_page, base_url):
