@@ -65,7 +65,7 @@ class Access(Base):
         return token
 
     def link_kind(self, game_id: str, token) -> str:
-        """What the link does ("add" or "handover"); ``LinkUsedUp`` if it no longer works."""
+        """What the link does ("add", "handover" or "confirm"); ``LinkUsedUp`` if it no longer works."""
         return self._usable_link(self._conn(), game_id, token)["kind"]
 
     def redeem_link(self, game_id: str, token) -> tuple[str, str | None]:
