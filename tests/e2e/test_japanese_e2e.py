@@ -157,3 +157,31 @@ def test_the_turned_trump_is_in_view_after_a_tap_from_the_grids_last_row(ja_page
     tap_card(page, "KC")  # the grid's last row
     expect(page.locator("#live .trump-line")).to_be_in_viewport()
     assert_answered_in_view(page, "turned trump")
+
+
+
+#: A table of ten, 100's usual most (two packs from seven players).
+TEN = NAMES + ["陽菜", "拓海", "結衣", "蓮"]
+#: 100's order line is one line with the player to act whole on it, and the grid ends on the first screen.
+ORDER_IN_ONE_LINE = """() => {
+  const order = document.querySelector('.running .order'), now = order.querySelector('.next');
+  const line = parseFloat(getComputedStyle(order).lineHeight) || 1.5 * parseFloat(getComputedStyle(order).fontSize);
+  return order.getBoundingClientRect().height < 1.5 * line
+    && now.getBoundingClientRect().right <= order.getBoundingClientRect().right
+    && document.querySelector('.grid').getBoundingClientRect().bottom <= innerHeight;
+}"""
+
+
+def test_a_table_of_ten_sees_who_plays_next_and_the_whole_grid_at_375(ja_page, base_url):
+    """100 with ten players at 375x667: the playing order takes one line, from the player to
+    act; what does not fit ends in an ellipsis, and the scoreboard above lists every seat. The
+    whole order took two lines (splitting 健太郎 over them) and pushed the grid's last row and
+    Undo below the first screen."""
+    page = ja_page
+    page.set_viewport_size(PHONES[1])
+    game_id = api_game(page, base_url, "hundred", TEN, options={"decks": 2})
+    tap_card(page, "5S")
+    order = engine_view(page, base_url, game_id)["order"]
+    expect(page.locator(".running .order span")).to_have_text(order)  # every name, for a screen reader
+    page.wait_for_function(ORDER_IN_ONE_LINE)
+    assert_answered_in_view(page, "ten players")
