@@ -27,12 +27,15 @@ def new_tantony(client, players=PLAYERS, **options):
 
 
 def play_deal(client, game_id, state, hands, rng):
-    """Play a whole deal through the page, mirroring it in the engine."""
+    """Play a whole deal through the page, mirroring it in the engine (from deal 2 the
+    engine knows the hands: ``hands`` is then not used)."""
     deal = state.deal
-    while state.deal == deal:
+    while state.deal == deal and not T.view(state)["result"]:
         v = T.view(state)
         if "give" in v["expects"]:
             move = {"type": "give", "to": rng.choice(v["room"])}
+        elif v["legal"] is not None:
+            move = {"type": "play", "card": rng.choice(v["legal"])}
         else:
             seat = T.to_act(state)
             card = rng.choice(sorted(T.legal_plays(hands[seat], [c for _, c in state.trick])))
@@ -145,3 +148,36 @@ def test_from_deal_2_the_card_led_gives_the_trick_in_one_tap(client):
     assert game["view"]["trick"] == [[to, card]] and game["view"]["last_trick"]["to"] == to
     log = client.get(f"/games/{game_id}/log").get_data(as_text=True)
     assert f"{to} received trick {v['last_trick']['n']}" in log
+
+
+def deal_out(rng, players: int) -> dict[int, list[str]]:
+    deck = [str(c) for c in T.pack(players)]
+    rng.shuffle(deck)
+    size = len(deck) // players
+    return {i: deck[i * size : (i + 1) * size] for i in range(players)}
+
+
+def deal_end(body: str) -> str:
+    return body[body.index('class="deal-end"') : body.index("</section>", body.index('class="deal-end"'))]
+
+
+def test_the_end_of_a_deal_says_nobody_leads_and_a_finished_game_has_no_sudden_death_line(client):
+    """RULES.md §3.2 (C4: the player after the dealer leads every deal) and §3.8: the deal's
+    last trick given away is told without "who leads" (the next deal's lead is not theirs),
+    and the sudden-death line for the next deal is shown while a next deal is played, not
+    under a finished game's last deal."""
+    rng = random.Random(5)
+    three = ("Ann", "Ben", "Cat")
+    game_id = new_tantony(client, players=three)
+    state = T.start(list(three), {"dealer": "Cat"})
+    state, body = play_deal(client, game_id, state, deal_out(rng, 3), rng)
+    assert "Given to" in deal_end(body) and "who leads" not in deal_end(body)
+
+    game_id = new_tantony(client, sudden_death="on")
+    state = T.start(list(PLAYERS), {"dealer": "Wes", "sudden_death": True})
+    bodies = []
+    while not T.view(state)["result"]:
+        state, body = play_deal(client, game_id, state, deal_out(rng, 4), rng)
+        bodies.append(body)
+    assert all("Sudden death after deal" in deal_end(b) for b in bodies[:-1] if 'class="deal-end"' in b)
+    assert "Sudden death after deal" not in deal_end(bodies[-1]) and 'class="result"' in bodies[-1]
