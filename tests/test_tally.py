@@ -3,6 +3,7 @@ as the same deal played card by card, and an impossible tally is refused with it
 and stores nothing (issue: tally a deal; RULES.md 1.5, 2.6, 3.6, 4.4)."""
 
 import random
+import re
 
 import pytest
 
@@ -186,6 +187,25 @@ def test_tantony_tally_refuses_the_wrong_number_of_runts(client):
     game_id = create(client, "tantony", ["Nan", "Eve", "Sam", "Wes"])
     answer = tally(client, game_id, record="record", runt_2S=0, runt_3S=1)
     assert answer.status_code == 422 and "3 runts" in answer.get_data(as_text=True)
+    assert view(client, game_id)["version"] == 0
+
+
+def test_a_tally_being_entered_gets_a_hint_and_a_waiting_button_and_record_gets_the_refusal(client):
+    """RULES.md 3.6 (three runts each, the 13th trick's winner a fourth): the screen opens, and
+    each tap of an unfinished tally answers, with the engine's reason as a hint beside a Record
+    button that waits (disabled), not as a red refusal; Record tapped anyway is refused (422,
+    an alert) and stores nothing."""
+    game_id = create(client, "tantony", ["Nan", "Eve", "Sam", "Wes"])
+    def result(page: str) -> str:  # what the screen answers, above the Record button
+        return page[page.index('class="tally-result"') : page.index('name="record"')]
+
+    for answer in (client.get(f"/games/{game_id}/tally"), tally(client, game_id, runt_2S=0)):
+        page = answer.get_data(as_text=True)
+        assert answer.status_code == 200 and 'role="alert"' not in result(page)
+        assert '<p class="warning">' in result(page) and "3 runts" in result(page)
+        assert re.search(r'<button type="submit" name="record"[^>]* disabled>', page)
+    refused = tally(client, game_id, record="record", runt_2S=0)
+    assert refused.status_code == 422 and 'role="alert"' in result(refused.get_data(as_text=True))
     assert view(client, game_id)["version"] == 0
 
 

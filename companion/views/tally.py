@@ -104,8 +104,10 @@ def _render(table: Table, row: dict, view: dict, form, refused: bool, error: Rea
         "form": form,
         "preview": preview,
         "after": after,
-        "error": error or refusal,
-        "problems": tally["problems"],
+        # What the engine refuses in the totals so far is a hint while they are being
+        # entered (the Record button waits for it), and a refusal once Record was tapped.
+        "error": error,
+        "problems": tally["problems"] + ([refusal] if refusal and not error else []),
     }
     template = "play/tally_form.html" if htmx else "play/tally.html"
     return render_template(template, **context), 422 if refused else 200
