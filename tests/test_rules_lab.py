@@ -165,8 +165,15 @@ def test_a_game_links_to_the_lab_at_its_position(client):
     )
     page = client.get(f"/games/{created['id']}").get_data(as_text=True)
     href = re.search(r'href="(/rules/tablanette\?[^"]+)"', page).group(1).replace("&amp;", "&")
-    assert "table=2S,3H,5D,9C" in href
-    assert "Table:" in client.get(href).get_data(as_text=True)
+    assert "table=2S,3H,5D,9C" in href and f"from={created['id']}" in href
+    lab = client.get(href).get_data(as_text=True)
+    assert "Table:" in lab
+    # It leads back to the game, and every tap in it keeps the way back.
+    assert f'<a href="/games/{created["id"]}">Back to the game</a>' in lab and "All games" not in lab
+    taps = re.findall(r'href="(/rules/tablanette(?:\?[^"]*)?)"', lab)
+    assert len(taps) > 4 and all(f"from={created['id']}" in t for t in taps)  # "Start over" too
+    unknown = client.get("/rules/tablanette?from=nosuchgame").get_data(as_text=True)
+    assert "Back to the game" not in unknown and "All games" in unknown
 
 
 @pytest.mark.parametrize(

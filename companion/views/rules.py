@@ -19,7 +19,7 @@ from companion import games, web
 from companion.errors import NAME_LISTS, Reason, Spaced
 from companion.extensions import htmx
 from companion.i18n import cite, gap, join_html, language, say_html, sentences, words_of
-from companion.views.common import card_text, with_card_names
+from companion.views.common import card_text, store, with_card_names
 from companion.web.query import BY_START, Query, choice_label, option_label, option_rows, read_options
 
 bp = Blueprint("rules", __name__, url_prefix="/rules")
@@ -90,6 +90,7 @@ def position_url(context, view: dict) -> str:
         if k in o
     }
     args |= adapter.position(view)
+    args["from"] = context["row"]["id"]  # the lab leads back to the game
     return url_for("rules.page", game=game, **{k: v for k, v in args.items() if v not in ("", None)})
 
 
@@ -159,11 +160,21 @@ def page(game: str):
         "problems": q.errors + q.problems,
         "option_rows": option_rows(rules, web.get(game).LAB_OPTIONS, raw),
         "share": request.url if request.args else None,
+        "back": (back := _game_left()),
+        "start_over": url_for("rules.page", game=game, **({"from": request.args["from"]} if back else {})),
     }
     # htmx swaps no 4xx answer: a tap or form in the lab loads the refusal as a page,
     # so its message is read, not lost behind a "no connection" banner.
     redirect = request.full_path if q.errors and htmx else None
     return htmx_response(render_template("rules/page.html", **context), 400 if q.errors else 200, redirect=redirect)
+
+
+def _game_left() -> str | None:
+    """The page of the game the lab was opened from (its ``from``), if there is that game."""
+    game_id = request.args.get("from", "")
+    if not game_id or len(game_id) > 64 or store().version(game_id) is None:
+        return None
+    return url_for("games.show", game_id=game_id)
 
 
 def _read(game: str, rules, leave_out=frozenset()) -> tuple:

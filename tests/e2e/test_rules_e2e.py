@@ -1,9 +1,13 @@
 """Settle a rules argument on a phone in a few taps (the dispute lab), counted."""
 
+import re
+
 from playwright.sync_api import expect
 
 from companion.cards import Card
-from tests.e2e.helpers import answered, axe
+from tests.e2e.helpers import answered, api_game, axe
+
+LAYOUT = ["2S", "3H", "5D", "9C"]
 
 
 def test_settle_tb08_from_the_home_page_in_under_10_taps(page, base_url, shot):
@@ -40,3 +44,21 @@ def test_settle_tb08_from_the_home_page_in_under_10_taps(page, base_url, shot):
     shot("rules-02b-claim-top", full_page=False)
     results = axe(page)
     assert results.violations_count == 0, results.generate_report()
+
+
+def test_the_lab_opened_from_a_game_leads_back_to_it(page, base_url):
+    """A dispute settled mid-game: the lab opens on the game's table, its taps replace the
+    address instead of adding steps (Back walked through every position tapped, and never
+    reached the game), and its header leads back to the game."""
+    game_id = api_game(page, base_url, "tablanette", ["Ann", "Ben"], moves=[{"type": "layout", "cards": LAYOUT}])
+    game = page.url
+    answered(page, lambda: page.click("text=Rules question?"), "body")
+    answered(page, lambda: page.click("#lab .into a:has-text('Card played')"), "#lab")
+    for code in ("KH", "QS"):
+        answered(page, lambda: page.click(f"[aria-label='Card played'] a[aria-label='{Card.parse(code).name}']"), "#lab")
+    expect(page).to_have_url(re.compile(r"card=QS"))
+    page.go_back()
+    expect(page).to_have_url(game)
+    page.go_forward()
+    answered(page, lambda: page.click("header >> text=Back to the game"), "body")
+    expect(page).to_have_url(f"{base_url}/games/{game_id}")
