@@ -140,7 +140,7 @@ def test_referee_link_sets_the_key_and_the_watch_link_is_read_only(client, app):
     assert 'id="picker"' in page and 'class="undo-button"' not in page  # nothing to undo yet
     watcher = app.test_client()
     page = watcher.get(f"/games/{game_id}").get_data(as_text=True)
-    assert 'id="picker"' not in page and "the board updates by itself" in page
+    assert 'id="picker"' not in page and "watching: the board updates by itself" in page
     assert play(watcher, game_id, type="layout", cards=["2C", "3D", "4H", "8S"]).status_code == 403
     assert watcher.post(f"/games/{game_id}/undo", data={"version": "0"}).status_code == 403
     assert version_of(client, game_id) == 0
