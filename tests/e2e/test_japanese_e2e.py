@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.cards import PACK_52
+from tests.e2e.deals import script
 from tests.e2e.helpers import (
     PHONES,
     answered,
@@ -185,3 +186,25 @@ def test_a_table_of_ten_sees_who_plays_next_and_the_whole_grid_at_375(ja_page, b
     expect(page.locator(".running .order span")).to_have_text(order)  # every name, for a screen reader
     page.wait_for_function(ORDER_IN_ONE_LINE)
     assert_answered_in_view(page, "ten players")
+
+
+#: Every name the board shows in a box of its own: the scoreboard's and Tantony's seats.
+CUT_ANY = "() => [...document.querySelectorAll('.scoreboard .name, .seat-box .name')].map(n => n.scrollWidth - n.clientWidth)"
+
+
+@pytest.mark.parametrize("game, moves", [("tute", 37), ("tantony", 61), ("tantony", None)])
+def test_names_stay_whole_beside_two_digit_scores_and_at_tantonys_table(ja_page, base_url, game, moves):
+    """Four players of three-character names, from 320 px: Tute's scoreboard beside two-digit
+    points (cut to 「健…」, 10 px too narrow), Tantony's table of seats mid-deal (「北 …」: no
+    name at all at 320 px) and its two teams' chips beside their points at the deal's end
+    (「健太郎 & 翔…」)."""
+    page = ja_page
+    players, steps = script(game)
+    names = dict(zip(players, ["健太郎", "美奈子", "翔太郎", "さくら"]))
+    played = [{k: names.get(v, v) if k == "to" else v for k, v in s.move.items()} for s in steps[:moves]]
+    options = {"dealer": names["Wes"]} if game == "tantony" else None
+    api_game(page, base_url, game, list(names.values()), options=options, moves=played)
+    expect(page.locator(".seat-box .name" if moves == 61 else ".scoreboard .score").first).to_be_visible()
+    for size in reversed(PHONES):
+        page.set_viewport_size(size)
+        page.wait_for_function(f"() => ({CUT_ANY})().every(cut => cut <= 0)")
