@@ -89,12 +89,13 @@ def tablanette(seed: int) -> tuple[list[str], list[Step]]:
     return PLAYERS["tablanette"], steps
 
 
-def tute(seed: int) -> tuple[list[str], list[Step]]:
+def tute(seed: int, count: int = 4) -> tuple[list[str], list[Step]]:
     rng = random.Random(seed)
-    players = PLAYERS["tute"]
-    deck = [str(c) for c in TU.pack(4)]
+    players = (PLAYERS["tute"] + ["Eve"])[:count]
+    deck = [str(c) for c in TU.pack(count)]
     rng.shuffle(deck)
-    hands = {(1 + i) % 4: deck[i * 10 : (i + 1) * 10] for i in range(4)}
+    size = TU.HAND_SIZE[count]
+    hands = {(1 + i) % count: deck[i * size : (i + 1) * size] for i in range(count)}
     s = TU.start(players)
     trump = {"type": "trump", "card": hands[0][-1]}
     steps = [Step("card", cards=[trump["card"]], move=trump)]
@@ -180,8 +181,9 @@ def hundred(seed: int) -> tuple[list[str], list[Step]]:
 SCRIPTS = {"tablanette": tablanette, "tute": tute, "tantony": tantony, "hundred": hundred}
 
 
-def script(game: str, seed: int = 1) -> tuple[list[str], list[Step]]:
-    return SCRIPTS[game](seed)
+def script(game: str, seed: int = 1, **table) -> tuple[list[str], list[Step]]:
+    """The players and steps of one deal of ``game`` (Tute: ``count`` players, 4 unless said)."""
+    return SCRIPTS[game](seed, **table)
 
 
 def perform(page, step: Step) -> None:

@@ -208,3 +208,23 @@ def test_names_stay_whole_beside_two_digit_scores_and_at_tantonys_table(ja_page,
     for size in reversed(PHONES):
         page.set_viewport_size(size)
         page.wait_for_function(f"() => ({CUT_ANY})().every(cut => cut <= 0)")
+
+
+#: The deal's table is within the screen, and each player's name on one line above their column.
+TABLE_WHOLE = """() => {
+  const table = document.querySelector('.deal-end table');
+  return table.getBoundingClientRect().right <= innerWidth && [...table.querySelectorAll('thead th')].every(th =>
+    th.getBoundingClientRect().height < 2 * parseFloat(getComputedStyle(th).fontSize) + 12);
+}"""
+
+
+def test_five_players_names_head_the_deals_table_whole_at_320(ja_page, base_url):
+    """Tute with five at 320x568, the deal's end: each name heads its column on one line (健/太/郎
+    stood in a column of characters, and the loser's ✗ wrapped away from its mark)."""
+    page = ja_page
+    page.set_viewport_size(PHONES[-1])
+    players, steps = script("tute", count=5)
+    names = dict(zip(players, ["健太郎", "美奈子", "翔太郎", "さくら", "ひなた"]))
+    api_game(page, base_url, "tute", list(names.values()), moves=[s.move for s in steps])
+    expect(page.locator(".deal-end table thead th")).to_have_text(list(names.values()))
+    page.wait_for_function(TABLE_WHOLE)
