@@ -309,12 +309,18 @@ def test_tablanette_deal_scoring_refuses_what_cannot_be(client):
         ("TU-30c", {"hand": "KS,QS,KD,QD", "sung": "D40"}, {"S": "yes", "D": "no"}),
         ("TU-31", {"hand": "KH,2H,3C"}, {"H": "no"}),
         ("TU-32", {"hand": "KS,QS,KD,QD", "sang_now": 1}, {"S": "no", "D": "no"}),
+        ("TU-30b+c", {"hand": "KS,QS,KD,QD", "sung": ["S20", "D40"]}, {"S": "no", "D": "no"}),  # two boxes ticked
     ],
 )
 def test_tute_declarations(client, vid, args, allowed):
     """RULES.md 2.9 TU-30..TU-32: both cards in hand, the lock rule, one cante per trick."""
     page = lab(client, "tute", trump="D", players=4, **args)
     assert dict(zip(attrs(page, "data-cante"), attrs(page, "data-allowed"))) == allowed
+    # The cantes sung are boxes to tick (♠20 … ♣40), not codes to type; the ones given stay ticked.
+    boxes = re.findall(r'<input type="checkbox" name="sung"\s+value="(\w+)"( checked)?>', page)
+    assert [v for v, _ in boxes] == [x + p for p in ("20", "40") for x in "SHDC"] and 'id="sung"' not in page
+    given = args.get("sung", [])
+    assert {v for v, on in boxes if on} == ({given} if isinstance(given, str) else set(given))
 
 
 @pytest.mark.parametrize(

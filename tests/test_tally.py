@@ -196,6 +196,7 @@ def test_a_tally_being_entered_gets_a_hint_and_a_waiting_button_and_record_gets_
     button that waits (disabled), not as a red refusal; Record tapped anyway is refused (422,
     an alert) and stores nothing."""
     game_id = create(client, "tantony", ["Nan", "Eve", "Sam", "Wes"])
+
     def result(page: str) -> str:  # what the screen answers, above the Record button
         return page[page.index('class="tally-result"') : page.index('name="record"')]
 

@@ -152,6 +152,8 @@ def page(game: str):
     if q.bad:  # read once more, so that no link on the page carries a wrong value
         q, opts, raw, lab = _read(game, rules, leave_out=q.bad)
         g.refused_args = q.bad
+    back = _game_left()
+    kept: dict[str, typing.Any] = {"from": request.args["from"]} if back else {}  # Start over keeps the way back
     context = {
         "game": game,
         "title": rules.TITLE,
@@ -160,8 +162,8 @@ def page(game: str):
         "problems": q.errors + q.problems,
         "option_rows": option_rows(rules, web.get(game).LAB_OPTIONS, raw),
         "share": request.url if request.args else None,
-        "back": (back := _game_left()),
-        "start_over": url_for("rules.page", game=game, **({"from": request.args["from"]} if back else {})),
+        "back": back,
+        "start_over": url_for("rules.page", game=game, **kept),
     }
     # htmx swaps no 4xx answer: a tap or form in the lab loads the refusal as a page,
     # so its message is read, not lost behind a "no connection" banner.

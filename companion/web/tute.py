@@ -220,7 +220,9 @@ def _tute_game_end(rules, opts, q: Query, players: int) -> dict:
 
 def _tute_cantes(rules, q: Query, hand: list[str], trick: list[str], trump: str | None, players: int) -> dict:
     """Which cantes the player may sing between tricks (RULES.md 2.5)."""
-    words = [w for w in re.split(r"[\s,]+", q.text("sung").upper()) if w]
+    # The boxes ticked (one value each), or a link's list ("S20,D40"): both read the same.
+    given = q.args.getlist("sung")
+    words = [w for v in given for w in re.split(r"[\s,]+", v.upper()) if w]
     if not all(re.fullmatch(r"[SHDC](20|40)", w) for w in words):
         q.wrong(
             "sung",
@@ -228,12 +230,12 @@ def _tute_cantes(rules, q: Query, hand: list[str], trick: list[str], trump: str 
                 "%(label)s (%(name)s) must be like S20 or D40, not %(raw)s.",
                 label=q.label("sung"),
                 name="sung",
-                raw=quoted(q.text("sung")),
+                raw=quoted(",".join(given)),
             ),
         )
         words = []
     sung = [(w[0], int(w[1:])) for w in words]
-    out = {"sung": q.shown("sung"), "sang_now": q.flag("sang_now")}
+    out = {"sung": set(words), "sang_now": q.flag("sang_now")}
     if hand and len(trick) in (0, players):  # a cante is sung between tricks
         out["cantes"] = [
             {"suit": x, "why": rules.cante_check(hand, x, trump, sung, out["sang_now"], players)}

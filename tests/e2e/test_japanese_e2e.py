@@ -160,7 +160,6 @@ def test_the_turned_trump_is_in_view_after_a_tap_from_the_grids_last_row(ja_page
     assert_answered_in_view(page, "turned trump")
 
 
-
 #: A table of ten, 100's usual most (two packs from seven players).
 TEN = NAMES + ["陽菜", "拓海", "結衣", "蓮"]
 #: 100's order line is one line with the player to act whole on it, and the grid ends on the first screen.
@@ -189,7 +188,9 @@ def test_a_table_of_ten_sees_who_plays_next_and_the_whole_grid_at_375(ja_page, b
 
 
 #: Every name the board shows in a box of its own: the scoreboard's and Tantony's seats.
-CUT_ANY = "() => [...document.querySelectorAll('.scoreboard .name, .seat-box .name')].map(n => n.scrollWidth - n.clientWidth)"
+CUT_ANY = (
+    "() => [...document.querySelectorAll('.scoreboard .name, .seat-box .name')].map(n => n.scrollWidth - n.clientWidth)"
+)
 
 
 @pytest.mark.parametrize("game, moves", [("tute", 37), ("tantony", 61), ("tantony", None)])

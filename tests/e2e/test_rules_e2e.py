@@ -55,7 +55,8 @@ def test_the_lab_opened_from_a_game_leads_back_to_it(page, base_url):
     answered(page, lambda: page.click("text=Rules question?"), "body")
     answered(page, lambda: page.click("#lab .into a:has-text('Card played')"), "#lab")
     for code in ("KH", "QS"):
-        answered(page, lambda: page.click(f"[aria-label='Card played'] a[aria-label='{Card.parse(code).name}']"), "#lab")
+        card = f"[aria-label='Card played'] a[aria-label='{Card.parse(code).name}']"
+        answered(page, lambda: page.click(card), "#lab")
     expect(page).to_have_url(re.compile(r"card=QS"))
     page.go_back()
     expect(page).to_have_url(game)
