@@ -224,5 +224,43 @@ def test_m015_tells_look_alikes_apart_without_merging_anyone(tmp_path):
     assert {p["name"]: p["games"] for p in store.roster()}["Zed"] == 2
 
 
-def test_m015_is_in_the_migrations():
-    assert "m015_one_person_one_name" in migrations.known()
+def test_m015_and_m016_are_in_the_migrations():
+    assert migrations.known()[-2:] == ["m015_one_person_one_name", "m016_names_compared_as_they_look"]
+
+
+def nfkc_casefold(name: str) -> str:
+    """:func:`names.key` as m015 left it (before m016)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def test_m016_tells_apart_the_look_alikes_it_finds_without_merging_anyone(tmp_path):
+    """A database as m015 left it: "\u0410nn" (a Cyrillic A) was a player of her own beside
+    Ann, once at Ann's table, and "Dee" with a variation selector was let through. m016 keys
+    every name as it looks: the later look-alike is numbered, recorded as a rename by the
+    upgrade, and both keep their games; the refused name keeps working."""
+    path = tmp_path / "m015.db"
+    store = SqliteStore(path)
+    store.create("tablanette", ["Ann", "Ben"])
+    together, _ = store.create("tablanette", ["Ann", "Cy"])
+    store.create("tablanette", ["Cy", "Dee"])
+    store.close()
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        for before, after in (("Cy", "\u0410nn"), ("Dee", "Dee\ufe0f")):
+            db.execute(
+                "UPDATE players SET name = ?, name_key = ? WHERE name = ?", (after, nfkc_casefold(after), before)
+            )
+        db.execute("DELETE FROM companion_migrations WHERE name = 'm016_names_compared_as_they_look'")
+    store = SqliteStore(path)
+    roster = {p["name"]: p for p in store.roster()}
+    alike = roster["\u0410nn (2)"]
+    assert roster["Ann"]["games"] == 2 and alike["games"] == 2 and roster["Dee\ufe0f"]["games"] == 1
+    assert [(c["kind"], c["before"], c["after"], c["game_id"]) for c in store.roster_changes(alike["id"])] == [
+        ("rename", "\u0410nn", "\u0410nn (2)", None)
+    ]
+    seated = store.query("SELECT player_id FROM seats WHERE game_id = ? ORDER BY seat", (together["id"],))
+    assert [r[0] for r in seated] == [roster["Ann"]["id"], alike["id"]]
+    # From now on the look-alike is Ann: a new game's "\u0410NN" joins her, and a key is one player's.
+    store.create("tablanette", ["\u0410NN", "Eve"])
+    assert {p["name"]: p["games"] for p in store.roster()}["Ann"] == 3
+    with pytest.raises(sqlite3.IntegrityError):
+        store.query("INSERT INTO players (name, name_key, created, last_played) VALUES ('x', 'ann', '', '')")
