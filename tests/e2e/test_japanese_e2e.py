@@ -159,7 +159,6 @@ def test_the_turned_trump_is_in_view_after_a_tap_from_the_grids_last_row(ja_page
     assert_answered_in_view(page, "turned trump")
 
 
-
 #: A table of ten, 100's usual most (two packs from seven players).
 TEN = NAMES + ["陽菜", "拓海", "結衣", "蓮"]
 #: 100's order line is one line with the player to act whole on it, and the grid ends on the first screen.
