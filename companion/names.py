@@ -174,9 +174,13 @@ def key(name: str) -> str:
     that only look alike as capitals (Greek ``Ν``, whose small form ``ν`` looks like
     ``v``). Accents stay: ``José`` is not ``Jose``, and kana are not kanji except where
     they look the same (カ and 力)."""
-    text = "".join(_as_capital(ch) for ch in unicodedata.normalize("NFKC", name))
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", _skeleton(folded)).casefold()).strip()
+    capitals = "".join(_as_capital(ch) for ch in unicodedata.normalize("NFKC", name))
+    return _folded(_skeleton(_folded(capitals))).strip()
+
+
+def _folded(text: str) -> str:
+    """NFKC, case folded, NFKC again (as Unicode's ``NFKC_Casefold`` does)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
 def check_seats(names: Iterable[object]) -> list[str]:

@@ -59,10 +59,10 @@ class Roster(Access):
         ``keys`` (a phone's ``{game id: key}``) holds a referee key in force of each
         player's first game (:data:`FIRST_GAME`: the one that brought their name onto the
         roster or, once that is deleted, the next oldest), the first player's for the
-        record; else None. Renaming or merging a player rewrites the standings of everyone who played with
-        them, so a visitor may not, nor may a phone that made a later game seating the
-        same name: a new game joins the roster's player of that name, and a right from it
-        would let anyone rename anyone (issue 30)."""
+        record; else None. Renaming or merging a player rewrites the standings of everyone
+        who played with them, so a visitor may not, nor may a phone that made a later game
+        seating the same name: a new game joins the roster's player of that name, and a
+        right from it would let anyone rename anyone (issue 30)."""
         conn, found = self._conn(), None
         for player_id in dict.fromkeys(player_ids):
             first = conn.execute(FIRST_GAME, (player_id,)).fetchone()
