@@ -95,7 +95,7 @@ def clean(name: object, seat: int | None = None) -> str:
                 seat=seat,
             )
         raise OptionError(
-            "name_invisible",
+            "name_unseen",
             "This name is only characters that can't be seen (%(char)s%(unicode_name)s)",
             option="players",
             **char_params(ch),

@@ -58,7 +58,7 @@ def test_a_lone_combining_accent_is_refused():
 @pytest.mark.parametrize(
     "typed, code, char",
     [
-        ("\u3164", "name_invisible", "U+3164 HANGUL FILLER"),
+        ("\u3164", "name_unseen", "U+3164 HANGUL FILLER"),
         ("\u2800", "name_no_letter", "U+2800 BRAILLE PATTERN BLANK"),
         ("\u2800\u2800", "name_no_letter", "U+2800 BRAILLE PATTERN BLANK"),
         ("A" + "\u0301" * 23, "name_stacked_accents", "U+0301 COMBINING ACUTE ACCENT"),
