@@ -4,17 +4,20 @@ A name is stored as typed, in Unicode's composed form (NFC), without the spaces 
 it, and at most :data:`NAME_LENGTH` characters. A character nobody can see or that
 changes how the text around it is drawn (a control character, a zero-width space, a byte
 order mark, a bidirectional override, a private-use or unassigned code point, a line
-separator), or a combining accent with no letter before it, is refused with its name, so
+separator, and every other default-ignorable code point: variation selectors, the
+combining grapheme joiner, Hangul fillers), a combining accent with no letter before it,
+more than :data:`MARKS` accents stacked on one letter, and a name without a letter or a
+digit (a braille blank, which shows nothing) are refused with the character named, so
 "Zed" and "Zed" followed by an invisible character are never two people.
 
-Two names are one person when their :func:`key` is equal: NFKC with case folded, as
-Unicode's identifier caseless matching does it (``ＺＥＤ``, ``zed`` and ``Zed`` alike).
-The roster matches players by that key, and a game refuses two seats that share it.
-Pure: no Flask, no store.
+Two names are one person when they look the same: when their :func:`key` is equal, the
+UTS #39 confusable skeleton of the name with case folded (``ＺＥＤ``, ``zed`` and ``Zed``
+alike, and ``Ann`` with a Cyrillic ``А``). The roster matches players by that key, and a
+game refuses two seats that share it. Pure: no Flask, no store.
 
 >>> clean("  Zed ")
 'Zed'
->>> key("ＺＥＤ") == key("zed")
+>>> key("ＺＥＤ") == key("zed") == key("\\u0396ed")  # Greek capital zeta
 True
 >>> try:
 ...     clean("Zed\\u200b")
@@ -28,6 +31,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+import icu
+
 from companion.errors import OptionError
 
 #: The longest name, in characters (the new-game form, the API and the roster alike).
@@ -37,6 +42,21 @@ NAME_LENGTH = 24
 #: joiners, byte order mark, bidirectional controls), surrogates, private use, unassigned,
 #: line and paragraph separators.
 _REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: The most accents (non-spacing or enclosing marks, once decomposed) on one letter: two,
+#: as Vietnamese stacks them (ệ); past that a name draws over the lines around it.
+MARKS = 2
+#: UTS #39's confusables, as ICU applies them (one checker for the process: ICU's checks
+#: on a configured checker are safe from several threads).
+_SPOOF = icu.SpoofChecker()
+
+
+def _refused(ch: str) -> bool:
+    """Whether a name may never hold ``ch``: a category of :data:`_REFUSED`, or Unicode's
+    Default_Ignorable_Code_Point (drawn as nothing where it is not understood: variation
+    selectors, U+034F, Hangul fillers, U+17B4, U+180B...)."""
+    return unicodedata.category(ch) in _REFUSED or icu.Char.hasBinaryProperty(
+        ch, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT
+    )
 
 
 def char_params(ch: str) -> dict[str, str]:
@@ -62,20 +82,47 @@ def clean(name: object, seat: int | None = None) -> str:
     if not text:
         raise OptionError("name_empty", "Every player needs a name", option="players", seat=seat)
     for ch in text:
-        if unicodedata.category(ch) in _REFUSED:
+        if not _refused(ch):
+            continue
+        if seen := "".join(c for c in text if not _refused(c)):
             raise OptionError(
                 "name_invisible",
                 "%(name)s holds a character that can't be seen or that changes the text around it "
                 "(%(char)s%(unicode_name)s): type the name again without it",
                 option="players",
-                name="".join(c for c in text if unicodedata.category(c) not in _REFUSED),
+                name=seen,
                 **char_params(ch),
                 seat=seat,
             )
+        raise OptionError(
+            "name_unseen",
+            "This name is only characters that can't be seen (%(char)s%(unicode_name)s)",
+            option="players",
+            **char_params(ch),
+            seat=seat,
+        )
     if unicodedata.category(text[0]).startswith("M"):
         raise OptionError(
             "name_lone_accent",
             "A name can't start with an accent on its own (%(char)s%(unicode_name)s)",
+            option="players",
+            **char_params(text[0]),
+            seat=seat,
+        )
+    if (mark := _stacked(text)) is not None:
+        raise OptionError(
+            "name_stacked_accents",
+            "At most %(n)s accents on one letter (%(char)s%(unicode_name)s is one more): "
+            "type the name again without it",
+            option="players",
+            n=MARKS,
+            **char_params(mark),
+            seat=seat,
+        )
+    if not any(unicodedata.category(ch)[0] in "LN" for ch in text):
+        raise OptionError(
+            "name_no_letter",
+            "A name needs at least one letter or digit (%(char)s%(unicode_name)s is neither)",
             option="players",
             **char_params(text[0]),
             seat=seat,
@@ -92,11 +139,48 @@ def clean(name: object, seat: int | None = None) -> str:
     return text
 
 
+def _stacked(text: str) -> str | None:
+    """The first accent past :data:`MARKS` on one letter (decomposed), or None."""
+    run = 0
+    for ch in unicodedata.normalize("NFD", text):
+        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
+        if run > MARKS:
+            return ch
+    return None
+
+
+def _skeleton(text: str) -> str:
+    """UTS #39's skeleton: each character as the prototype it is confusable with (Cyrillic
+    ``а`` as ``a``, ``m`` as ``rn``, katakana ``カ`` as 力), decomposed."""
+    return _SPOOF.getSkeleton(0, text)
+
+
+def _as_capital(ch: str) -> str:
+    """A capital as the capital it looks like (Greek ``Β`` and Cyrillic ``В`` as ``B``),
+    else as it is: ``I`` stays ``I`` (its skeleton is ``l``, which is not a capital)."""
+    if not ch.isupper():
+        return ch
+    like = _skeleton(ch)
+    return like if like.isupper() else ch
+
+
 def key(name: str) -> str:
-    """What makes two names one person: NFKC, case folded (and NFKC again, as Unicode's
-    ``NFKC_Casefold`` does), without the spaces around it."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-    return folded.strip()
+    """What makes two names one person, as they look: NFKC, each capital as the capital it
+    looks like, case folded, then UTS #39's skeleton (lowercase look-alikes: Cyrillic
+    ``о``, Greek ``ο``) and NFKC case folding again, without the spaces around it.
+
+    Folding case before the skeleton keeps ``Ian`` and ``ian`` one name (the skeleton
+    alone makes ``I`` an ``l`` and leaves ``i``); mapping capitals first keeps capitals
+    that only look alike as capitals (Greek ``Ν``, whose small form ``ν`` looks like
+    ``v``). Accents stay: ``José`` is not ``Jose``, and kana are not kanji except where
+    they look the same (カ and 力)."""
+    capitals = "".join(_as_capital(ch) for ch in unicodedata.normalize("NFKC", name))
+    return _folded(_skeleton(_folded(capitals))).strip()
+
+
+def _folded(text: str) -> str:
+    """NFKC, case folded, NFKC again (as Unicode's ``NFKC_Casefold`` does)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
 def check_seats(names: Iterable[object]) -> list[str]:

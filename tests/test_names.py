@@ -4,13 +4,14 @@ seats of one game; m015 carries an older database over without merging anyone.""
 
 import json
 import sqlite3
+import unicodedata
 from contextlib import closing
 
 import pytest
 
 from companion import names, stats
 from companion.errors import OptionError
-from companion.store import SqliteStore, migrations
+from companion.store import NameTaken, SqliteStore, migrations
 from tests.conftest import form_values
 
 
@@ -24,6 +25,17 @@ from tests.conftest import form_values
         ("Ze\u2028d", "U+2028 LINE SEPARATOR"),
         ("Ze\td", "U+0009"),
         ("Zed\ue000", "U+E000"),
+        # Default-ignorable code points (issue 30's audit), drawn as nothing:
+        ("Zed\ufe0f", "U+FE0F VARIATION SELECTOR-16"),
+        ("Zed\ufe00", "U+FE00 VARIATION SELECTOR-1"),
+        ("Ze\u034fd", "U+034F COMBINING GRAPHEME JOINER"),
+        ("Zed\u17b4", "U+17B4 KHMER VOWEL INHERENT AQ"),
+        ("Zed\u17b5", "U+17B5 KHMER VOWEL INHERENT AA"),
+        ("Zed\u180b", "U+180B MONGOLIAN FREE VARIATION SELECTOR ONE"),
+        ("Zed\u115f", "U+115F HANGUL CHOSEONG FILLER"),
+        ("Zed\u1160", "U+1160 HANGUL JUNGSEONG FILLER"),
+        ("Zed\u3164", "U+3164 HANGUL FILLER"),
+        ("Zed\uffa0", "U+FFA0 HALFWIDTH HANGUL FILLER"),
     ],
 )
 def test_an_invisible_character_is_refused_by_name(typed, char):
@@ -41,6 +53,28 @@ def test_a_lone_combining_accent_is_refused():
     assert refused.value.code == "name_lone_accent"
     with pytest.raises(OptionError):
         names.clean(" \u0301Zed")
+
+
+@pytest.mark.parametrize(
+    "typed, code, char",
+    [
+        ("\u3164", "name_unseen", "U+3164 HANGUL FILLER"),
+        ("\u2800", "name_no_letter", "U+2800 BRAILLE PATTERN BLANK"),
+        ("\u2800\u2800", "name_no_letter", "U+2800 BRAILLE PATTERN BLANK"),
+        ("A" + "\u0301" * 23, "name_stacked_accents", "U+0301 COMBINING ACUTE ACCENT"),
+        ("Ann" + "\u0300\u0301\u0302", "name_stacked_accents", "U+0302 COMBINING CIRCUMFLEX ACCENT"),
+    ],
+)
+def test_a_name_that_shows_nothing_or_runs_over_the_lines_is_refused(typed, code, char):
+    """A blank-looking name and a stack of accents (issue 30's audit), each with the character named."""
+    with pytest.raises(OptionError) as refused:
+        names.clean(typed)
+    assert refused.value.code == code and char in str(refused.value)
+
+
+def test_two_accents_on_a_letter_and_other_scripts_marks_are_names():
+    for name in ("Nguyễn Thị Ánh", "ệ", "ที่", "क्षिति", "が", "José", "Zoë", "健太郎", "ひなた", "ユウキ"):
+        assert names.clean(name) == unicodedata.normalize("NFC", name)
 
 
 def test_names_are_stored_composed_and_stripped():
@@ -63,6 +97,46 @@ def test_two_seats_with_one_name_are_refused(a, b):
     assert alike.value.code == "names_alike" and alike.value.params["seat"] == 2
 
 
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("\u0410nn", "Ann"),  # Cyrillic capital A
+        ("B\u03bfb", "Bob"),  # Greek small omicron
+        ("J\u043e\u0435", "Joe"),  # Cyrillic o and ie
+        ("\u0392en", "Ben"),  # Greek capital beta
+        ("\u039ded", "Ned"),  # Greek capital nu (its small form looks like v)
+        ("\u0406van", "ivan"),  # Cyrillic capital I, and case folded
+        ("Ian", "ian"),  # the skeleton alone would make I an l
+        ("Ｋｉｍ", "KIM"),
+    ],
+)
+def test_names_that_look_the_same_are_one_person(a, b):
+    """Issue 30's audit: a name and its look-alike in another script share a key (UTS #39's
+    confusable skeleton, case folded), so one table refuses them as it refuses Zed and ZED."""
+    assert names.key(a) == names.key(b)
+    with pytest.raises(OptionError) as alike:
+        names.check_seats([a, b])
+    assert alike.value.code == "names_alike"
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [("Ann\ufe0f", "Ann"), ("Ann\ufe00", "Ann"), ("An\u034fn", "Ann"), ("Ann\u17b4", "Ann"), ("Ann\u180b", "Ann")]
+    + [("Ann\u115f", "Ann")],
+)
+def test_a_name_with_a_default_ignorable_is_refused_at_the_table(a, b):
+    with pytest.raises(OptionError) as refused:
+        names.check_seats([a, b])
+    assert refused.value.code == "name_invisible" and refused.value.params["seat"] == 0
+
+
+def test_names_that_look_different_stay_apart():
+    """Japanese names, accents and kana against kanji keep their own keys."""
+    table = ["健太郎", "健太", "さくら", "サクラ", "ひなた", "美奈子", "José", "Jose", "Zoë", "Zoe", "Ann", "Anna"]
+    assert names.check_seats(table) == table
+    assert len({names.key(n) for n in table}) == len(table)
+
+
 def test_the_store_refuses_look_alike_seats_and_matches_the_roster_by_key(tmp_path):
     store = SqliteStore(tmp_path / "names.db")
     with pytest.raises(OptionError):
@@ -72,6 +146,16 @@ def test_the_store_refuses_look_alike_seats_and_matches_the_roster_by_key(tmp_pa
     store.create("tablanette", ["Zed ", "Ann"], {"dealer": " Zed"})
     store.create("tablanette", ["ＺＥＤ", "ann"])
     assert [(p["name"], p["games"]) for p in store.roster()] == [("Zed", 2), ("Ann", 2)]
+    # A look-alike joins the player it looks like; renaming someone to one is "taken".
+    store.create("tablanette", ["Ben", "\u0410nn"])
+    roster = {p["name"]: p for p in store.roster()}
+    assert roster["Ann"]["games"] == 3 and "\u0410nn" not in roster
+    with pytest.raises(NameTaken) as taken:
+        store.rename_player(roster["Ben"]["id"], "\u0410NN")
+    assert taken.value.other == roster["Ann"]["id"]
+    with pytest.raises(OptionError):
+        store.rename_player(roster["Ben"]["id"], "Ann\ufe0f")
+    assert store.player(roster["Ben"]["id"])["name"] == "Ben"
 
 
 def test_the_api_and_the_form_say_which_name_and_which_character(client):
@@ -140,5 +224,43 @@ def test_m015_tells_look_alikes_apart_without_merging_anyone(tmp_path):
     assert {p["name"]: p["games"] for p in store.roster()}["Zed"] == 2
 
 
-def test_m015_is_in_the_migrations():
-    assert "m015_one_person_one_name" in migrations.known()
+def test_m015_and_m016_are_in_the_migrations():
+    assert migrations.known()[-2:] == ["m015_one_person_one_name", "m016_names_compared_as_they_look"]
+
+
+def nfkc_casefold(name: str) -> str:
+    """:func:`names.key` as m015 left it (before m016)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def test_m016_tells_apart_the_look_alikes_it_finds_without_merging_anyone(tmp_path):
+    """A database as m015 left it: "\u0410nn" (a Cyrillic A) was a player of her own beside
+    Ann, once at Ann's table, and "Dee" with a variation selector was let through. m016 keys
+    every name as it looks: the later look-alike is numbered, recorded as a rename by the
+    upgrade, and both keep their games; the refused name keeps working."""
+    path = tmp_path / "m015.db"
+    store = SqliteStore(path)
+    store.create("tablanette", ["Ann", "Ben"])
+    together, _ = store.create("tablanette", ["Ann", "Cy"])
+    store.create("tablanette", ["Cy", "Dee"])
+    store.close()
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        for before, after in (("Cy", "\u0410nn"), ("Dee", "Dee\ufe0f")):
+            db.execute(
+                "UPDATE players SET name = ?, name_key = ? WHERE name = ?", (after, nfkc_casefold(after), before)
+            )
+        db.execute("DELETE FROM companion_migrations WHERE name = 'm016_names_compared_as_they_look'")
+    store = SqliteStore(path)
+    roster = {p["name"]: p for p in store.roster()}
+    alike = roster["\u0410nn (2)"]
+    assert roster["Ann"]["games"] == 2 and alike["games"] == 2 and roster["Dee\ufe0f"]["games"] == 1
+    assert [(c["kind"], c["before"], c["after"], c["game_id"]) for c in store.roster_changes(alike["id"])] == [
+        ("rename", "\u0410nn", "\u0410nn (2)", None)
+    ]
+    seated = store.query("SELECT player_id FROM seats WHERE game_id = ? ORDER BY seat", (together["id"],))
+    assert [r[0] for r in seated] == [roster["Ann"]["id"], alike["id"]]
+    # From now on the look-alike is Ann: a new game's "\u0410NN" joins her, and a key is one player's.
+    store.create("tablanette", ["\u0410NN", "Eve"])
+    assert {p["name"]: p["games"] for p in store.roster()}["Ann"] == 3
+    with pytest.raises(sqlite3.IntegrityError):
+        store.query("INSERT INTO players (name, name_key, created, last_played) VALUES ('x', 'ann', '', '')")

@@ -73,6 +73,17 @@ def referee_of(client, players) -> str:
     return made["id"]
 
 
+def join_as_referee(client, game_id: str, **form) -> None:
+    """Make ``client`` a referee of a game made earlier, by a one-use link as a phone joins."""
+    token = client.application.extensions["store"].make_link(game_id, "add")
+    assert client.post(f"/games/{game_id}/join", data={"token": token, **form}).status_code == 303
+
+
+def first_game_of(store, name: str) -> str:
+    """The first game that seated ``name``."""
+    return min((g for g in store.list_games() if name in g["players"]), key=lambda g: g["created"])["id"]
+
+
 def test_a_visitor_can_neither_rename_nor_merge(client, played):
     """Renaming or merging rewrites everyone's standings: a visitor is refused with a page
     saying who can (issue 30), and nothing changes."""
@@ -80,11 +91,11 @@ def test_a_visitor_can_neither_rename_nor_merge(client, played):
     before = snapshot(client.application)
     refused = client.post(f"/players/{p['Dan']}", data={"name": "Daniel"})
     assert refused.status_code == 403
-    assert "Only a referee of one of Dan&#39;s games can rename them" in refused.get_data(as_text=True)
+    assert "Only a referee of the game where Dan first played can rename them" in refused.get_data(as_text=True)
     assert client.post(f"/players/{p['Dan']}/merge", data={"into": str(p["Cat"])}).status_code == 403
     assert snapshot(client.application) == before
     page = client.get(f"/players/{p['Dan']}").get_data(as_text=True)
-    assert 'class="stack rename"' not in page and "Only a referee of one of Dan" in page
+    assert 'class="stack rename"' not in page and "Only a referee of the game where Dan first played" in page
     # A referee of another game, in which Dan did not sit, has no say over Dan either.
     referee_of(client, ["Eve", "Fay"])
     before = snapshot(client.application)
@@ -92,11 +103,44 @@ def test_a_visitor_can_neither_rename_nor_merge(client, played):
     assert snapshot(client.application) == before
 
 
+def test_a_game_made_to_seat_a_name_gives_no_right_over_its_player(csrf_client):
+    """The audit's attack: a stranger makes a game seating "Ann" beside a throwaway name,
+    which joins the roster's Ann, and tries to rename Ann and to merge her into the throwaway.
+    Both are refused (403) and nothing changes: the right over Ann is her first game's."""
+    store = csrf_client.application.extensions["store"]
+    first, _ = store.create("tablanette", ["Ann", "Ben"])
+    form = form_values(csrf_client.get("/games/new").get_data(as_text=True))
+    made = csrf_client.post("/games/new", data=form | {"player0": "Ann", "player1": "Mallory"})
+    assert made.status_code == 303
+    p, token = ids(store), {"csrf_token": form["csrf_token"]}
+    before = snapshot(csrf_client.application)
+    renamed = csrf_client.post(f"/players/{p['Ann']}", data=token | {"name": "Loser"})
+    assert renamed.status_code == 403
+    assert "Only a referee of the game where Ann first played" in renamed.get_data(as_text=True)
+    merged = csrf_client.post(f"/players/{p['Ann']}/merge", data=token | {"into": str(p["Mallory"])})
+    assert merged.status_code == 403 and "where Ann first played" in merged.get_data(as_text=True)
+    # The other way round the right over Mallory (their first game) is not enough either.
+    merged = csrf_client.post(f"/players/{p['Mallory']}/merge", data=token | {"into": str(p["Ann"])})
+    assert merged.status_code == 403 and "where Ann first played" in merged.get_data(as_text=True)
+    assert snapshot(csrf_client.application) == before
+    page = csrf_client.get(f"/players/{p['Ann']}").get_data(as_text=True)
+    assert 'class="stack rename"' not in page
+    # Renaming Mallory to Ann's name offers no join into Ann.
+    taken = csrf_client.post(f"/players/{p['Mallory']}", data=token | {"name": "ANN"})
+    assert taken.status_code == 422
+    body = taken.get_data(as_text=True)
+    assert 'class="stack merge"' not in body and "Only a referee of the game where Ann first played can join" in body
+    # The referee of Ann's first game may.
+    join_as_referee(csrf_client, first["id"], **token)
+    assert csrf_client.post(f"/players/{p['Ann']}", data=token | {"name": "Anne"}).status_code == 303
+    assert ids(store)["Anne"] == p["Ann"]
+
+
 def test_renaming_and_joining_two_names(client, played):
-    """A referee of games of both: Danny (one game) renamed to "dan" is offered the join;
-    joined, the game is Dan's and the join is on Dan's page; undone, Danny is back."""
+    """A referee of the first games of both: Danny (one game) renamed to "dan" is offered
+    the join; joined, the game is Dan's and the join is on Dan's page; undone, Danny is back."""
     p = ids(played)
-    referee_of(client, ["Eve", "Dan"])
+    join_as_referee(client, first_game_of(played, "Dan"))
     danny_game = referee_of(client, ["Eve", "Danny"])
     danny = ids(played)["Danny"]
     assert client.post(f"/players/{danny}", data={"name": "Daniel "}).status_code == 303
@@ -118,9 +162,13 @@ def test_renaming_and_joining_two_names(client, played):
     seats = played.query("SELECT player_id FROM seats WHERE game_id = ? ORDER BY seat", (danny_game,))
     assert [r[0] for r in seats][1] == danny
     assert "undone" in client.get(f"/players/{p['Dan']}").get_data(as_text=True)
-    # Dan and Cat sat at one Tantony table: two people, never one.
-    two = client.post(f"/players/{p['Dan']}/merge", data={"into": str(p["Cat"])})
-    assert two.status_code in (403, 409) and "Cat" in ids(played) and "Dan" in ids(played)
+    # Dan and Cat: no right over Cat (her first game is another), and once there is one,
+    # they sat at one Tantony table: two people, never one.
+    refused = client.post(f"/players/{p['Dan']}/merge", data={"into": str(p["Cat"])})
+    assert refused.status_code == 403 and "where Cat first played" in refused.get_data(as_text=True)
+    join_as_referee(client, first_game_of(played, "Cat"))
+    assert client.post(f"/players/{p['Dan']}/merge", data={"into": str(p["Cat"])}).status_code == 409
+    assert "Cat" in ids(played) and "Dan" in ids(played)
 
 
 def test_renaming_needs_the_forms_token(csrf_client):

@@ -201,6 +201,31 @@ def test_merging_two_names_of_one_person(store):
     assert stats.record(store, p["Cat"])["tantony"]["played"] == 1
 
 
+def test_the_right_over_a_player_is_their_first_games(database):
+    """Renaming or merging a player takes a referee key of the oldest game still kept that
+    seats them (issue 30's audit): a later game seating the same name gives none, a merge
+    needs the right over both, and once the first game is deleted the next oldest's
+    referee has it (on SQLite and PostgreSQL)."""
+    store = open_store(database)
+    first, first_key = store.create("tablanette", ["Ann", "Ben"])
+    later, later_key = store.create("tablanette", ["ANN", "Mallory"])
+    p = ids(store)
+    phone, referee = {later["id"]: later_key}, {first["id"]: first_key}
+    assert store.roster_referee([p["Ann"]], phone) is None
+    assert store.roster_referee([p["Mallory"]], phone) == (later["id"], store.referee_id(later["id"], later_key))
+    assert store.roster_referee([p["Mallory"], p["Ann"]], phone) is None
+    assert store.roster_referee([p["Ann"]], referee) == (first["id"], store.referee_id(first["id"], first_key))
+    assert store.roster_referee([p["Ann"], p["Mallory"]], referee | phone)[0] == first["id"]
+    assert store.roster_referee([p["Ann"]], {first["id"]: "a guess"}) is None
+    store.rotate_key(first["id"], first_key)  # that key revoked: no right left with it
+    assert store.roster_referee([p["Ann"]], referee) is None
+    store.delete(first["id"])
+    assert store.roster_referee([p["Ann"]], phone)[0] == later["id"]
+    store.delete(later["id"])
+    assert store.roster_referee([p["Ann"]], phone) is None  # no game seats her: nobody
+    store.close()
+
+
 def summed_from_seats(store) -> list[tuple]:
     """What ``totals`` must hold: every seat's figures summed per player and family, afresh."""
     return [

@@ -54,6 +54,7 @@ MIGRATIONS = [
     "m013_moves_say_themselves",
     "m014_finished_deals_stored_once",
     "m015_one_person_one_name",
+    "m016_names_compared_as_they_look",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}

@@ -389,17 +389,51 @@ def m014_finished_deals_stored_once(conn, dialect: Dialect) -> None:
         )
 
 
+def _numbered(name: str, taken: set[str]) -> str:
+    """The name with the first number after it ("ZED (2)") whose key is not ``taken``."""
+    n = 2
+    while names.key(f"{name} ({n})") in taken:
+        n += 1
+    return f"{name} ({n})"
+
+
+def _upgrade_renamed(conn, player_id: int, before: str, after: str, now: str) -> None:
+    """A rename made by an upgrade (no game, no referee: the player's page says so)."""
+    conn.execute(
+        "INSERT INTO roster_changes (player_id, kind, time, before, after) VALUES (?, 'rename', ?, ?, ?)",
+        (player_id, now, before, after),
+    )
+
+
+def _key_every_player(conn, now: str) -> set[str]:
+    """Each player's ``name_key`` as :func:`names.key` gives it now (no unique index on it
+    meanwhile). A player whose key an earlier one (by id) has is told apart by a number
+    after their name ("ZED (2)"), recorded as a rename by the upgrade: nobody is merged
+    without a referee, and both keep their games. Returns the keys taken."""
+    taken: set[str] = set()
+    for player_id, name in conn.execute("SELECT id, name FROM players ORDER BY id").fetchall():
+        if names.key(name) in taken:
+            new = _numbered(name, taken)
+            conn.execute("UPDATE players SET name = ? WHERE id = ?", (new, player_id))
+            _upgrade_renamed(conn, player_id, name, new, now)
+            name = new
+        taken.add(names.key(name))
+        conn.execute("UPDATE players SET name_key = ? WHERE id = ?", (names.key(name), player_id))
+    return taken
+
+
 @migration
 def m015_one_person_one_name(conn, dialect: Dialect) -> None:
     """One person, one name (issue 30): the roster matches names by :func:`names.key` (NFKC,
-    case folded: ``name_key``, unique) instead of by ASCII case alone, a game seats a player
-    once, and renames and merges are recorded (``roster_changes``: who did it, from the
-    game whose referee right allowed it, when, from what to what; a merge keeps in
-    ``detail`` what undoing it needs), so a merge can be undone. Two players whose names
-    are now one key, or one player seated twice in a game, are told apart by a number
-    after the later name ("ZED (2)"), recorded as a rename by the upgrade, so nobody is
-    credited twice in a game and nothing is merged without a referee. Names typed before
-    that would now be refused (an invisible character) keep working."""
+    case folded then; as they look since m016: ``name_key``, unique) instead of by ASCII
+    case alone, a game seats a player once, and renames and merges are recorded
+    (``roster_changes``: who did it, from the game whose referee right allowed it, when,
+    from what to what; a merge keeps in ``detail`` what undoing it needs), so a merge can
+    be undone. Two players whose names are now one key, or one player seated twice in a
+    game, are told apart by a number after the later name ("ZED (2)"), recorded as a
+    rename by the upgrade, so nobody is credited twice in a game and nothing is merged
+    without a referee. Names typed before that would now be refused (an invisible
+    character) keep working."""
     run(
         conn,
         [
@@ -412,42 +446,21 @@ def m015_one_person_one_name(conn, dialect: Dialect) -> None:
         ],
     )
     now = _now()
-    taken: set[str] = set()
-
-    def free(name: str) -> str:
-        n = 2
-        while names.key(f"{name} ({n})") in taken:
-            n += 1
-        return f"{name} ({n})"
-
-    def record(player_id: int, before: str, after: str) -> None:
-        conn.execute(
-            "INSERT INTO roster_changes (player_id, kind, time, before, after) VALUES (?, 'rename', ?, ?, ?)",
-            (player_id, now, before, after),
-        )
-
-    for player_id, name in conn.execute("SELECT id, name FROM players ORDER BY id").fetchall():
-        if names.key(name) in taken:
-            new = free(name)
-            conn.execute("UPDATE players SET name = ? WHERE id = ?", (new, player_id))
-            record(player_id, name, new)
-            name = new
-        taken.add(names.key(name))
-        conn.execute("UPDATE players SET name_key = ? WHERE id = ?", (names.key(name), player_id))
+    taken = _key_every_player(conn, now)
     twice = conn.execute(
         "SELECT s.game_id, s.seat, s.player_id, p.name, p.created, p.last_played FROM seats s "
         "JOIN players p ON p.id = s.player_id WHERE EXISTS (SELECT 1 FROM seats t WHERE t.game_id = s.game_id "
         "AND t.player_id = s.player_id AND t.seat < s.seat) ORDER BY s.game_id, s.seat"
     ).fetchall()
     for game_id, seat, _player_id, name, created, last_played in twice:
-        new = free(name)
+        new = _numbered(name, taken)
         taken.add(names.key(new))
         new_id = conn.execute(
             "INSERT INTO players (name, name_key, created, last_played) VALUES (?, ?, ?, ?) RETURNING id",
             (new, names.key(new), created, last_played),
         ).fetchone()[0]
         conn.execute("UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = ?", (new_id, game_id, seat))
-        record(new_id, name, new)
+        _upgrade_renamed(conn, new_id, name, new, now)
     run(
         conn,
         [
@@ -455,6 +468,19 @@ def m015_one_person_one_name(conn, dialect: Dialect) -> None:
             "CREATE UNIQUE INDEX seats_one_per_player ON seats (game_id, player_id)",
         ],
     )
+
+
+@migration
+def m016_names_compared_as_they_look(conn, dialect: Dialect) -> None:
+    """Names that look the same are one person (issue 30's audit): :func:`names.key` became
+    UTS #39's confusable skeleton of the name with case folded, so a Cyrillic ``А`` in
+    "Аnn" no longer makes a second Ann. Every ``name_key`` is computed again; two players
+    whose names now share a key both stay, the later numbered ("Аnn (2)") as m015 did,
+    so no one is merged without a referee. Names typed before that would now be refused
+    (a variation selector, a braille blank) keep working in their games."""
+    conn.execute("DROP INDEX players_by_key")
+    _key_every_player(conn, _now())
+    conn.execute("CREATE UNIQUE INDEX players_by_key ON players (name_key)")
 
 
 # -- the runner ----------------------------------------------------------------------

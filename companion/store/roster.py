@@ -14,6 +14,13 @@ from companion.store.access import Access
 from companion.store.errors import NameTaken, NotFound, SameGame
 from companion.store.rows import Row, _dumps, _finished_deals, _now
 
+#: The oldest game still kept that seats a player (:meth:`Roster.roster_referee`): by when it
+#: was made, then by the order rows were written (a column of its own on PostgreSQL).
+FIRST_GAME = (
+    "SELECT s.game_id FROM seats s JOIN games g ON g.id = s.game_id WHERE s.player_id = ? "
+    "ORDER BY g.created, g.rowid LIMIT 1"
+)
+
 
 class Roster(Access):
     """The players, their renames and merges, and the statistics' reads."""
@@ -48,26 +55,21 @@ class Roster(Access):
         return None if row is None else dict(row)
 
     def roster_referee(self, player_ids, keys: dict) -> tuple[str, str] | None:
-        """Who may change these players on the roster: ``(game id, referee id)`` of a game
-        each of them sat in whose referee key (of ``keys``, a phone's ``{game id: key}``) is
-        in force, or None. Renaming or merging a player rewrites the standings of everyone
-        who played with them, so a visitor may not (issue 30)."""
-        conn = self._conn()
-        ids = [g for g, k in keys.items() if isinstance(g, str) and isinstance(k, str)]
-        if not ids:
-            return None
-        found = None
-        for player_id in set(player_ids):
-            rows = conn.execute(
-                f"SELECT game_id FROM seats WHERE player_id = ? AND game_id IN ({', '.join('?' * len(ids))})",
-                (player_id, *ids),
-            ).fetchall()
-            allowed = next(
-                ((r[0], referee) for r in rows if (referee := self._referee(conn, r[0], keys[r[0]])) is not None), None
-            )
-            if allowed is None:
+        """Who may change these players on the roster: ``(game id, referee id)`` when
+        ``keys`` (a phone's ``{game id: key}``) holds a referee key in force of each
+        player's first game (:data:`FIRST_GAME`: the one that brought their name onto the
+        roster or, once that is deleted, the next oldest), the first player's for the
+        record; else None. Renaming or merging a player rewrites the standings of everyone
+        who played with them, so a visitor may not, nor may a phone that made a later game
+        seating the same name: a new game joins the roster's player of that name, and a
+        right from it would let anyone rename anyone (issue 30)."""
+        conn, found = self._conn(), None
+        for player_id in dict.fromkeys(player_ids):
+            first = conn.execute(FIRST_GAME, (player_id,)).fetchone()
+            referee = None if first is None else self._referee(conn, first[0], keys.get(first[0]))
+            if referee is None:
                 return None
-            found = found or allowed
+            found = found or (first[0], referee)
         return found
 
     def rename_player(self, player_id: int, name: str, by: tuple[str, str] | None = None) -> None:

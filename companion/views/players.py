@@ -32,24 +32,24 @@ def _found(player_id: int) -> dict:
 
 def _right(*player_ids: int) -> tuple[str, str] | None:
     """This phone's right to change these players on the roster: a referee key in force
-    in a game each of them sat in (``(game id, referee id)``), or None (issue 30)."""
+    in the first game of each (``(game id, referee id)``), or None (issue 30)."""
     return store().roster_referee(player_ids, session.get("keys", {}))
 
 
 def _not_yours(found: dict):
-    """A visitor's rename or merge: refused, with why and who can do it."""
+    """A rename or merge without the right over ``found``: refused, with who can do it."""
     message = _(
-        "Only a referee of one of %(name)s's games can rename them or join them with another name. "
+        "Only a referee of the game where %(name)s first played can rename them or join them with another name. "
         "Nothing was changed.",
         name=found["name"],
     )
-    return render_template("error.html", title=_("Not a referee of their games"), message=message), 403
+    return render_template("error.html", title=_("Not a referee of their first game"), message=message), 403
 
 
 @bp.get("/players/<int:player_id>")
 def player(player_id: int):
     """A player's record per game family, head-to-head, wins over time and games; renaming
-    (for a referee of one of their games) and the record of renames and merges."""
+    (for a referee of their first game) and the record of renames and merges."""
     return _page(_found(player_id), RenameForm(), MergeForm())
 
 
@@ -92,6 +92,7 @@ def _page(found: dict, rename: RenameForm, merge: MergeForm, taken: dict | None 
         merge=merge,
         taken=taken,
         may_change=_right(player_id) is not None,
+        may_merge=taken is not None and _right(player_id, taken["id"]) is not None,
         changes=store().roster_changes(player_id),
         undo_form=UndoMergeForm(),
     ), status
@@ -99,15 +100,15 @@ def _page(found: dict, rename: RenameForm, merge: MergeForm, taken: dict | None 
 
 @bp.post("/players/<int:player_id>/merge")
 def merge(player_id: int):
-    """Two names of one person: this player's games become the other's (a referee of games
-    of both may do it; it is recorded on the other's page, and can be undone there)."""
+    """Two names of one person: this player's games become the other's (a referee of the
+    first games of both may do it; it is recorded on the other's page, and can be undone there)."""
     found = _found(player_id)
     form = MergeForm()
     if not form.validate_on_submit():
         abort(400)
     by = _right(player_id, form.into.data)
     if by is None:
-        return _not_yours(found)
+        return _not_yours(found if _right(player_id) is None else _found(form.into.data))
     try:
         store().merge_players(player_id, form.into.data, by)
     except NotFound:
