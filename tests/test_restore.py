@@ -7,8 +7,11 @@ wrote, and `flask db copy` and `flask import` are guarded by the same checks."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -239,3 +242,180 @@ def test_a_damaged_backup_is_refused_on_postgresql(club, tmp_path, pg_url):
         assert store.rows() == before and list(kept_folder.iterdir()) == []
     finally:
         store.close()
+
+
+def tampered(backup: Path, tmp_path: Path, script: str, name: str = "tampered.db") -> Path:
+    """The backup with its schema or rows changed by a script, as sqlite3 on the command line would."""
+    copy = tmp_path / name
+    copy.write_bytes(backup.read_bytes())
+    db = sqlite3.connect(copy, isolation_level=None)
+    try:
+        db.executescript(script)
+    finally:
+        db.close()
+    return copy
+
+
+TABLANETTE_SEAT_0 = "seat = 0 AND game_id = (SELECT id FROM games WHERE game = 'tablanette')"
+
+#: A backup's schema or data changed by hand, and a word of what the refusal says.
+TAMPERED = {
+    "an extra trigger": (
+        "CREATE TRIGGER evil AFTER INSERT ON moves BEGIN DELETE FROM deals; UPDATE players SET name = 'pwned'; END;",
+        "trigger evil",
+    ),
+    "the totals triggers dropped": (
+        "DROP TRIGGER seats_add_totals; DROP TRIGGER seats_remove_totals; DROP TRIGGER seats_change_totals;",
+        "seats_add_totals is missing",
+    ),
+    "every name made Ann": ("DROP INDEX players_by_key; UPDATE players SET name = 'Ann';", "players_by_key is missing"),
+    "seats without foreign keys, and an orphan seat": (
+        "CREATE TABLE loose AS SELECT * FROM seats; DROP TABLE seats; ALTER TABLE loose RENAME TO seats; "
+        "INSERT INTO seats (game_id, seat, player_id, side) VALUES ('ghost', 0, 424242, 'x');",
+        "seats",
+    ),
+    "a seat given to a player of another game": (
+        f"UPDATE seats SET player_id = (SELECT id FROM players WHERE name = 'Wes') WHERE {TABLANETTE_SEAT_0};",
+        "not one of its players",
+    ),
+    "an unrelated table": ("CREATE TABLE notes (body TEXT);", "table notes"),
+    "a name that is not its key's": ("UPDATE players SET name = 'Zoe' WHERE name = 'Wes';", "key"),
+    "a move nested 100,000 deep": (
+        f"UPDATE moves SET move = '{'[' * 100_000}{']' * 100_000}' WHERE seq = 1;",
+        "nested too deeply",
+    ),
+}
+
+
+@pytest.mark.parametrize("how", TAMPERED)
+def test_a_backup_edited_by_hand_is_refused(club, tmp_path, how):
+    """Nothing of a backup's schema but this version's own, and no data the schema can't
+    check (names and their keys, seats and players), reaches the live database."""
+    app, keys, backup = club
+    script, said = TAMPERED[how]
+    spoiled = tampered(backup, tmp_path, script)
+    before = live(app)
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(spoiled)])
+    assert answer.exit_code == 1 and "Nothing was changed" in answer.output, answer.output
+    assert said in answer.output and "Traceback" not in answer.output, answer.output
+    assert live(app) == before
+    folder = Path(app.config["DATABASE"]).parent
+    assert sorted(p.name for p in folder.iterdir() if p.suffix == ".db") == ["c.db"]  # no copy left, none kept
+
+
+def test_db_copy_refuses_a_source_edited_by_hand(club, tmp_path):
+    app, keys, backup = club
+    spoiled = tampered(backup, tmp_path, TAMPERED["an extra trigger"][0])
+    target = tmp_path / "target.db"
+    answer = app.test_cli_runner().invoke(
+        args=["db", "copy", "--from", f"sqlite:///{spoiled}", "--to", f"sqlite:///{target}"]
+    )
+    assert answer.exit_code == 1 and "trigger evil" in answer.output and "Nothing was copied" in answer.output
+    assert SqliteStore(target).game_ids() == []
+
+
+def sqlite_master(path) -> list:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+
+
+def test_an_older_versions_backup_restores_with_this_versions_schema(club, tmp_path):
+    """tests/data/before-issue-30.db wrote its tables with sqlite-utils (other quotes,
+    ``DEFAULT '0'``) and its totals triggers in other words: it restores, and the live
+    database then has exactly the schema this version makes (its rows, in this version's
+    tables), with the standings it had."""
+    app, keys, backup = club
+    old = tmp_path / "old.db"
+    old.write_bytes((Path(__file__).parent / "data" / "before-issue-30.db").read_bytes())
+    (tmp_path / "in-place.db").write_bytes(old.read_bytes())
+    in_place = SqliteStore(tmp_path / "in-place.db")  # the same file migrated as a server would
+    standings = in_place.query("SELECT * FROM totals ORDER BY game, player_id")
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(old)])
+    assert answer.exit_code == 0 and "Restored 7 game(s)" in answer.output, answer.output
+    fresh = SqliteStore(tmp_path / "fresh.db")
+    assert sqlite_master(app.config["DATABASE"]) == sqlite_master(fresh.path)
+    store = app.extensions["store"]
+    assert [tuple(r) for r in store.query("SELECT * FROM totals ORDER BY game, player_id")] == [
+        tuple(r) for r in standings
+    ]
+
+
+def test_a_backup_is_read_without_writing_beside_it(club, tmp_path):
+    """A backup (here one as versions before this one wrote it, marked for WAL) is read,
+    never written: restore, db copy and backup's own check leave no -wal or -shm file beside
+    it, and its bytes as they were."""
+    app, keys, backup = club
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    marked = shelf / "wal-marked.db"
+    marked.write_bytes(backup.read_bytes())
+    with sqlite3.connect(marked) as db:
+        assert db.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    db.close()
+    assert sorted(p.name for p in shelf.iterdir()) == ["wal-marked.db"]
+    untouched = marked.read_bytes()
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["restore", "--yes", str(marked)]).exit_code == 0
+    copied = runner.invoke(
+        args=["db", "copy", "--from", f"sqlite:///{marked}", "--to", f"sqlite:///{tmp_path / 't.db'}"]
+    )
+    assert copied.exit_code == 0, copied.output
+    assert sorted(p.name for p in shelf.iterdir()) == ["wal-marked.db"] and marked.read_bytes() == untouched
+    made = runner.invoke(args=["backup", str(shelf / "new.db")])
+    assert made.exit_code == 0, made.output
+    assert sorted(p.name for p in shelf.iterdir()) == ["new.db", "wal-marked.db"]
+    assert (shelf / "new.db").read_bytes()[18:20] == b"\x01\x01"  # a rollback journal: no -wal, -shm to read it
+
+
+def test_a_backup_on_read_only_storage_checks_out(club, tmp_path):
+    """A backup in a folder nobody may write (a read-only disk) checks out: read by a
+    process that may not write there (as root: one without the capability to override
+    permissions), in another folder."""
+    app, keys, backup = club
+    shelf, work = tmp_path / "shelf", tmp_path / "work"
+    shelf.mkdir()
+    work.mkdir()
+    stored = shelf / "backup.db"
+    stored.write_bytes(backup.read_bytes())
+    with sqlite3.connect(stored) as db:  # as the versions before this one wrote a backup
+        db.execute("PRAGMA journal_mode = WAL")
+    db.close()
+    shelf.chmod(0o555)
+    # Root writes anywhere: then the check runs without the capabilities that allow it.
+    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"] if os.geteuid() == 0 else []
+    try:
+        probe = subprocess.run([*prefix, "touch", str(shelf / "probe")], capture_output=True)
+        command = [*prefix, sys.executable, "-c", CHECK, str(stored), str(work)]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).parent.parent, timeout=120)
+    finally:
+        shelf.chmod(0o755)
+    assert probe.returncode != 0  # the folder is read-only to that process
+    assert done.returncode == 0 and done.stdout.split() == ["4"], done.stderr
+    assert sorted(p.name for p in shelf.iterdir()) == ["backup.db"]
+
+
+CHECK = "import sys; from companion.store import verified_copy; print(verified_copy(sys.argv[1], sys.argv[2])[1])"
+
+
+def test_renames_and_merges_restore_and_import(club, tmp_path):
+    """A seat whose player was renamed, merged into another, or merged and taken back
+    (into a new player of the same name) is still its game's: the backup restores, the
+    export imports."""
+    app, keys, backup = club
+    store = app.extensions["store"]
+    ids = {p["name"]: p["id"] for p in store.roster()}
+    store.rename_player(ids["Eve"], "Evie")
+    merge = store.merge_players(ids["Eve"], ids["Ben"])
+    client = app.test_client()
+    assert client.post("/api/games", json={"game": "tablanette", "players": ["Evie", "Cat"]}).status_code == 201
+    store.undo_merge(merge)  # Eve's games go to the new Evie
+    store.rename_player(ids["Ann"], "Anne")
+    runner = app.test_cli_runner()
+    again = tmp_path / "again.db"
+    assert runner.invoke(args=["backup", str(again)]).exit_code == 0
+    answer = runner.invoke(args=["restore", "--yes", str(again)])
+    assert answer.exit_code == 0 and "Restored 5 game(s)" in answer.output, answer.output
+    export = tmp_path / "all.json"
+    assert runner.invoke(args=["export", "--json", str(export)]).exit_code == 0
+    answer = runner.invoke(args=["import", "--yes", str(export)])
+    assert answer.exit_code == 0, answer.output
