@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from companion import names
 from companion.store import SqliteStore, check_games
 from tests.test_backup import app_in, everything, play_samples
 
@@ -419,3 +420,113 @@ def test_renames_and_merges_restore_and_import(club, tmp_path):
     assert runner.invoke(args=["export", "--json", str(export)]).exit_code == 0
     answer = runner.invoke(args=["import", "--yes", str(export)])
     assert answer.exit_code == 0, answer.output
+
+
+def nested(depth: int = 100_000) -> str:
+    return "[" * depth + "]" * depth
+
+
+def with_player(name: str):
+    """An export's first player renamed by hand, its key made to match (so only the name's own check can refuse it)."""
+
+    def edit(tables):
+        tables["players"][0].update(name=name, name_key=names.key(name))
+
+    return edit
+
+
+def seat_to_stranger(tables):
+    game = next(g for g in tables["games"] if g["game"] == "tablanette")
+    seated = {s["player_id"] for s in tables["seats"] if s["game_id"] == game["id"]}
+    seat = next(s for s in tables["seats"] if s["game_id"] == game["id"] and s["seat"] == 0)
+    seat["player_id"] = next(p["id"] for p in tables["players"] if p["id"] not in seated)
+
+
+def every_name_ann(tables):
+    for player in tables["players"]:
+        player["name"] = "Ann"
+
+
+#: An export edited by hand, and a word of what the refusal says.
+EDITED_EXPORTS = {
+    "a name 10,000 characters long": (with_player("A" * 10_000), "longer than 24"),
+    "a zero-width space in a name": (with_player("A\u200bnn"), "U+200B"),
+    "every player named Ann": (every_name_ann, "key"),
+    "a seat given to a player of another game": (seat_to_stranger, "not one of its players"),
+    "a move nested 100,000 deep": (lambda t: t["moves"][0].update(move=nested()), "nested too deeply"),
+    "options nested 100,000 deep": (lambda t: t["games"][0].update(options=nested()), "nested too deeply"),
+}
+
+
+def imported(app, path: Path):
+    """`flask import --yes` of ``path``, and the files kept beside the database after it."""
+    answer = app.test_cli_runner().invoke(args=["import", "--yes", str(path)])
+    folder = Path(app.config["DATABASE"]).parent
+    return answer, sorted(p.name for p in folder.iterdir() if p.suffix == ".db")
+
+
+@pytest.mark.parametrize("how", EDITED_EXPORTS)
+def test_an_export_edited_by_hand_is_refused(club, tmp_path, how):
+    app, keys, backup = club
+    edit, said = EDITED_EXPORTS[how]
+    export = tmp_path / "all.json"
+    assert app.test_cli_runner().invoke(args=["export", "--json", str(export)]).exit_code == 0
+    data = json.loads(export.read_text(encoding="utf-8"))
+    edit(data["tables"])
+    export.write_text(json.dumps(data), encoding="utf-8")
+    before = live(app)
+    answer, files = imported(app, export)
+    assert answer.exit_code == 1 and "Nothing was changed" in answer.output, answer.output
+    assert said in answer.output and "Traceback" not in answer.output, answer.output
+    assert live(app) == before and files == ["c.db"]  # nothing kept, nothing left behind
+
+
+def test_a_file_of_nested_arrays_is_refused_by_import(club, tmp_path):
+    app, keys, backup = club
+    deep = tmp_path / "deep.json"
+    deep.write_text(nested(), encoding="utf-8")
+    before = live(app)
+    answer, files = imported(app, deep)
+    assert answer.exit_code == 1 and "nested too deeply" in answer.output, answer.output
+    assert live(app) == before and files == ["c.db"]
+
+
+def test_an_import_that_fails_unforeseen_leaves_nothing_behind(club, tmp_path, monkeypatch):
+    """Whatever stops an import (here an error no check foresaw), the copy kept before it
+    goes, as nothing was replaced."""
+    from companion import export as exporting
+
+    app, keys, backup = club
+    path = tmp_path / "all.json"
+    assert app.test_cli_runner().invoke(args=["export", "--json", str(path)]).exit_code == 0
+
+    def broken(store, data):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(exporting, "load", broken)
+    answer, files = imported(app, path)
+    assert answer.exit_code != 0 and files == ["c.db"]
+
+
+@pytest.mark.postgres
+def test_db_copy_checks_players_and_seats_on_postgresql(club, tmp_path, pg_url):
+    """The data checks hold on PostgreSQL as a source: a seat given to a stranger there is
+    refused, and nothing is copied out of it."""
+    from companion.store import open_store
+
+    app, keys, backup = club
+    runner = app.test_cli_runner()
+    done = runner.invoke(args=["db", "copy", "--from", f"sqlite:///{backup}", "--to", pg_url])
+    assert done.exit_code == 0, done.output
+    store = open_store(pg_url)
+    try:
+        with store._write() as conn:
+            conn.execute(
+                f"UPDATE seats SET player_id = (SELECT id FROM players WHERE name = 'Wes') WHERE {TABLANETTE_SEAT_0}"
+            )
+    finally:
+        store.close()
+    target = tmp_path / "back.db"
+    answer = runner.invoke(args=["db", "copy", "--from", pg_url, "--to", f"sqlite:///{target}"])
+    assert answer.exit_code == 1 and "not one of its players" in answer.output, answer.output
+    assert "Nothing was copied" in answer.output and SqliteStore(target).game_ids() == []

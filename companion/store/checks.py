@@ -148,7 +148,8 @@ def _check_name(player_id: int, name, name_key, taken_in: bool) -> None:
     try:
         cleaned = names.clean(name)
     except OptionError as e:
-        raise ValueError(f"Player {player_id}'s name {_shown(name)} is refused: {_shown(str(e), 120)}") from None
+        reason = e.reason.replace(name=_shown(e.params["name"])) if "name" in e.params else e.reason
+        raise ValueError(f"Player {player_id}'s name is refused: {reason}") from None
     if cleaned != name:
         raise ValueError(f"Player {player_id}'s name {_shown(name)} is not stored as this app stores names")
 
