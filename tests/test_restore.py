@@ -285,6 +285,12 @@ TAMPERED = {
         f"UPDATE moves SET move = '{'[' * 100_000}{']' * 100_000}' WHERE seq = 1;",
         "nested too deeply",
     ),
+    "a move's words nested 100,000 deep": (
+        f"UPDATE moves SET said = '{'[' * 100_000}{']' * 100_000}' WHERE seq = 1;",
+        "nested too deeply",
+    ),
+    "a move's words without their text": ("""UPDATE moves SET said = '[{"code": "x"}]' WHERE seq = 1;""", "text"),
+    "a snapshot without its state": ("""UPDATE moves SET snapshot = '{"deals": 0}' WHERE seq = 1;""", "state"),
 }
 
 

@@ -15,7 +15,7 @@ import sqlite3
 from functools import lru_cache
 
 from companion import games, names
-from companion.errors import OptionError
+from companion.errors import OptionError, Reason
 from companion.store import migrations
 from companion.store.dialect import SQLITE
 from companion.store.rows import _GAME_COLUMNS, _dump_state, _finished_deals, _load_state
@@ -39,9 +39,10 @@ def check_games(conn) -> int:
     """Every game on ``conn`` (either database, inside a transaction of the caller's) is as
     its move log says: moves numbered 1, 2, ...; its version its moves and undos; its moves
     in effect replayed by its engine from the start give exactly the state it stores, with
-    its finished deals. Then its seats and players (:func:`_check_roster`). Returns the
-    number of games; ``ValueError`` names the first game or player that is not (a damaged
-    or hand-edited database)."""
+    its finished deals; every move's words and snapshot read back (:func:`_read_back`).
+    Then its seats and players (:func:`_check_roster`). Returns the number of games;
+    ``ValueError`` names the first game or player that is not (a damaged or hand-edited
+    database)."""
     rows = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY created, id").fetchall()
     seated: dict[str, list] = {}
     for row in rows:
@@ -50,7 +51,7 @@ def check_games(conn) -> int:
             raise ValueError(f"Game {game_id} is of a game this version does not know ({row['game']!r})")
         rules = games.get(row["game"])
         moves = conn.execute(
-            "SELECT seq, move, undone FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
+            "SELECT seq, move, undone, said, snapshot FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
         ).fetchall()
         if [m["seq"] for m in moves] != list(range(1, len(moves) + 1)):
             raise ValueError(f"Game {game_id}'s moves are not numbered 1 to {len(moves)}")
@@ -65,20 +66,36 @@ def check_games(conn) -> int:
                 raise ValueError("its players are not a list of names")
             state = rules.start(seated[game_id], json.loads(row["options"]))
             for m in moves:
+                move = json.loads(m["move"])
+                _read_back(rules, m)
                 if not m["undone"]:
-                    state = rules.apply(state, json.loads(m["move"]))
+                    state = rules.apply(state, move)
             stored = {**_load_state(row["state"]), "history": _finished_deals(conn, game_id)}
             # Read as the engine reads it: an option added since the game was stored takes
             # its default there (its dataclass field's), so the two states compare alike.
             stored = _load_state(_dump_state(rules.dump(rules.load(stored))))
         except RecursionError:
             raise ValueError(f"Game {game_id} does not replay: its stored JSON is nested too deeply") from None
+        except KeyError as e:
+            raise ValueError(f"Game {game_id} does not replay: its stored data lacks {e}") from None
         except _UNREADABLE as e:
             raise ValueError(f"Game {game_id} does not replay: {e}") from None
         if row["deals"] != len(stored["history"]) or _load_state(_dump_state(rules.dump(state))) != stored:
             raise ValueError(f"Game {game_id} does not replay to the state it stores")
     _check_roster(conn, seated)
     return len(rows)
+
+
+def _read_back(rules, move) -> None:
+    """What a move keeps beside it reads as the pages and undo read it: its words (the
+    log's sentences) and its snapshot (a state undo starts from)."""
+    if move["said"] is not None:
+        for said in json.loads(move["said"]):
+            str(Reason.from_json(said))
+    if move["snapshot"] is not None:
+        snapshot = _load_state(move["snapshot"])
+        rules.load(snapshot["state"])
+        int(snapshot["deals"])
 
 
 def _check_roster(conn, seated: dict[str, list]) -> None:
