@@ -220,8 +220,7 @@ def schema_shape(conn) -> dict[tuple[str, str], tuple]:
         elif sql is None:  # an index SQLite made for a primary key or unique constraint
             what = tuple(tuple(r) for r in conn.execute("SELECT * FROM pragma_index_xinfo(?)", (name,)))
         elif kind == "trigger":
-            words = _words(sql)
-            what = (words[: words.find(" begin ")],)
+            what = (_words(sql).partition(" begin ")[0],)
         else:
             what = (_words(sql),)
         shape[(kind, name)] = (table, what)

@@ -5,6 +5,7 @@ Nothing is replaced before what replaces it checks out (:func:`verified_copy`,
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import tempfile
 from datetime import datetime, timezone
@@ -110,8 +111,7 @@ def verified_copy(source, folder, page_size: int | None = None) -> tuple[Path, i
     replay and every seat and player check out (:func:`check_games`). Returns that new
     database's path and its game count; ``ValueError`` (no copy left) says what is wrong.
     ``page_size``: the new database's (SQLite's backup into a WAL database needs the same)."""
-    made = [Path(tempfile.mkstemp(prefix=".companion-check-", suffix=".db", dir=folder)[1]) for _ in range(2)]
-    read, copy = made
+    read, copy = _new_file(folder), _new_file(folder)
     try:
         count = _check_copy(source, read, copy, page_size)
     except BaseException:
@@ -120,6 +120,12 @@ def verified_copy(source, folder, page_size: int | None = None) -> tuple[Path, i
     finally:
         _remove_database(read)
     return copy, count
+
+
+def _new_file(folder) -> Path:
+    fd, name = tempfile.mkstemp(prefix=".companion-check-", suffix=".db", dir=folder)
+    os.close(fd)
+    return Path(name)
 
 
 def _check_copy(source, read: Path, copy: Path, page_size: int | None) -> int:
