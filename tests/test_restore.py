@@ -21,15 +21,29 @@ from companion.store import SqliteStore, check_games
 from tests.test_backup import app_in, everything, play_samples
 
 
-@pytest.fixture
-def club(tmp_path):
-    """A club's server with a game of each kind, its backup, and what every game reads."""
-    app = app_in(tmp_path / "club")
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[bytes, dict]:
+    """A game of each kind played once for the module, backed up: the backup's bytes and
+    each game's edit key."""
+    folder = tmp_path_factory.mktemp("played")
+    app = app_in(folder / "club")
     keys = play_samples(app.test_client())
-    backup = tmp_path / "backup.db"
-    answer = app.test_cli_runner().invoke(args=["backup", str(backup)])
+    answer = app.test_cli_runner().invoke(args=["backup", str(folder / "backup.db")])
     assert answer.exit_code == 0, answer.output
-    return app, keys, backup
+    app.extensions["store"].close()
+    return (folder / "backup.db").read_bytes(), keys
+
+
+@pytest.fixture
+def club(played, tmp_path):
+    """A club's server with a game of each kind, its backup, and what every game reads
+    (the server's database starts as that backup: the same games, keys and players)."""
+    data, keys = played
+    backup = tmp_path / "backup.db"
+    backup.write_bytes(data)
+    (tmp_path / "club").mkdir()
+    (tmp_path / "club" / "c.db").write_bytes(data)
+    return app_in(tmp_path / "club"), dict(keys), backup
 
 
 def live(app) -> tuple[bytes, list]:
