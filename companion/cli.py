@@ -94,6 +94,8 @@ def import_data(path: Path, yes: bool) -> None:
     store = current_app.extensions["store"]
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise click.ClickException(f"{path} is nested too deeply to be an export. Nothing was changed.") from None
     except ValueError as e:
         raise click.ClickException(f"{path} is not JSON: {e}") from None
     if not yes:
@@ -101,9 +103,11 @@ def import_data(path: Path, yes: bool) -> None:
     kept = store.keep(_keep_folder(store), "import")
     try:
         games = export.load(store, data)
-    except export.BadImport as e:
-        kept.unlink()  # nothing was replaced
-        raise click.ClickException(f"{e}. Nothing was changed.") from None
+    except BaseException as e:
+        kept.unlink()  # nothing was replaced, whatever stopped it
+        if isinstance(e, export.BadImport):
+            raise click.ClickException(f"{e}. Nothing was changed.") from None
+        raise
     click.echo(f"Imported {games} game(s) from {path}")
     click.echo(f"What it replaced is kept in {kept} (`flask restore` it to undo this).")
 

@@ -107,13 +107,29 @@ COLUMNS = {
 }
 
 
+#: How a cell a spreadsheet would read as a formula starts (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def csv_text(store: Store, table: str) -> str:
-    """One table as CSV (a header row, then a row per player, game, or deal and side)."""
+    """One table as CSV (a header row, then a row per player, game, or deal and side);
+    text a spreadsheet would run as a formula (a player named ``=HYPERLINK(...)``) is
+    written with a single quote before it (:func:`_cell`)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(COLUMNS[table])
-    writer.writerows(_ROWS[table](store))
+    writer.writerows([_cell(value) for value in row] for row in _ROWS[table](store))
     return out.getvalue()
+
+
+def _cell(value):
+    """A cell as written: text starting as a formula does (:data:`FORMULA_STARTS`) after a
+    single quote, as OWASP advises; numbers as they are (a negative score stays a number).
+
+    >>> [_cell(v) for v in ["=1+1", "@SUM(A1)", "Ann", -3]]
+    ["'=1+1", "'@SUM(A1)", 'Ann', -3]
+    """
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 def _players(store: Store):

@@ -7,25 +7,43 @@ wrote, and `flask db copy` and `flask import` are guarded by the same checks."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from companion import names
 from companion.store import SqliteStore, check_games
 from tests.test_backup import app_in, everything, play_samples
 
 
-@pytest.fixture
-def club(tmp_path):
-    """A club's server with a game of each kind, its backup, and what every game reads."""
-    app = app_in(tmp_path / "club")
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[bytes, dict]:
+    """A game of each kind played once for the module, backed up: the backup's bytes and
+    each game's edit key."""
+    folder = tmp_path_factory.mktemp("played")
+    app = app_in(folder / "club")
     keys = play_samples(app.test_client())
-    backup = tmp_path / "backup.db"
-    answer = app.test_cli_runner().invoke(args=["backup", str(backup)])
+    answer = app.test_cli_runner().invoke(args=["backup", str(folder / "backup.db")])
     assert answer.exit_code == 0, answer.output
-    return app, keys, backup
+    app.extensions["store"].close()
+    return (folder / "backup.db").read_bytes(), keys
+
+
+@pytest.fixture
+def club(played, tmp_path):
+    """A club's server with a game of each kind, its backup, and what every game reads
+    (the server's database starts as that backup: the same games, keys and players)."""
+    data, keys = played
+    backup = tmp_path / "backup.db"
+    backup.write_bytes(data)
+    (tmp_path / "club").mkdir()
+    (tmp_path / "club" / "c.db").write_bytes(data)
+    return app_in(tmp_path / "club"), dict(keys), backup
 
 
 def live(app) -> tuple[bytes, list]:
@@ -239,3 +257,296 @@ def test_a_damaged_backup_is_refused_on_postgresql(club, tmp_path, pg_url):
         assert store.rows() == before and list(kept_folder.iterdir()) == []
     finally:
         store.close()
+
+
+def tampered(backup: Path, tmp_path: Path, script: str, name: str = "tampered.db") -> Path:
+    """The backup with its schema or rows changed by a script, as sqlite3 on the command line would."""
+    copy = tmp_path / name
+    copy.write_bytes(backup.read_bytes())
+    db = sqlite3.connect(copy, isolation_level=None)
+    try:
+        db.executescript(script)
+    finally:
+        db.close()
+    return copy
+
+
+TABLANETTE_SEAT_0 = "seat = 0 AND game_id = (SELECT id FROM games WHERE game = 'tablanette')"
+
+#: A backup's schema or data changed by hand, and a word of what the refusal says.
+TAMPERED = {
+    "an extra trigger": (
+        "CREATE TRIGGER evil AFTER INSERT ON moves BEGIN DELETE FROM deals; UPDATE players SET name = 'pwned'; END;",
+        "trigger evil",
+    ),
+    "the totals triggers dropped": (
+        "DROP TRIGGER seats_add_totals; DROP TRIGGER seats_remove_totals; DROP TRIGGER seats_change_totals;",
+        "seats_add_totals is missing",
+    ),
+    "every name made Ann": ("DROP INDEX players_by_key; UPDATE players SET name = 'Ann';", "players_by_key is missing"),
+    "seats without foreign keys, and an orphan seat": (
+        "CREATE TABLE loose AS SELECT * FROM seats; DROP TABLE seats; ALTER TABLE loose RENAME TO seats; "
+        "INSERT INTO seats (game_id, seat, player_id, side) VALUES ('ghost', 0, 424242, 'x');",
+        "seats",
+    ),
+    "a seat given to a player of another game": (
+        f"UPDATE seats SET player_id = (SELECT id FROM players WHERE name = 'Wes') WHERE {TABLANETTE_SEAT_0};",
+        "not one of its players",
+    ),
+    "an unrelated table": ("CREATE TABLE notes (body TEXT);", "table notes"),
+    "a name that is not its key's": ("UPDATE players SET name = 'Zoe' WHERE name = 'Wes';", "key"),
+    "a move nested 100,000 deep": (
+        f"UPDATE moves SET move = '{'[' * 100_000}{']' * 100_000}' WHERE seq = 1;",
+        "nested too deeply",
+    ),
+    "a move's words nested 100,000 deep": (
+        f"UPDATE moves SET said = '{'[' * 100_000}{']' * 100_000}' WHERE seq = 1;",
+        "nested too deeply",
+    ),
+    "a move's words without their text": ("""UPDATE moves SET said = '[{"code": "x"}]' WHERE seq = 1;""", "text"),
+    "a snapshot without its state": ("""UPDATE moves SET snapshot = '{"deals": 0}' WHERE seq = 1;""", "state"),
+}
+
+
+@pytest.mark.parametrize("how", TAMPERED)
+def test_a_backup_edited_by_hand_is_refused(club, tmp_path, how):
+    """Nothing of a backup's schema but this version's own, and no data the schema can't
+    check (names and their keys, seats and players), reaches the live database."""
+    app, keys, backup = club
+    script, said = TAMPERED[how]
+    spoiled = tampered(backup, tmp_path, script)
+    before = live(app)
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(spoiled)])
+    assert answer.exit_code == 1 and "Nothing was changed" in answer.output, answer.output
+    assert said in answer.output and "Traceback" not in answer.output, answer.output
+    assert live(app) == before
+    folder = Path(app.config["DATABASE"]).parent
+    assert sorted(p.name for p in folder.iterdir() if p.suffix == ".db") == ["c.db"]  # no copy left, none kept
+
+
+def test_db_copy_refuses_a_source_edited_by_hand(club, tmp_path):
+    app, keys, backup = club
+    spoiled = tampered(backup, tmp_path, TAMPERED["an extra trigger"][0])
+    target = tmp_path / "target.db"
+    answer = app.test_cli_runner().invoke(
+        args=["db", "copy", "--from", f"sqlite:///{spoiled}", "--to", f"sqlite:///{target}"]
+    )
+    assert answer.exit_code == 1 and "trigger evil" in answer.output and "Nothing was copied" in answer.output
+    assert SqliteStore(target).game_ids() == []
+
+
+def sqlite_master(path) -> list:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+
+
+def test_an_older_versions_backup_restores_with_this_versions_schema(club, tmp_path):
+    """tests/data/before-issue-30.db wrote its tables with sqlite-utils (other quotes,
+    ``DEFAULT '0'``) and its totals triggers in other words: it restores, and the live
+    database then has exactly the schema this version makes (its rows, in this version's
+    tables), with the standings it had."""
+    app, keys, backup = club
+    old = tmp_path / "old.db"
+    old.write_bytes((Path(__file__).parent / "data" / "before-issue-30.db").read_bytes())
+    (tmp_path / "in-place.db").write_bytes(old.read_bytes())
+    in_place = SqliteStore(tmp_path / "in-place.db")  # the same file migrated as a server would
+    standings = in_place.query("SELECT * FROM totals ORDER BY game, player_id")
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(old)])
+    assert answer.exit_code == 0 and "Restored 7 game(s)" in answer.output, answer.output
+    fresh = SqliteStore(tmp_path / "fresh.db")
+    assert sqlite_master(app.config["DATABASE"]) == sqlite_master(fresh.path)
+    store = app.extensions["store"]
+    assert [tuple(r) for r in store.query("SELECT * FROM totals ORDER BY game, player_id")] == [
+        tuple(r) for r in standings
+    ]
+
+
+def test_a_backup_is_read_without_writing_beside_it(club, tmp_path):
+    """A backup (here one as versions before this one wrote it, marked for WAL) is read,
+    never written: restore, db copy and backup's own check leave no -wal or -shm file beside
+    it, and its bytes as they were."""
+    app, keys, backup = club
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    marked = shelf / "wal-marked.db"
+    marked.write_bytes(backup.read_bytes())
+    with sqlite3.connect(marked) as db:
+        assert db.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    db.close()
+    assert sorted(p.name for p in shelf.iterdir()) == ["wal-marked.db"]
+    untouched = marked.read_bytes()
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["restore", "--yes", str(marked)]).exit_code == 0
+    copied = runner.invoke(
+        args=["db", "copy", "--from", f"sqlite:///{marked}", "--to", f"sqlite:///{tmp_path / 't.db'}"]
+    )
+    assert copied.exit_code == 0, copied.output
+    assert sorted(p.name for p in shelf.iterdir()) == ["wal-marked.db"] and marked.read_bytes() == untouched
+    made = runner.invoke(args=["backup", str(shelf / "new.db")])
+    assert made.exit_code == 0, made.output
+    assert sorted(p.name for p in shelf.iterdir()) == ["new.db", "wal-marked.db"]
+    assert (shelf / "new.db").read_bytes()[18:20] == b"\x01\x01"  # a rollback journal: no -wal, -shm to read it
+
+
+def test_a_backup_on_read_only_storage_checks_out(club, tmp_path):
+    """A backup in a folder nobody may write (a read-only disk) checks out: read by a
+    process that may not write there (as root: one without the capability to override
+    permissions), in another folder."""
+    app, keys, backup = club
+    shelf, work = tmp_path / "shelf", tmp_path / "work"
+    shelf.mkdir()
+    work.mkdir()
+    stored = shelf / "backup.db"
+    stored.write_bytes(backup.read_bytes())
+    with sqlite3.connect(stored) as db:  # as the versions before this one wrote a backup
+        db.execute("PRAGMA journal_mode = WAL")
+    db.close()
+    shelf.chmod(0o555)
+    # Root writes anywhere: then the check runs without the capabilities that allow it.
+    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"] if os.geteuid() == 0 else []
+    try:
+        probe = subprocess.run([*prefix, "touch", str(shelf / "probe")], capture_output=True)
+        command = [*prefix, sys.executable, "-c", CHECK, str(stored), str(work)]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).parent.parent, timeout=120)
+    finally:
+        shelf.chmod(0o755)
+    assert probe.returncode != 0  # the folder is read-only to that process
+    assert done.returncode == 0 and done.stdout.split() == ["4"], done.stderr
+    assert sorted(p.name for p in shelf.iterdir()) == ["backup.db"]
+
+
+CHECK = "import sys; from companion.store import verified_copy; print(verified_copy(sys.argv[1], sys.argv[2])[1])"
+
+
+def test_renames_and_merges_restore_and_import(club, tmp_path):
+    """A seat whose player was renamed, merged into another, or merged and taken back
+    (into a new player of the same name) is still its game's: the backup restores, the
+    export imports."""
+    app, keys, backup = club
+    store = app.extensions["store"]
+    ids = {p["name"]: p["id"] for p in store.roster()}
+    store.rename_player(ids["Eve"], "Evie")
+    merge = store.merge_players(ids["Eve"], ids["Ben"])
+    client = app.test_client()
+    assert client.post("/api/games", json={"game": "tablanette", "players": ["Evie", "Cat"]}).status_code == 201
+    store.undo_merge(merge)  # Eve's games go to the new Evie
+    store.rename_player(ids["Ann"], "Anne")
+    runner = app.test_cli_runner()
+    again = tmp_path / "again.db"
+    assert runner.invoke(args=["backup", str(again)]).exit_code == 0
+    answer = runner.invoke(args=["restore", "--yes", str(again)])
+    assert answer.exit_code == 0 and "Restored 5 game(s)" in answer.output, answer.output
+    export = tmp_path / "all.json"
+    assert runner.invoke(args=["export", "--json", str(export)]).exit_code == 0
+    answer = runner.invoke(args=["import", "--yes", str(export)])
+    assert answer.exit_code == 0, answer.output
+
+
+def nested(depth: int = 100_000) -> str:
+    return "[" * depth + "]" * depth
+
+
+def with_player(name: str):
+    """An export's first player renamed by hand, its key made to match (so only the name's own check can refuse it)."""
+
+    def edit(tables):
+        tables["players"][0].update(name=name, name_key=names.key(name))
+
+    return edit
+
+
+def seat_to_stranger(tables):
+    game = next(g for g in tables["games"] if g["game"] == "tablanette")
+    seated = {s["player_id"] for s in tables["seats"] if s["game_id"] == game["id"]}
+    seat = next(s for s in tables["seats"] if s["game_id"] == game["id"] and s["seat"] == 0)
+    seat["player_id"] = next(p["id"] for p in tables["players"] if p["id"] not in seated)
+
+
+def every_name_ann(tables):
+    for player in tables["players"]:
+        player["name"] = "Ann"
+
+
+#: An export edited by hand, and a word of what the refusal says.
+EDITED_EXPORTS = {
+    "a name 10,000 characters long": (with_player("A" * 10_000), "longer than 24"),
+    "a zero-width space in a name": (with_player("A\u200bnn"), "U+200B"),
+    "every player named Ann": (every_name_ann, "key"),
+    "a seat given to a player of another game": (seat_to_stranger, "not one of its players"),
+    "a move nested 100,000 deep": (lambda t: t["moves"][0].update(move=nested()), "nested too deeply"),
+    "options nested 100,000 deep": (lambda t: t["games"][0].update(options=nested()), "nested too deeply"),
+}
+
+
+def imported(app, path: Path):
+    """`flask import --yes` of ``path``, and the files kept beside the database after it."""
+    answer = app.test_cli_runner().invoke(args=["import", "--yes", str(path)])
+    folder = Path(app.config["DATABASE"]).parent
+    return answer, sorted(p.name for p in folder.iterdir() if p.suffix == ".db")
+
+
+@pytest.mark.parametrize("how", EDITED_EXPORTS)
+def test_an_export_edited_by_hand_is_refused(club, tmp_path, how):
+    app, keys, backup = club
+    edit, said = EDITED_EXPORTS[how]
+    export = tmp_path / "all.json"
+    assert app.test_cli_runner().invoke(args=["export", "--json", str(export)]).exit_code == 0
+    data = json.loads(export.read_text(encoding="utf-8"))
+    edit(data["tables"])
+    export.write_text(json.dumps(data), encoding="utf-8")
+    before = live(app)
+    answer, files = imported(app, export)
+    assert answer.exit_code == 1 and "Nothing was changed" in answer.output, answer.output
+    assert said in answer.output and "Traceback" not in answer.output, answer.output
+    assert live(app) == before and files == ["c.db"]  # nothing kept, nothing left behind
+
+
+def test_a_file_of_nested_arrays_is_refused_by_import(club, tmp_path):
+    app, keys, backup = club
+    deep = tmp_path / "deep.json"
+    deep.write_text(nested(), encoding="utf-8")
+    before = live(app)
+    answer, files = imported(app, deep)
+    assert answer.exit_code == 1 and "nested too deeply" in answer.output, answer.output
+    assert live(app) == before and files == ["c.db"]
+
+
+def test_an_import_that_fails_unforeseen_leaves_nothing_behind(club, tmp_path, monkeypatch):
+    """Whatever stops an import (here an error no check foresaw), the copy kept before it
+    goes, as nothing was replaced."""
+    from companion import export as exporting
+
+    app, keys, backup = club
+    path = tmp_path / "all.json"
+    assert app.test_cli_runner().invoke(args=["export", "--json", str(path)]).exit_code == 0
+
+    def broken(store, data):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(exporting, "load", broken)
+    answer, files = imported(app, path)
+    assert answer.exit_code != 0 and files == ["c.db"]
+
+
+@pytest.mark.postgres
+def test_db_copy_checks_players_and_seats_on_postgresql(club, tmp_path, pg_url):
+    """The data checks hold on PostgreSQL as a source: a seat given to a stranger there is
+    refused, and nothing is copied out of it."""
+    from companion.store import open_store
+
+    app, keys, backup = club
+    runner = app.test_cli_runner()
+    done = runner.invoke(args=["db", "copy", "--from", f"sqlite:///{backup}", "--to", pg_url])
+    assert done.exit_code == 0, done.output
+    store = open_store(pg_url)
+    try:
+        with store._write() as conn:
+            conn.execute(
+                f"UPDATE seats SET player_id = (SELECT id FROM players WHERE name = 'Wes') WHERE {TABLANETTE_SEAT_0}"
+            )
+    finally:
+        store.close()
+    target = tmp_path / "back.db"
+    answer = runner.invoke(args=["db", "copy", "--from", pg_url, "--to", f"sqlite:///{target}"])
+    assert answer.exit_code == 1 and "not one of its players" in answer.output, answer.output
+    assert "Nothing was copied" in answer.output and SqliteStore(target).game_ids() == []

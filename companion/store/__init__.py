@@ -6,7 +6,7 @@ several app servers on one database), one concern a module:
 * ``writes``: games and their changes (the write path: moves, undo, snapshots, deals);
 * ``access``: referee phones, keys and one-use links;
 * ``roster``: players, renames and merges, and the figures the standings read;
-* ``copies``: backup, restore, whole-database copies, and the checks that guard them;
+* ``copies``: backup, restore, whole-database copies; ``checks``: what guards them;
 * ``migrations``: the schema, one set for both databases; ``dialect``: where they differ;
 * ``sqlite`` and ``postgres``: the two backends (connections, write lock, what only each has);
 * ``rows`` and ``errors``: what the others share.

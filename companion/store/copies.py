@@ -5,18 +5,15 @@ Nothing is replaced before what replaces it checks out (:func:`verified_copy`,
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import tempfile
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
-from companion import games
 from companion.store import migrations
+from companion.store.checks import _UNREADABLE, check_games, schema_difference
 from companion.store.dialect import SQLITE
-from companion.store.rows import _GAME_COLUMNS, _dump_state, _finished_deals, _load_state
 from companion.store.writes import Games
 
 
@@ -74,6 +71,7 @@ class Copies(Games):
         restore would (:func:`verified_copy`); return its game count. ``ValueError`` if the
         copy does not check out: it is removed, and says why."""
         self._copy_to(target)
+        _rollback_journal(target)
         try:
             with tempfile.TemporaryDirectory(prefix="companion-check-") as folder:
                 return verified_copy(target, folder)[1]
@@ -86,71 +84,55 @@ class Copies(Games):
         something replaces it (a restore, an import, a copy over it): its path, to undo that."""
         kept = Path(folder) / f"companion-before-{why}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%fZ}.db"
         self._copy_to(kept)
+        _rollback_journal(kept)
         return kept
 
 
-def check_games(conn) -> int:
-    """Every game on ``conn`` (either database, inside a transaction of the caller's) is as
-    its move log says: moves numbered 1, 2, ...; its version its moves and undos; its moves
-    in effect replayed by its engine from the start give exactly the state it stores, with
-    its finished deals. Returns the number of games; ``ValueError`` names the first game
-    that is not (a damaged or hand-edited database)."""
-    rows = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY created, id").fetchall()
-    for row in rows:
-        game_id = row["id"]
-        if row["game"] not in games.GAMES:
-            raise ValueError(f"Game {game_id} is of a game this version does not know ({row['game']!r})")
-        rules = games.get(row["game"])
-        moves = conn.execute(
-            "SELECT seq, move, undone FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
-        ).fetchall()
-        if [m["seq"] for m in moves] != list(range(1, len(moves) + 1)):
-            raise ValueError(f"Game {game_id}'s moves are not numbered 1 to {len(moves)}")
-        undos = sum(1 for m in moves if m["undone"])
-        if row["version"] != len(moves) + undos:
-            raise ValueError(
-                f"Game {game_id} is at version {row['version']}, not its {len(moves)} moves and {undos} undos"
-            )
-        try:
-            state = rules.start(json.loads(row["players"]), json.loads(row["options"]))
-            for m in moves:
-                if not m["undone"]:
-                    state = rules.apply(state, json.loads(m["move"]))
-            stored = {**_load_state(row["state"]), "history": _finished_deals(conn, game_id)}
-            # Read as the engine reads it: an option added since the game was stored takes
-            # its default there (its dataclass field's), so the two states compare alike.
-            stored = _load_state(_dump_state(rules.dump(rules.load(stored))))
-        except (ValueError, TypeError, KeyError) as e:
-            raise ValueError(f"Game {game_id} does not replay: {e}") from None
-        if row["deals"] != len(stored["history"]) or _load_state(_dump_state(rules.dump(state))) != stored:
-            raise ValueError(f"Game {game_id} does not replay to the state it stores")
-    return len(rows)
+def _rollback_journal(path) -> None:
+    """The SQLite file at ``path`` (a backup just written: a WAL database's copy says WAL)
+    marked for a rollback journal, so reading it needs no ``-wal`` or ``-shm`` file beside
+    it: it reads on a read-only disk, and an older version's restore reads it there too."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = DELETE")
+    finally:
+        conn.close()
 
 
 def verified_copy(source, folder, page_size: int | None = None) -> tuple[Path, int]:
-    """A checked copy of the SQLite file ``source`` (a backup), made in ``folder``: SQLite's
-    own copy of it (the file itself is never written), then on the copy SQLite's integrity
-    check and foreign-key check, this app's tables, migrations this version knows (those an
-    older version lacked are applied to the copy), the schema of this version, and every
-    game replaying to its stored state (:func:`check_games`). Returns the copy's path and
-    its game count; ``ValueError`` (the copy removed) says what is wrong. ``page_size``:
-    the copy's pages are made that size (SQLite's backup into a WAL database needs it)."""
-    fd, name = tempfile.mkstemp(prefix=".companion-check-", suffix=".db", dir=folder)
-    os.close(fd)
-    copy = Path(name)
+    """A checked copy of the SQLite file ``source`` (a backup), made in ``folder``. The
+    backup is read, never written (:func:`_read_only`), into a first copy: there SQLite's
+    integrity check and foreign-key check, this app's tables, migrations this version knows
+    (those an older version lacked are applied to that copy), then its schema, which must be
+    exactly this version's (:func:`~companion.store.checks.schema_difference`: no table,
+    index, trigger or view more or less). Its rows are then written into a new database made
+    by this version's migrations (so nothing of the backup's schema is installed, and the
+    standings' totals are summed again by this version's triggers), where every game must
+    replay and every seat and player check out (:func:`check_games`). Returns that new
+    database's path and its game count; ``ValueError`` (no copy left) says what is wrong.
+    ``page_size``: the new database's (SQLite's backup into a WAL database needs the same)."""
+    read, copy = _new_file(folder), _new_file(folder)
     try:
-        count = _check_copy(source, copy, page_size)
+        count = _check_copy(source, read, copy, page_size)
     except BaseException:
         _remove_database(copy)
         raise
+    finally:
+        _remove_database(read)
     return copy, count
 
 
-def _check_copy(source, copy: Path, page_size: int | None) -> int:
+def _new_file(folder) -> Path:
+    fd, name = tempfile.mkstemp(prefix=".companion-check-", suffix=".db", dir=folder)
+    os.close(fd)
+    return Path(name)
+
+
+def _check_copy(source, read: Path, copy: Path, page_size: int | None) -> int:
     what = f"{source} is not a backup of this app's games"
     try:
-        original = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
-        conn = sqlite3.connect(copy, isolation_level=None)
+        original = _read_only(source)
+        conn = sqlite3.connect(read, isolation_level=None)
         try:
             original.backup(conn)
         finally:
@@ -169,41 +151,76 @@ def _check_copy(source, copy: Path, page_size: int | None) -> int:
                 )
             if migrations.recorded(conn, SQLITE)[:1] != migrations.known()[:1]:
                 raise ValueError(f"{what}: it records none of this app's migrations")
-            if page_size and conn.execute("PRAGMA page_size").fetchone()[0] != page_size:
-                conn.execute("PRAGMA journal_mode = DELETE")
-                conn.execute(f"PRAGMA page_size = {int(page_size)}")
-                conn.execute("VACUUM")
-            conn.row_factory = sqlite3.Row
-            conn.execute("BEGIN IMMEDIATE")
-            migrations.migrate(conn, SQLITE)  # an older version's backup: its pending migrations, on the copy
-            if sqlite_schema(conn) != _fresh_schema():
-                raise ValueError(f"{what}: its tables are not this version's")
-            count = check_games(conn)
-            conn.execute("COMMIT")
-            conn.execute("PRAGMA journal_mode = WAL")  # as the live database it may replace
-            return count
+            _migrate(conn, source)  # an older version's backup: its pending migrations, on the copy
+            if difference := schema_difference(conn):
+                raise ValueError(f"{what}: {difference}")
         finally:
             conn.close()
+        return _rebuilt(read, copy, page_size)
     except migrations.NewerDatabase as e:
         raise ValueError(f"{source}: {e}") from None
     except sqlite3.DatabaseError as e:
         raise ValueError(f"{source} is damaged, or not this app's backup: SQLite says {e}") from None
 
 
+def _read_only(source) -> sqlite3.Connection:
+    """The SQLite file ``source`` opened so that nothing is written, beside it or in it: a
+    backup (no log beside it) as ``immutable``, so SQLite takes no lock and makes no
+    ``-wal`` or ``-shm`` file, and a read-only disk or folder reads as well; a database with
+    a log beside it (in use, or not closed cleanly) read through that log, read-only."""
+    path = Path(source).resolve()
+    in_use = any(Path(f"{path}{log}").exists() for log in ("-wal", "-journal"))
+    return sqlite3.connect(f"{path.as_uri()}?mode=ro{'' if in_use else '&immutable=1'}", uri=True)
+
+
+def _migrate(conn, source) -> None:
+    """The copy ``conn`` brought to this version, in one transaction (a migration replays
+    the games as stored: a hand-edited one may not)."""
+    conn.row_factory = sqlite3.Row
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        migrations.migrate(conn, SQLITE)
+    except (migrations.NewerDatabase, sqlite3.DatabaseError):
+        raise
+    except RecursionError:
+        raise ValueError(f"{source} does not migrate to this version: its stored JSON is nested too deeply") from None
+    except _UNREADABLE as e:
+        raise ValueError(f"{source} does not migrate to this version: {e}") from None
+    conn.execute("COMMIT")
+
+
+def _rebuilt(read: Path, copy: Path, page_size: int | None) -> int:
+    """The rows of the checked copy ``read`` written into ``copy``, a new database made by
+    this version's migrations, in the order they were written; there every game replays and
+    every seat and player checks out (:func:`check_games`). Returns the number of games."""
+    conn = sqlite3.connect(copy, isolation_level=None)
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA page_size = {int(page_size or 4096)}")
+        conn.execute("BEGIN IMMEDIATE")
+        migrations.migrate(conn, SQLITE)
+        conn.execute("COMMIT")
+        conn.execute("ATTACH DATABASE ? AS backup", (str(read),))
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(f"DELETE FROM {migrations.TABLE}")
+        for table in (migrations.TABLE, *Copies.TABLES):  # parents first; totals: summed by the triggers
+            columns = ", ".join(f'"{r[1]}"' for r in conn.execute(f"PRAGMA main.table_info({table})"))
+            conn.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM backup.{table} ORDER BY rowid")
+        orphan = conn.execute("PRAGMA main.foreign_key_check").fetchone()
+        if orphan is not None:
+            raise ValueError(f"Row {orphan[1]} of {orphan[0]} refers to a missing {orphan[2]} row")
+        count = check_games(conn)
+        conn.execute("COMMIT")
+        conn.execute("DETACH DATABASE backup")
+        conn.execute("PRAGMA journal_mode = WAL")  # as the live database it may replace
+        return count
+    finally:
+        conn.close()
+
+
 def sqlite_schema(conn) -> dict[str, list[str]]:
     """Each exported table's columns, in order, in an SQLite database."""
     return {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in Copies.TABLES}
-
-
-@lru_cache(maxsize=1)
-def _fresh_schema() -> dict[str, list[str]]:
-    """Each exported table's columns in an SQLite database this version makes."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    try:
-        migrations.migrate(conn, SQLITE)
-        return sqlite_schema(conn)
-    finally:
-        conn.close()
 
 
 def _remove_database(path: Path) -> None:

@@ -161,12 +161,14 @@ class SqliteStore(Copies, Roster):
         """Replace the whole database with the backup at ``source``, made by :meth:`backup`
         (perhaps by an older version: a copy of it is migrated). Nothing is replaced before
         the backup checks out (:func:`verified_copy`: SQLite's integrity and foreign keys,
-        this app's schema, every game replaying to the state it stores); ``ValueError`` says
-        what is wrong, and then nothing changed. The database replaced is first kept beside
-        it (:meth:`keep`); the replacement is one step of SQLite's backup, so every other
-        connection sees the old games or the new, never a mix. Returns the game count and
-        where the replaced database was kept (``keep_in`` is for a database without a
-        folder of its own: PostgreSQL)."""
+        exactly this version's schema, every game replaying to the state it stores, its
+        seats and players), and what replaces the database is the backup's rows in a
+        database this version made; ``ValueError`` says what is wrong, and then nothing
+        changed. The database replaced is first kept beside it (:meth:`keep`); the
+        replacement is one step of SQLite's backup, so every other connection sees the old
+        games or the new, never a mix. Returns the game count and where the replaced
+        database was kept (``keep_in`` is for a database without a folder of its own:
+        PostgreSQL)."""
         folder = Path(self.path).parent
         page_size = int(self._conn().execute("PRAGMA page_size").fetchone()[0])
         copy, count = verified_copy(source, folder, page_size=page_size)
