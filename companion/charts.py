@@ -15,6 +15,7 @@ wins, game after game; :func:`line_chart` places either in the SVG's box.
 from __future__ import annotations
 
 import math
+import unicodedata
 from typing import Any
 
 #: The SVG's box, in its own units (it scales to the page's width), and its margins:
@@ -25,6 +26,28 @@ LEFT, RIGHT, TOP, BOTTOM = 40, 76, 10, 26
 MAX_POINTS = 60
 #: The least room between two names at the lines' ends, so they never overlap.
 LABEL_GAP = 13
+#: What a line's end label may take of the right margin, and how wide its characters draw
+#: there (11-unit bold type): a wide one (健, さ) is a square, the others about 0.6 of it.
+LABEL_ROOM, WIDE, NARROW = RIGHT - 8, 11.0, 6.6
+
+
+def end_label(last: int, name: str) -> str:
+    """A line's end label, "165 Ann", cut with an ellipsis to what the margin holds:
+    「256 健太郎 & 翔太郎」 ran off the chart's right edge.
+
+    >>> end_label(12, "Ann"), end_label(88, "さくら"), end_label(165, "健太郎 & 翔太郎")
+    ('12 Ann', '88 さくら', '165 健太郎…')
+    """
+    text = f"{last} {name}"
+
+    def width(t: str) -> float:
+        return sum(WIDE if unicodedata.east_asian_width(ch) in "WF" else NARROW for ch in t)
+
+    if width(text) <= LABEL_ROOM:
+        return text
+    while text and width(text + "…") > LABEL_ROOM:
+        text = text[:-1]
+    return text.rstrip() + "…"
 
 
 def running_scores(rules, view: dict) -> dict[str, list[int]] | None:
@@ -87,7 +110,15 @@ def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
     lines: list[dict[str, Any]] = []
     for name, values in series.items():
         dots = [(round(x(i)), round(y(v))) for i, v in enumerate(values)]
-        lines.append({"name": name, "last": values[-1], "dots": dots, "points": " ".join(f"{a},{b}" for a, b in dots)})
+        lines.append(
+            {
+                "name": name,
+                "last": values[-1],
+                "label": end_label(values[-1], name),
+                "dots": dots,
+                "points": " ".join(f"{a},{b}" for a, b in dots),
+            }
+        )
     # Names at the lines' ends, top to bottom, pushed apart where they would overlap.
     for line in lines:
         line["label_y"] = line["dots"][-1][1] + 4
