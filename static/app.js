@@ -643,3 +643,21 @@ window.companionRoles = function () {
     }
   });
 }());
+
+// The tally screen (play/tally_form.html) answers each change with the whole form again. A
+// number being typed in another box while that answer is on its way is kept: the answer
+// was made before it, and it would come back empty (a slow room's Wi-Fi lost its digits).
+(function () {
+  "use strict";
+  var typing = null;
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var a = document.activeElement, t = e.detail.target;
+    typing = t && t.id === "tally" && a && a.tagName === "INPUT" && a.id && t.contains(a) ?
+      { id: a.id, value: a.value } : null;
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var box = typing && document.getElementById(typing.id);
+    if (box && box.value !== typing.value) { box.value = typing.value; }  // its change is sent when it is left
+    typing = null;
+  });
+}());

@@ -1,9 +1,11 @@
 """Tally a Tablanette deal on a phone in under 30 taps (counted), in Debian's Chromium."""
 
+import re
+
 from playwright.sync_api import expect
 
 from companion.cards import Card
-from tests.e2e.helpers import answered, engine_view, start_game
+from tests.e2e.helpers import answered, api_game, engine_view, start_game
 
 BEN = ["AS", "AH", "KS", "KH", "KD", "QC", "JS", "JH", "10S", "2C"]  # Ben's counting cards
 
@@ -48,3 +50,26 @@ def test_tally_a_tablanette_deal_in_under_30_taps(page, base_url, shot):
     view = engine_view(page, base_url, game_id)
     assert view["scores"] == {"Ann": 41, "Ben": 10} and view["history"][0]["tallied"]
     shot("tally-03-recorded")
+
+
+def test_a_number_typed_while_the_last_one_is_answered_is_kept(page, base_url):
+    """The tally screen answers each box left with the whole form again. On a slow network
+    the next box is being typed in when that answer lands: what was typed stays (the answer,
+    made before it, had the box empty), and is sent when that box is left in turn."""
+    game_id = api_game(page, base_url, "tute", ["Ann", "Ben", "Cat", "Dan"])
+    page.goto(f"{base_url}/games/{game_id}/tally")
+    held = []
+    page.route("**/tally", lambda route: held.append(route) if route.request.method == "POST" else route.continue_())
+    page.fill("#points_0", "30")
+    page.click("#points_1")  # the change of the first box is posted, and its answer held
+    page.keyboard.type("25")
+    page.wait_for_function("() => document.querySelector('#tally').classList.contains('htmx-request')")
+    assert len(held) == 1
+    held[0].continue_()
+    page.unroute("**/tally")
+    expect(page.locator("#tally")).not_to_have_class(re.compile("htmx-request"))
+    expect(page.locator("#points_0")).to_have_value("30")
+    expect(page.locator("#points_1")).to_have_value("25")
+    page.fill("#points_2", "40")
+    answered(page, lambda: page.press("#points_2", "Enter"), "#tally")
+    expect(page.locator(".totals .rest strong")).to_have_text("25")  # 120 - 30 - 25 - 40: all three were sent
