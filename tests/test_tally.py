@@ -210,6 +210,19 @@ def test_a_tally_being_entered_gets_a_hint_and_a_waiting_button_and_record_gets_
     assert view(client, game_id)["version"] == 0
 
 
+def test_a_tablanette_tally_with_every_counting_card_on_one_side_says_so(client):
+    """RULES.md 1.5: each side's counting cards score for it. The screen opens with them all on
+    the first side (tapping the other side's is fewer taps), so once the cards taken are
+    typed a deal that gives one side every point could be recorded unlooked-at: the bar
+    says so, without holding Record back (it can happen); one card tapped over, it is gone."""
+    game_id = create(client, "tablanette", ["Ann", "Ben"])
+    page = tally(client, game_id, cards_0="26").get_data(as_text=True)
+    assert "Every counting card is with Ann: tap each one another side took." in page
+    assert re.search(r'<button type="submit" name="record"[^>]*>', page).group(0).find("disabled") < 0
+    page = tally(client, game_id, cards_0="26", owner_AS="1").get_data(as_text=True)
+    assert "Every counting card is with" not in page
+
+
 def test_hundred_tally_is_one_tap(client):
     """RULES.md 4.4: who lost the hand; the loser loses a token."""
     game_id = create(client, "hundred", ["Ann", "Ben", "Cat"])

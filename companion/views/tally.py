@@ -108,6 +108,7 @@ def _render(table: Table, row: dict, view: dict, form, refused: bool, error: Rea
         # entered (the Record button waits for it), and a refusal once Record was tapped.
         "error": error,
         "problems": tally["problems"] + ([refusal] if refusal and not error else []),
+        "notes": tally.get("notes", []),  # worth a look before Record, which they do not hold back
     }
     template = "play/tally_form.html" if htmx else "play/tally.html"
     return render_template(template, **context), 422 if refused else 200

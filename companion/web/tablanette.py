@@ -390,10 +390,17 @@ class Tally(TallyForm):
         sweeps = [self[f"sweeps_{i}"].data for i in range(len(sides))]
         taken = [self[f"cards_{i}"].data for i in range(len(sides) - 1)]
         last = len(self.ctx["pack"]) - sum(taken) if None not in taken else None
-        move, problems = None, []
+        move, problems, notes = None, [], []
         if last is None:
             problems.append(_("Enter the cards each side took."))
         else:
+            if len(sides) > 1 and len({owner[c] for c in counters}) == 1:  # as the screen opens: none tapped yet
+                notes.append(
+                    _(
+                        "Every counting card is with %(name)s: tap each one another side took.",
+                        name=sides[owner[counters[0]]],
+                    )
+                )
             move = {
                 "type": "tally",
                 "cards": dict(zip(sides, taken + [last])),
@@ -412,4 +419,5 @@ class Tally(TallyForm):
             "swept": self.sb_taken.data,
             "move": move,
             "problems": problems,
+            "notes": notes,
         }

@@ -189,7 +189,8 @@ class TallyForm(FlaskForm):
 
     def model(self) -> dict:
         """What the screen shows (``t`` in the templates), with ``move``: the engine's
-        tally move, or None while the deal is not complete, and ``problems``."""
+        tally move, or None while the deal is not complete, ``problems`` (what holds Record
+        back) and, if any, ``notes`` (what is worth a look first, without holding it back)."""
         raise NotImplementedError
 
     def _record(self, on) -> None:
