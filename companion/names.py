@@ -1,11 +1,12 @@
 """Players' names: one person, one name (issue 30).
 
 A name is stored as typed, in Unicode's composed form (NFC), without the spaces around
-it, and at most :data:`NAME_LENGTH` characters. A character nobody can see or that
-changes how the text around it is drawn (a control character, a zero-width space, a byte
-order mark, a bidirectional override, a private-use or unassigned code point, a line
-separator, and every other default-ignorable code point: variation selectors, the
-combining grapheme joiner, Hangul fillers), a combining accent with no letter before it,
+it nor variation selectors (an emoji keyboard's unseen U+FE0F), and at most
+:data:`NAME_LENGTH` characters. A character nobody can see or that changes how the text
+around it is drawn (a control character, a zero-width space, a byte order mark, a
+bidirectional override, a private-use or unassigned code point, a line separator, and
+every other default-ignorable code point: the combining grapheme joiner, Hangul
+fillers), a combining accent with no letter before it,
 more than :data:`MARKS` accents stacked on one letter, and a name without a letter or a
 digit (a braille blank, which shows nothing) are refused with the character named, so
 "Zed" and "Zed" followed by an invisible character are never two people.
@@ -28,6 +29,7 @@ name_invisible U+200B ZERO WIDTH SPACE
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -67,10 +69,17 @@ def char_params(ch: str) -> dict[str, str]:
     return {"char": f"U+{ord(ch):04X}", "unicode_name": f" {name}" if name else ""}
 
 
+#: Variation selectors: they only choose how the character before them is drawn, and a
+#: phone's emoji keyboard adds one unseen (❤️ is U+2764 U+FE0F). Dropped, not refused: the
+#: person could not find what to take out, and "Ann" + one is Ann.
+_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+
 def normalized(name: str) -> str:
-    """The name in Unicode's composed form (NFC), without the spaces around it: how it is
-    stored, and how a name given elsewhere (the first dealer) is matched with it."""
-    return unicodedata.normalize("NFC", name).strip()
+    """The name in Unicode's composed form (NFC), without the spaces around it nor variation
+    selectors: how it is stored, and how a name given elsewhere (the first dealer) is
+    matched with it."""
+    return unicodedata.normalize("NFC", _SELECTORS.sub("", name)).strip()
 
 
 def clean(name: object, seat: int | None = None) -> str:

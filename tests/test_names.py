@@ -25,9 +25,8 @@ from tests.conftest import form_values
         ("Ze\u2028d", "U+2028 LINE SEPARATOR"),
         ("Ze\td", "U+0009"),
         ("Zed\ue000", "U+E000"),
-        # Default-ignorable code points (issue 30's audit), drawn as nothing:
-        ("Zed\ufe0f", "U+FE0F VARIATION SELECTOR-16"),
-        ("Zed\ufe00", "U+FE00 VARIATION SELECTOR-1"),
+        # Default-ignorable code points (issue 30's audit), drawn as nothing (a variation
+        # selector is dropped instead: test_a_variation_selector_is_dropped):
         ("Ze\u034fd", "U+034F COMBINING GRAPHEME JOINER"),
         ("Zed\u17b4", "U+17B4 KHMER VOWEL INHERENT AQ"),
         ("Zed\u17b5", "U+17B5 KHMER VOWEL INHERENT AA"),
@@ -121,13 +120,24 @@ def test_names_that_look_the_same_are_one_person(a, b):
 
 @pytest.mark.parametrize(
     "a, b",
-    [("Ann\ufe0f", "Ann"), ("Ann\ufe00", "Ann"), ("An\u034fn", "Ann"), ("Ann\u17b4", "Ann"), ("Ann\u180b", "Ann")]
-    + [("Ann\u115f", "Ann")],
+    [("An\u034fn", "Ann"), ("Ann\u17b4", "Ann"), ("Ann\u180b", "Ann"), ("Ann\u115f", "Ann")],
 )
 def test_a_name_with_a_default_ignorable_is_refused_at_the_table(a, b):
     with pytest.raises(OptionError) as refused:
         names.check_seats([a, b])
     assert refused.value.code == "name_invisible" and refused.value.params["seat"] == 0
+
+
+def test_a_variation_selector_is_dropped():
+    """A phone's emoji keyboard types ❤️ as U+2764 U+FE0F: the selector, unseen, only chooses
+    how the heart is drawn. Refused, the person could not find what to take out; dropped,
+    "Ann" with one is Ann, at the table and on the roster."""
+    assert names.clean("ゆき❤\ufe0f") == "ゆき❤" and names.clean("Zed\ufe00") == "Zed"
+    assert names.clean("Zed\U000e0100") == "Zed"  # the supplement's selectors too
+    for a in ("Ann\ufe0f", "Ann\ufe00"):
+        with pytest.raises(OptionError) as refused:
+            names.check_seats([a, "Ann"])
+        assert refused.value.code == "names_alike"
 
 
 def test_names_that_look_different_stay_apart():
@@ -154,6 +164,8 @@ def test_the_store_refuses_look_alike_seats_and_matches_the_roster_by_key(tmp_pa
         store.rename_player(roster["Ben"]["id"], "\u0410NN")
     assert taken.value.other == roster["Ann"]["id"]
     with pytest.raises(OptionError):
+        store.rename_player(roster["Ben"]["id"], "Ann\u034f")
+    with pytest.raises(NameTaken):  # the selector dropped, it is Ann's name
         store.rename_player(roster["Ben"]["id"], "Ann\ufe0f")
     assert store.player(roster["Ben"]["id"])["name"] == "Ben"
 
