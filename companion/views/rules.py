@@ -152,8 +152,8 @@ def page(game: str):
     if q.bad:  # read once more, so that no link on the page carries a wrong value
         q, opts, raw, lab = _read(game, rules, leave_out=q.bad)
         g.refused_args = q.bad
-    back = _game_left()
-    kept: dict[str, typing.Any] = {"from": request.args["from"]} if back else {}  # Start over keeps the way back
+    left = _game_left()
+    kept: dict[str, typing.Any] = {"from": left} if left else {}  # Start over keeps the way back
     context = {
         "game": game,
         "title": rules.TITLE,
@@ -162,7 +162,7 @@ def page(game: str):
         "problems": q.errors + q.problems,
         "option_rows": option_rows(rules, web.get(game).LAB_OPTIONS, raw),
         "share": request.url if request.args else None,
-        "back": back,
+        "back": url_for("games.show", game_id=left) if left else None,
         "start_over": url_for("rules.page", game=game, **kept),
     }
     # htmx swaps no 4xx answer: a tap or form in the lab loads the refusal as a page,
@@ -172,11 +172,11 @@ def page(game: str):
 
 
 def _game_left() -> str | None:
-    """The page of the game the lab was opened from (its ``from``), if there is that game."""
+    """The game the lab was opened from (its ``from``), if there is that game."""
     game_id = request.args.get("from", "")
     if not game_id or len(game_id) > 64 or store().version(game_id) is None:
         return None
-    return url_for("games.show", game_id=game_id)
+    return game_id
 
 
 def _read(game: str, rules, leave_out=frozenset()) -> tuple:

@@ -394,7 +394,7 @@ class Tally(TallyForm):
         if last is None:
             problems.append(_("Enter the cards each side took."))
         else:
-            if len(sides) > 1 and len({owner[c] for c in counters}) == 1:  # as the screen opens: none tapped yet
+            if len(sides) > 1 and len({owner[c] for c in counters}) == 1:  # as it opens, or all tapped over
                 notes.append(
                     _(
                         "Every counting card is with %(name)s: tap each one another side took.",
