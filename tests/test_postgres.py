@@ -470,7 +470,7 @@ def test_games_with_the_same_players_end_deals_together(pg_url):
     orders, write the same players' totals (triggers on seats) in opposite orders: the
     figures' lock makes them take turns, so none fails (no deadlock) and the totals are the
     sums of the seats."""
-    from companion.store.migrations import TOTALS
+    from companion.store import TOTALS
 
     store = open_store(pg_url)
     tables = [["Ann", "Ben"], ["Ben", "Ann"]] * 3

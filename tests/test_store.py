@@ -23,6 +23,7 @@ from companion import games
 from companion.cards import PACK_52
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
 from companion.store import (
+    TOTALS,
     TRANSCRIPT_FORMAT,
     BadTranscript,
     Conflict,
@@ -241,6 +242,67 @@ def test_one_set_of_migrations_builds_the_same_schema_on_both(tmp_path, pg_url):
         assert lite_indexes == pg_indexes
     finally:
         pg.close()
+
+
+def sqlite_schema(path) -> list[tuple]:
+    """Everything SQLite keeps of a database's schema: each table, index and trigger as made."""
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+
+
+def oldest_with_a_game(path: Path) -> None:
+    """A database as the first version left it (m001 alone), holding a game of Tablanette
+    with its moves, the last one undone."""
+    state = replay(["Ann", "Ben"], None, MOVES[:-1])
+    with sqlite3.connect(path) as db:
+        migrations.migrate(db, SQLITE, stop_before="m002_games_by_updated")
+        db.execute(
+            "INSERT INTO games (id, game, players, options, created, updated, version, state, key_hash) "
+            "VALUES ('old', 'tablanette', '[\"Ann\",\"Ben\"]', 'null', ?, ?, ?, ?, 'x$y')",
+            ("2026-01-01T20:00:00+00:00", "2026-01-01T20:09:00+00:00", len(MOVES) + 1, json.dumps(rules.dump(state))),
+        )
+        db.executemany(
+            "INSERT INTO moves (game_id, seq, move, time, undone) VALUES ('old', ?, ?, ?, ?)",
+            [(i, json.dumps(m), f"2026-01-01T20:0{i}:00+00:00", int(i == len(MOVES))) for i, m in enumerate(MOVES, 1)],
+        )
+
+
+def test_a_database_upgraded_from_the_first_version_has_a_fresh_ones_schema(tmp_path):
+    """Every migration, applied one by one to a database the first version made (a game
+    in it), builds exactly the tables, indexes and triggers a fresh database gets, and
+    the game still replays to what it stores."""
+    oldest_with_a_game(tmp_path / "old.db")
+    upgraded, fresh = SqliteStore(tmp_path / "old.db"), SqliteStore(tmp_path / "fresh.db")
+    assert upgraded.applied_migrations() == fresh.applied_migrations() == MIGRATIONS
+    assert sqlite_schema(upgraded.path) == sqlite_schema(fresh.path)
+    assert upgraded.check() == 1 and upgraded.moves("old")[-1]["undone"]
+
+
+def test_migrations_are_history_not_the_apps_constants(tmp_path, monkeypatch):
+    """Migrations are history (issue 44): a migration recorded as applied made the same
+    tables whenever it ran. The app's figures (``games.FIGURES``) and the standings' sums
+    (``TOTALS``) grow with the app (a new figure comes with a migration of its own); a
+    migration that built its tables from them would give a database upgraded before the
+    figure came and one made after it the same migrations recorded and other columns.
+    With a figure added to both, a fresh database and one upgraded from the first
+    version have exactly the schema the migrations gave before."""
+    before = SqliteStore(tmp_path / "before.db")
+    oldest_with_a_game(tmp_path / "old.db")
+    monkeypatch.setattr(games, "FIGURES", (*games.FIGURES, "tricks"))
+    monkeypatch.setattr(games.common, "FIGURES", games.FIGURES)  # what the engines' ``figures`` count
+    monkeypatch.setitem(TOTALS, "tricks", "{s}.tricks")
+    fresh, upgraded = SqliteStore(tmp_path / "fresh.db"), SqliteStore(tmp_path / "old.db")
+    assert fresh.applied_migrations() == upgraded.applied_migrations() == before.applied_migrations()
+    assert sqlite_schema(fresh.path) == sqlite_schema(upgraded.path) == sqlite_schema(before.path)
+    assert upgraded.check() == 1
+
+
+def test_the_standings_sums_are_the_totals_tables_columns(tmp_path):
+    """``TOTALS`` (what the statistics sum) names exactly the columns the migrations gave
+    ``totals`` between its key and the biggest sweep, in their order."""
+    store = SqliteStore(tmp_path / "fresh.db")
+    columns = [r[1] for r in store.query("PRAGMA table_info(totals)")]
+    assert columns == ["game", "player_id", *TOTALS, "best_sweep"]
 
 
 def test_a_tap_sent_again_is_applied_once(store):

@@ -33,7 +33,7 @@ from companion.store.errors import (
     StoreError,
 )
 from companion.store.interface import Store
-from companion.store.migrations import TOTALS
+from companion.store.roster import TOTALS
 from companion.store.rows import BUSY_TIMEOUT, LINK_KINDS, SNAPSHOT_EVERY, SYNCHRONOUS, TRANSCRIPT_FORMAT
 from companion.store.sqlite import SqliteStore, SqliteWatcher
 

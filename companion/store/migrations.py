@@ -203,6 +203,11 @@ def _player_by_name_m008(conn, name: str, now: str) -> int:
     return row[0]
 
 
+#: The figures m008 gave each seat, as they were then (the app's ``games.FIGURES`` may have
+#: more since: a figure added later comes with a migration of its own).
+M008_FIGURES = ("deals", "points", "sweeps", "best_sweep", "cantes", "marks", "double")
+
+
 @migration
 def m008_players_and_seats(conn, dialect: Dialect) -> None:
     """The roster: each name typed once is a ``players`` row, offered again in the new-game
@@ -210,8 +215,8 @@ def m008_players_and_seats(conn, dialect: Dialect) -> None:
     games) and keeps each side's figures for the statistics (``rules.figures``: deals,
     points, sweeps, cantes, marks, ...; ``won`` once the game is over), so the statistics
     are a SQL sum over seats, never a replay. Existing games are linked in the order they
-    were created."""
-    figures = ", ".join(f'"{k}" INTEGER NOT NULL DEFAULT 0' for k in games.FIGURES)
+    were created. The schema is written out, as every migration's is: a migration is
+    history, and builds the same tables whenever it runs (issue 44)."""
     run(
         conn,
         [
@@ -220,7 +225,10 @@ def m008_players_and_seats(conn, dialect: Dialect) -> None:
             "CREATE UNIQUE INDEX players_by_name ON players (lower(name))",
             "CREATE TABLE seats (game_id TEXT REFERENCES games (id), seat INTEGER, "
             "player_id INTEGER NOT NULL REFERENCES players (id), side TEXT NOT NULL, won INTEGER, "
-            f"draw INTEGER NOT NULL DEFAULT 0, {figures}, PRIMARY KEY (game_id, seat))",
+            'draw INTEGER NOT NULL DEFAULT 0, "deals" INTEGER NOT NULL DEFAULT 0, "points" INTEGER NOT NULL DEFAULT 0, '
+            '"sweeps" INTEGER NOT NULL DEFAULT 0, "best_sweep" INTEGER NOT NULL DEFAULT 0, '
+            '"cantes" INTEGER NOT NULL DEFAULT 0, "marks" INTEGER NOT NULL DEFAULT 0, '
+            '"double" INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (game_id, seat))',
             "CREATE INDEX idx_seats_player_id ON seats (player_id)",
         ],
     )
@@ -229,13 +237,15 @@ def m008_players_and_seats(conn, dialect: Dialect) -> None:
         rules = games.get(game)
         view = rules.view(rules.load(_load_state(state)))
         _seat_players(conn, game_id, view, created, find=_player_by_name_m008)
-        _keep_figures(conn, rules, game_id, view, len(view["history"]), history=view["history"])
+        history = view["history"]
+        _keep_figures(conn, rules, game_id, view, len(history), history=history, columns=M008_FIGURES)
 
 
-#: ``totals``' sums (and the statistics' over any seats), each of a seat's columns ({s}: the seat).
-TOTALS = {
+#: The sums m009 kept in ``totals``, each of a seat's columns ({s}: the seat), as they were
+#: then (the statistics' ``TOTALS`` may have more since, each with a migration of its own).
+M009_TOTALS = {
     "played": "1",
-    "finished": "CASE WHEN {s}.won IS NULL THEN 0 ELSE 1 END",  # a sum of 0s and 1s on SQLite and PostgreSQL alike
+    "finished": "CASE WHEN {s}.won IS NULL THEN 0 ELSE 1 END",
     "won": "coalesce({s}.won, 0)",
     "drawn": "{s}.draw",
     "deals": "{s}.deals",
@@ -247,14 +257,15 @@ TOTALS = {
 }
 
 
-def _totals_bodies() -> tuple[str, str]:
-    """What a seat written adds to its player's ``totals`` row, and what a seat removed
-    takes away (the biggest sweep searched again only when the seat held it)."""
+def _totals_bodies(sums: dict[str, str]) -> tuple[str, str]:
+    """What a seat written adds to its player's ``totals`` row (``sums``: its columns, and
+    what each adds), and what a seat removed takes away (the biggest sweep searched again
+    only when the seat held it)."""
     family = "(SELECT game FROM games WHERE id = {s}.game_id)"
     add = (
-        f"INSERT INTO totals (game, player_id, {', '.join(TOTALS)}, best_sweep) VALUES ({family.format(s='NEW')}, "
-        f"NEW.player_id, {', '.join(v.format(s='NEW') for v in TOTALS.values())}, NEW.best_sweep) "
-        f"ON CONFLICT (game, player_id) DO UPDATE SET {', '.join(f'{k} = totals.{k} + excluded.{k}' for k in TOTALS)}, "
+        f"INSERT INTO totals (game, player_id, {', '.join(sums)}, best_sweep) VALUES ({family.format(s='NEW')}, "
+        f"NEW.player_id, {', '.join(v.format(s='NEW') for v in sums.values())}, NEW.best_sweep) "
+        f"ON CONFLICT (game, player_id) DO UPDATE SET {', '.join(f'{k} = totals.{k} + excluded.{k}' for k in sums)}, "
         "best_sweep = CASE WHEN excluded.best_sweep > totals.best_sweep THEN excluded.best_sweep "
         "ELSE totals.best_sweep END;"
     )
@@ -263,7 +274,7 @@ def _totals_bodies() -> tuple[str, str]:
         "WHERE s.player_id = OLD.player_id AND g.game = totals.game)"
     )
     mine = f"game = {family.format(s='OLD')} AND player_id = OLD.player_id"
-    less = ", ".join(f"{k} = {k} - ({v.format(s='OLD')})" for k, v in TOTALS.items())
+    less = ", ".join(f"{k} = {k} - ({v.format(s='OLD')})" for k, v in sums.items())
     remove = (
         f"UPDATE totals SET {less}, "
         f"best_sweep = CASE WHEN OLD.best_sweep < best_sweep OR OLD.best_sweep = 0 THEN best_sweep ELSE {best} END "
@@ -278,10 +289,10 @@ def m009_totals_for_standings(conn, dialect: Dialect) -> None:
     by triggers on ``seats``, so whatever writes seats (a deal's end, an undo, a merge, a
     deleted game, an import) keeps them right, and the standings read a row per player and
     family instead of summing every seat. Games by ``created``: the new-game form's
-    latest tables."""
-    sums = ", ".join(f"{k} INTEGER NOT NULL DEFAULT 0" for k in TOTALS)
-    summed = ", ".join(f"sum({v.format(s='s')})" for v in TOTALS.values())
-    add, remove = _totals_bodies()
+    latest tables. Its sums are its own (:data:`M009_TOTALS`), as m008's figures are."""
+    sums = ", ".join(f"{k} INTEGER NOT NULL DEFAULT 0" for k in M009_TOTALS)
+    summed = ", ".join(f"sum({v.format(s='s')})" for v in M009_TOTALS.values())
+    add, remove = _totals_bodies(M009_TOTALS)
     run(
         conn,
         [
@@ -291,7 +302,7 @@ def m009_totals_for_standings(conn, dialect: Dialect) -> None:
             *dialect.trigger("seats_add_totals", "INSERT", "seats", add),
             *dialect.trigger("seats_remove_totals", "DELETE", "seats", remove),
             *dialect.trigger("seats_change_totals", "UPDATE", "seats", f"{remove} {add}"),
-            f"INSERT INTO totals (game, player_id, {', '.join(TOTALS)}, best_sweep) SELECT g.game, s.player_id, "
+            f"INSERT INTO totals (game, player_id, {', '.join(M009_TOTALS)}, best_sweep) SELECT g.game, s.player_id, "
             f"{summed}, max(s.best_sweep) "
             "FROM seats s JOIN games g ON g.id = s.game_id GROUP BY g.game, s.player_id",
         ],

@@ -234,6 +234,22 @@ def _seat_players(conn, game_id: str, view: dict, now: str, find=_player_id) -> 
     )
 
 
+#: ``totals``' sums (and the statistics' over any seats), each of a seat's columns ({s}: the
+#: seat), as the migrations made them (m009's, and any added since, each by a migration of its own).
+TOTALS = {
+    "played": "1",
+    "finished": "CASE WHEN {s}.won IS NULL THEN 0 ELSE 1 END",  # a sum of 0s and 1s on SQLite and PostgreSQL alike
+    "won": "coalesce({s}.won, 0)",
+    "drawn": "{s}.draw",
+    "deals": "{s}.deals",
+    "points": "{s}.points",
+    "sweeps": "{s}.sweeps",
+    "cantes": "{s}.cantes",
+    "marks": "{s}.marks",
+    "doubles": '{s}."double"',
+}
+
+
 #: The figures a game's seats hold now, as :func:`_keep_figures` compares them (the first seat's).
 KEPT_FIGURES = "SELECT deals, won FROM seats WHERE game_id = ? ORDER BY seat LIMIT 1"
 _UNREAD: Any = object()
@@ -249,6 +265,7 @@ def _keep_figures(
     history: list | None = None,
     kept: Any = _UNREAD,
     lock=None,
+    columns: tuple[str, ...] | None = None,
 ) -> None:
     """Each side's figures and result in its seats, when a deal or the game has ended or
     been undone (or confirmed) since they were written (one indexed read otherwise, or
@@ -256,7 +273,9 @@ def _keep_figures(
     With ``confirmed`` deals of the game confirmed by the other side, only those count, and
     the result once they all are. ``view`` is of the game's state, ``deals`` finished;
     their records are read from ``deals`` then (or given: ``history``). ``lock(conn)`` is
-    called before the seats are written (the store's :meth:`~Base._lock_figures`)."""
+    called before the seats are written (the store's :meth:`~Base._lock_figures`).
+    ``columns``: the figures written (``games.FIGURES``, unless a migration writes the
+    seats its schema had then)."""
     counted = deals if confirmed is None else min(confirmed, deals)
     result = view["result"] if counted == deals else None
     if kept is _UNREAD:
@@ -269,11 +288,12 @@ def _keep_figures(
         history = _finished_deals(conn, game_id)
     history = history[:counted]
     draw = bool(result and result.get("draw"))
+    columns = games.FIGURES if columns is None else columns
     winners = result.get("winners", []) if result else []
     for side, figures in rules.figures({**view, "history": history, "result": result}).items():
         won = None if result is None else int(side in winners and not draw)
         conn.execute(
-            f"UPDATE seats SET {', '.join(f'{k} = ?' for k in games.FIGURES)}, won = ?, draw = ? "
+            f"UPDATE seats SET {', '.join(f'{k} = ?' for k in columns)}, won = ?, draw = ? "
             "WHERE game_id = ? AND side = ?",
-            (*(figures[k] for k in games.FIGURES), won, int(draw and side in winners), game_id, side),
+            (*(figures[k] for k in columns), won, int(draw and side in winners), game_id, side),
         )
