@@ -87,3 +87,16 @@ def test_the_doctests_in_the_code_pass():
         assert result.failed == 0, info.name
         attempted += result.attempted
     assert attempted >= 40, attempted
+
+
+def test_the_contract_says_narrate_gives_sentences():
+    """What the store keeps of a move's words (issue 44): a list of ``Reason``s, as every
+    engine gives (mypy checks each module against ``Rules``), not "a Reason or a str"."""
+    import typing
+
+    from companion.errors import Reason
+
+    assert typing.get_type_hints(contract.Rules.narrate)["return"] == list[Reason]
+    for game in games.GAMES:
+        rules = games.get(game)
+        assert typing.get_type_hints(rules.narrate)["return"] == list[Reason], game

@@ -8,6 +8,7 @@
 """
 
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, MoveError, OptionError
 from companion.games.common import FIGURES, side_label
@@ -39,6 +40,11 @@ GAMES = {
 #: Each game's module, checked against the engine contract (games/contract.py) when the
 #: registry is imported: a game that lacks a member stops the app at start-up.
 _RULES: dict[str, Rules] = {name: check(import_module(path)) for name, path in GAMES.items()}
+
+if TYPE_CHECKING:  # and by mypy (strict on the engines): each module's members have the contract's types
+    from companion.games import hundred, tablanette, tantony, tute
+
+    _TYPED: tuple[Rules, ...] = (tablanette, tute, tantony, hundred)
 
 
 def get(name: str) -> Rules:

@@ -3,7 +3,11 @@
 imported, so a game missing a member fails at start-up, not at a request.
 
 A game is a plain module of pure functions over an immutable-by-convention state; the
-web, the store and the API know a game only through these members.
+web, the store and the API know a game only through these members. What the store needs
+of them is written here and nowhere else (tests/test_store_contract.py plays a toy game
+that follows only this text through the store): a ``State`` dataclass whose ``history``
+lists the finished deals' records; ``start``, ``apply``, ``view``, ``dump``, ``load``;
+``narrate``'s sentences, worked out once when a move is entered; and ``figures``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any, Protocol, cast
 
+from companion.errors import Reason
 from companion.games.common import Start
 
 #: Keys every ``view(state)`` carries (a game adds its own): what the web reads.
@@ -23,28 +28,54 @@ VIEW_KEYS = frozenset(
 
 
 class Rules(Protocol):
-    """A game module. Data members describe the game and its options; functions are pure."""
+    """A game module. Data members describe the game and its options (read, never set:
+    mypy checks each engine module against them as read-only); functions are pure."""
 
     #: The registry key ("tablanette") and the title players read ("Tablanette").
-    NAME: str
-    TITLE: str
-    MIN_PLAYERS: int
-    MAX_PLAYERS: int
+    @property
+    def NAME(self) -> str: ...
+    @property
+    def TITLE(self) -> str: ...
+    @property
+    def MIN_PLAYERS(self) -> int: ...
+    @property
+    def MAX_PLAYERS(self) -> int: ...
+
     #: How the players sit, one sentence for the new-game form.
-    SEATING: str
+    @property
+    def SEATING(self) -> str: ...
+
     #: A frozen dataclass of every option with its default; ``OPTION_NAMES`` its fields.
-    Options: type
-    OPTION_NAMES: tuple[str, ...]
+    @property
+    def Options(self) -> type: ...
+    @property
+    def OPTION_NAMES(self) -> tuple[str, ...]: ...
+
     #: Each option's label and one-line hint on screen.
-    OPTION_LABELS: Mapping[str, str]
-    OPTION_HELP: Mapping[str, str]
+    @property
+    def OPTION_LABELS(self) -> Mapping[str, str]: ...
+    @property
+    def OPTION_HELP(self) -> Mapping[str, str]: ...
+
     #: Options whose value is one of a few codes, and how each code reads on screen.
-    CHOICES: Mapping[str, tuple[Any, ...]]
-    CHOICE_LABELS: Mapping[str, Mapping[Any, str]]
+    @property
+    def CHOICES(self) -> Mapping[str, tuple[Any, ...]]: ...
+    @property
+    def CHOICE_LABELS(self) -> Mapping[str, Mapping[Any, str]]: ...
+
     #: One-tap starts of the new-game form, the usual game first.
-    STARTS: Mapping[str, Start]
-    #: The state's dataclass.
-    State: type
+    @property
+    def STARTS(self) -> Mapping[str, Start]: ...
+
+    #: The state's dataclass: plain data (scalars, lists, dicts, the options), so that
+    #: ``dump`` and ``load`` round-trip it. Its field ``history`` lists the finished deals'
+    #: records (plain dicts, each with at least ``deal`` and ``points`` by side label), in
+    #: order; a record once written is never changed (a state and the states after it
+    #: share them: ``apply`` adds to a list of its own). The store keeps the records apart
+    #: and hands a state back (``load``, a state it kept) with the last one only:
+    #: ``apply``, ``view`` and ``narrate`` read no record before the last.
+    @property
+    def State(self) -> type: ...
 
     def resolve_options(self, options: Any, players: int | None = None) -> Any:
         """Validate an options dict into ``Options`` (``OptionError`` names what is wrong)."""
@@ -53,20 +84,27 @@ class Rules(Protocol):
         """A new game's state (``OptionError`` for bad players or options)."""
 
     def apply(self, state: Any, move: dict[str, Any]) -> Any:
-        """The state after ``move``; ``MoveError`` (and its kinds) when it is refused."""
+        """The state after ``move`` (a new one: ``state`` is left as it was); ``MoveError``
+        (and its kinds) when it is refused, ``AmbiguousMove`` naming the ``options`` when
+        the move must choose."""
 
     def view(self, state: Any) -> dict[str, Any]:
-        """Plain JSON data for the pages and the API, with at least ``VIEW_KEYS``."""
+        """Plain JSON data for the pages and the API, with at least ``VIEW_KEYS``: ``result``
+        None while the game goes on, then ``{"winners": [...], "draw": bool}`` (side
+        labels); ``deal`` the deal being played (1-based); ``scores`` (side label ->
+        points) or ``losses`` (player -> marks) when the game keeps them."""
 
     def dump(self, state: Any) -> dict[str, Any]:
-        """The state as plain JSON data for the store; ``load`` reads it back."""
+        """The state as plain JSON data for the store, its finished deals under
+        ``"history"``; ``load`` reads it back (with the last of them only, or all)."""
 
     def load(self, data: dict[str, Any]) -> Any: ...
 
-    def narrate(self, state: Any, move: dict[str, Any]) -> Any:
-        """One move in words, from the state it led to (the move log, Undo's label): a
-        ``Reason`` (code, English %-format text, params) the web words in the reader's
-        language; a plain ``str`` is shown as it is."""
+    def narrate(self, state: Any, move: dict[str, Any]) -> list[Reason]:
+        """One move in words, from the state it led to: its sentences, each a ``Reason``
+        (code, English %-format text, params) the web words in the reader's language.
+        The store works them out once, when the move is entered, and keeps them with the
+        move (``Reason.as_data``): the move log and Undo's label read them from there."""
 
     def expects(self, state: Any) -> list[str]:
         """The move types the state accepts next (empty once the game is over)."""
@@ -78,7 +116,9 @@ class Rules(Protocol):
         """The scoring sides: a player each, or partners together."""
 
     def figures(self, view: dict[str, Any]) -> dict[str, dict[str, int]]:
-        """What the statistics count for each side (``common.FIGURES``), from a view."""
+        """What the statistics count for each side, from a view (its ``history`` and
+        ``result`` as far as they count): side label -> a number for each of
+        ``common.FIGURES`` (0 for what the game has no such thing as)."""
 
 
 #: Members a game may add, with what they must be.
