@@ -147,3 +147,108 @@ def test_an_undo_reads_the_game_once_in_its_change(app, client, long_game):
     assert sql.count("SELECT", "FROM games") == 1 and sql.count("SELECT", "FROM referees") == 1
     assert sql.count("BEGIN IMMEDIATE") == 1 and sql.count("UPDATE games") == 1
     assert f'id="pick-{rest[0]["card"]}"' in body and 'id="picker"' not in body
+
+
+# ---------------------------------------------------------------------------
+# Data flows one way on a move (issue 44)
+# ---------------------------------------------------------------------------
+
+
+def test_the_stores_move_takes_plain_data():
+    """The store's change calls nothing of its caller's: every parameter of its move is
+    data (a game id, a version, a move, a key, a tap's id, the game checked for, whether
+    to ask first), none a function for it to call back inside its write transaction."""
+    import collections.abc
+    import inspect
+    import typing
+
+    from companion.store import SqliteStore, Store
+    from companion.store.postgres import PostgresStore
+
+    for play in (Store.play_and_read, SqliteStore.play_and_read, PostgresStore.play_and_read):
+        hints = typing.get_type_hints(play, globalns=vars(inspect.getmodule(play)))
+        for name, hint in hints.items():
+            kinds = typing.get_args(hint) or (hint,)
+            called = [k for k in kinds if typing.get_origin(k) is collections.abc.Callable or k is typing.Callable]
+            assert not called, name
+    assert list(inspect.signature(Store.play_and_read).parameters)[1:] == [
+        "game_id",
+        "version",
+        "move",
+        "key",
+        "entry",
+        "game",
+        "ask",
+    ]
+
+
+@pytest.fixture
+def watched(app, monkeypatch):
+    """What runs while the store's write transaction is open: each call of a function of
+    the views, the schemas or the web adapters made meanwhile (``inside``), and every
+    ``narrate`` of the engines (``narrated``)."""
+    import sys
+    from contextlib import contextmanager
+
+    from companion import games
+
+    store = app.extensions["store"]
+    real, open_, inside, narrated = store._write, [], [], []
+
+    @contextmanager
+    def write(*args, **kwargs):
+        with real(*args, **kwargs) as conn:
+            open_.append(1)
+            try:
+                yield conn
+            finally:
+                open_.pop()
+
+    monkeypatch.setattr(store, "_write", write)
+    for name in games.GAMES:
+        rules = games.get(name)
+
+        def counted(state, move, _narrate=rules.narrate):
+            narrated.append(move)
+            return _narrate(state, move)
+
+        monkeypatch.setattr(rules, "narrate", counted)
+    callers = ("companion.views", "companion.schemas", "companion.web", "flask")
+
+    def profile(frame, event, arg):
+        if event == "call" and open_ and frame.f_globals.get("__name__", "").startswith(callers):
+            inside.append(f"{frame.f_globals['__name__']}.{frame.f_code.co_name}")
+
+    sys.setprofile(profile)
+    try:
+        yield inside, narrated
+    finally:
+        sys.setprofile(None)
+
+
+def test_a_move_runs_no_view_code_in_its_write_transaction_and_is_narrated_once(app, client, long_game, watched):
+    """A tap's write transaction runs the store and the engine only: the view has decided
+    what the move is before it (the schema, whether to ask first) and words the answer
+    after it. The move's words are worked out once, in the change: the log keeps them and
+    Undo's label in the answer is made from them, not narrated again."""
+    inside, narrated = watched
+    game, version, rest = long_game
+    answer = post(client, game["id"], version, rest[0])
+    body = answer.get_data(as_text=True)
+    assert answer.status_code == 200 and inside == []
+    assert narrated == [rest[0]]  # once, for the log and Undo alike
+    said = app.extensions["store"].moves(game["id"], latest=1)[0]["said"]
+    assert said and all(str(r).split()[0] in body for r in said)  # Undo names the move: "Ben played ..."
+    narrated.clear()
+    page = client.get(f"/games/{game['id']}")
+    assert page.status_code == 200 and narrated == []  # the page's Undo label: the kept words
+    undone = client.post(f"/games/{game['id']}/undo", data={"version": str(version + 1)}, headers=HX)
+    assert undone.status_code == 200 and narrated == [] and inside == []
+
+
+def test_a_json_move_runs_no_view_code_in_its_write_transaction(app, client, long_game, watched):
+    inside, narrated = watched
+    game, version, rest = long_game
+    headers = {"X-Edit-Key": game["edit_key"]}
+    answer = client.post(f"/api/games/{game['id']}/moves", json={"version": version, "move": rest[0]}, headers=headers)
+    assert answer.status_code == 200 and inside == [] and narrated == [rest[0]]

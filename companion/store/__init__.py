@@ -22,6 +22,7 @@ from companion.store.copies import check_games, copy_games, verified_copy
 from companion.store.errors import (
     DATABASE_ERRORS,
     UNAVAILABLE,
+    AskFirst,
     BadTranscript,
     Conflict,
     LinkUsedUp,
@@ -61,6 +62,7 @@ __all__ = [
     "StoreError",
     "NotFound",
     "Conflict",
+    "AskFirst",
     "NothingToUndo",
     "NotReferee",
     "NameTaken",

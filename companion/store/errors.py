@@ -44,6 +44,16 @@ class Conflict(StoreError):
         self.given = given
 
 
+class AskFirst(StoreError):
+    """A move the game asks about before it is entered (its engine's ``confirm_needed``,
+    asked for with ``ask``): nothing is written. ``.move`` is the move as the engine sees
+    it, ``.question`` the engine's question (a ``Reason``)."""
+
+    def __init__(self, move: dict, question):
+        super().__init__(str(question))
+        self.move, self.question = move, question
+
+
 class LinkUsedUp(StoreError):
     """A referee link that is unknown, expired or already used."""
 

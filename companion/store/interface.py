@@ -5,7 +5,6 @@ tests/test_store_contract.py checks each against this, names and parameters alik
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -49,8 +48,10 @@ class Store(Protocol):
         move: dict,
         key: str | None = None,
         entry: str | None = None,
-        check: Callable[[str, Any, dict], dict] | None = None,
+        game: str | None = None,
+        ask: bool = False,
     ) -> dict: ...
+    def game_of(self, game_id: str) -> str | None: ...
     def undo(self, game_id: str, version: int, key: str | None = None): ...
     def undo_and_read(self, game_id: str, version: int, key: str | None = None) -> dict: ...
     def confirm(self, game_id: str, version: int) -> int: ...

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from companion import games, names
-from companion.errors import MoveError, OptionError
+from companion.errors import MoveError, OptionError, Reason
 
 TRANSCRIPT_FORMAT = "companion-transcript/1"
 
@@ -146,7 +146,17 @@ def _game_dict(row, history: list[dict] | None = None, state=None) -> dict:
 def _said(rules, state, move: dict) -> str:
     """A move's words as the engine says them from the state it led to (``rules.narrate``),
     kept with it as data (JSON) for the move log."""
-    return json.dumps([r.as_data() for r in rules.narrate(state, move)], ensure_ascii=False)
+    return _said_text(rules.narrate(state, move))
+
+
+def _said_text(said: list[Reason]) -> str:
+    """A move's words (``narrate``'s sentences) as the move keeps them: data, as JSON."""
+    return json.dumps([r.as_data() for r in said], ensure_ascii=False)
+
+
+def _said_read(text: str | None) -> list[Reason] | None:
+    """A move's words as it keeps them, read back (None: a move kept without words)."""
+    return None if text is None else [Reason.from_json(r) for r in json.loads(text)]
 
 
 def _summary(view: dict) -> tuple[int, str]:

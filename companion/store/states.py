@@ -46,6 +46,7 @@ class StateCache:
     def __init__(self, size: int = SIZE):
         self.size = size
         self._entries: OrderedDict[str, Entry] = OrderedDict()
+        self._kinds: dict[str, str] = {}  # game id -> its game ("tute"), which never changes
         self._lock = threading.Lock()
         self.hits = self.misses = 0  # for tests and benchmarks
 
@@ -80,10 +81,25 @@ class StateCache:
             while len(self._entries) > self.size:
                 self._entries.popitem(last=False)
 
+    def kind(self, game_id: str) -> str | None:
+        """Which game ``game_id`` is, if a read of its row said so (``know``)."""
+        return self._kinds.get(game_id)
+
+    def know(self, game_id: str, game: str) -> None:
+        """``game_id`` is a game of ``game``: a game's kind never changes (a caller that
+        relies on it has the store check it in the change)."""
+        if self._kinds.get(game_id) != game:
+            with self._lock:
+                if len(self._kinds) >= 8 * self.size:
+                    self._kinds.clear()
+                self._kinds[game_id] = game
+
     def drop(self, game_id: str | None = None) -> None:
         """Forget the game (deleted), or every game (``None``: the database was replaced)."""
         with self._lock:
             if game_id is None:
                 self._entries.clear()
+                self._kinds.clear()
             else:
                 self._entries.pop(game_id, None)
+                self._kinds.pop(game_id, None)

@@ -24,13 +24,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
-from collections.abc import Callable
-from typing import Any
 
 from companion import games
-from companion.errors import InvalidMove, MoveError, OptionError, Reason
+from companion.errors import InvalidMove, MoveError, OptionError
 from companion.store.access import Access
-from companion.store.errors import UNIQUE_VIOLATIONS, BadTranscript, Conflict, NotFound, NothingToUndo
+from companion.store.errors import UNIQUE_VIOLATIONS, AskFirst, BadTranscript, Conflict, NotFound, NothingToUndo
 from companion.store.roster import _keep_figures, _seat_players
 from companion.store.rows import (
     _LIST_COLUMNS,
@@ -46,6 +44,8 @@ from companion.store.rows import (
     _now,
     _plain,
     _said,
+    _said_read,
+    _said_text,
     _snapshot_text,
     _status,
     _summary,
@@ -101,10 +101,12 @@ class Changes(Access):
         move: dict,
         key: str | None = None,
         entry: str | None = None,
-        check: Callable[[str, Any, dict], dict] | None = None,
+        game: str | None = None,
+        ask: bool = False,
     ) -> dict:
         """Apply ``move`` if ``version`` is current; return the game after it, as :meth:`get`
-        reads it, with its ``view`` (so the answer to a move needs no second read).
+        reads it, with its ``view`` (so the answer to a move needs no second read) and the
+        move's words (``said``: the engine's ``narrate``, worked out once and kept with it).
 
         ``Conflict`` for a stale version, the engine's ``MoveError`` for a refused move:
         either way nothing is written. The move is stored as given (after a JSON round
@@ -113,15 +115,16 @@ class Changes(Access):
         to the phone recorded as entering the move (``NotReferee`` if it is not in force);
         without it the move is stored with no phone. ``entry``, the id a phone gave this tap:
         if a move with it is already stored (sent again after its answer was lost), nothing
-        is applied and the game as it is now is returned, whatever the version. ``check``:
-        what the move must be for the game, ``check(game name, state, move)`` giving the
-        move to apply or raising (a schema, a question to ask first), so that the caller
-        needs no read of its own before. The game's ``before`` the change (its ``version``,
-        ``deals`` and ``state``) comes with the answer.
+        is applied and the game as it is now is returned, whatever the version. ``game``:
+        the game the caller checked the move for (its schema, :meth:`game_of`), a
+        ``Conflict`` if the game is another. ``ask``: ``AskFirst`` instead when the game
+        asks before this move (the engine's ``confirm_needed``). The store calls nothing of
+        the caller's: what it is given is plain data. The game's ``before`` the change (its
+        ``version``, ``deals`` and ``state``) comes with the answer.
 
         What is refused is refused in this order: an unknown game, a key not in force, a
-        move that fails ``check``, a stale version, the engine's refusal (a tap recorded
-        already is answered before any of them but the first).
+        game other than ``game``, a question to ask first, a stale version, the engine's
+        refusal (a tap recorded already is answered before any of them but the first).
         """
         found = self._states.entry(game_id)
         with self._write(game_id) as conn:
@@ -133,11 +136,16 @@ class Changes(Access):
             before = self._state(row, found, copy=False)  # apply changes a copy of it
             prior = {"version": row["version"], "deals": row["deals"], "state": before}
             if row["entered"]:  # recorded already, whoever referees now: its answer was lost
-                return _game_dict(row, state=before) | {"before": prior}
+                return _game_dict(row, state=before) | {"before": prior, "said": None}
             referee = self._device(conn, game_id, key, referees)
-            move = _plain(move if check is None else check(row["game"], before, move), InvalidMove, "The move")
-            self._check_version(row, version)
+            if game is not None and game != row["game"]:
+                raise Conflict(row["version"], version)
+            move = _plain(move, InvalidMove, "The move")
             rules = games.get(row["game"])
+            question = rules.confirm_needed(before, move) if ask and hasattr(rules, "confirm_needed") else None
+            if question:
+                raise AskFirst(move, question)
+            self._check_version(row, version)
             state = rules.apply(before, move)
             seq = row["last_seq"] + 1
             deals = self._keep_deals(conn, game_id, state, row["deals"] - len(before.history), row["deals"])
@@ -145,14 +153,28 @@ class Changes(Access):
             if seq - row["snapshot_seq"] >= SNAPSHOT_EVERY:
                 snapshot = _snapshot_text(rules.dump(state), deals)
             now = _now()
+            said = rules.narrate(state, move)  # once: the log keeps it, and the answer brings it
             conn.execute(
                 "INSERT INTO moves (game_id, seq, move, time, undone, referee, entry, snapshot, said) "
                 "VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
-                (game_id, seq, _dumps(move), now, referee, entry, snapshot, _said(rules, state, move)),
+                (game_id, seq, _dumps(move), now, referee, entry, snapshot, _said_text(said)),
             )
-            game = self._save(conn, rules, row, game_id, state, now, deals)
-        self._states.put(game_id, game["version"], game["updated"], game["state"])
-        return game | {"before": prior}
+            game_after = self._save(conn, rules, row, game_id, state, now, deals)
+        self._states.put(game_id, game_after["version"], game_after["updated"], game_after["state"])
+        return game_after | {"before": prior, "said": said}
+
+    def game_of(self, game_id: str) -> str | None:
+        """Which game ``game_id`` is ("tablanette"), None for an unknown id: what a caller
+        checks a move against before :meth:`play_and_read`. A game's kind never changes, so
+        it is kept once read (by any read of the game's row): one indexed read at most."""
+        known = self._states.kind(game_id)
+        if known is None:
+            row = self._conn().execute("SELECT game FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                return None
+            known = row[0]
+            self._states.know(game_id, known)
+        return known
 
     def undo(self, game_id: str, version: int, key: str | None = None) -> tuple[int, object]:
         """Undo the latest move in effect; return ``(new_version, state)``, as
@@ -263,7 +285,7 @@ class Changes(Access):
                 "imported": bool(r["imported"]),
                 "undone_by": r["undone_by"],
                 "undone_time": r["undone_time"],
-                "said": None if r["said"] is None else [Reason.from_json(x) for x in json.loads(r["said"])],
+                "said": _said_read(r["said"]),
             }
             for r in rows
         ]
@@ -274,13 +296,17 @@ class Changes(Access):
         return row[0] or 0
 
     def last_move(self, game_id: str) -> dict | None:
-        """The latest move in effect (what Undo would take back), or None. One indexed row."""
+        """The latest move in effect (what Undo would take back) with its words as kept
+        with it: ``{"move", "said"}`` (``said`` None for a move kept without words), or
+        None. One indexed row."""
         row = (
             self._conn()
-            .execute("SELECT move FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,))
+            .execute(
+                "SELECT move, said FROM moves WHERE game_id = ? AND undone = 0 ORDER BY seq DESC LIMIT 1", (game_id,)
+            )
             .fetchone()
         )
-        return None if row is None else json.loads(row["move"])
+        return None if row is None else {"move": json.loads(row["move"]), "said": _said_read(row["said"])}
 
     def _read_for_change(self, conn, game_id: str, found: Entry | None = None, entry: str | None = None):
         """What a change of the game reads, in one statement (a cursor: its row is None for
@@ -297,6 +323,7 @@ class Changes(Access):
     def _state(self, row, found: Entry | None, copy: bool = True):
         """The game's state at ``row``: the one this process keeps (``found``) if it is the
         row's, else loaded from the row (and kept from now on)."""
+        self._states.know(row["id"], row["game"])
         state = self._states.state(found, row, copy)
         if state is None:
             rules = games.get(row["game"])

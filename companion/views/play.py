@@ -13,7 +13,7 @@ from flask_htmx import make_response as htmx_response
 from companion import schemas, timing
 from companion.errors import AmbiguousMove, MoveError
 from companion.extensions import htmx
-from companion.store import Conflict, NotFound, NotReferee
+from companion.store import AskFirst, Conflict, NotFound, NotReferee
 from companion.views.common import (
     Table,
     confirms_here,
@@ -22,6 +22,7 @@ from companion.views.common import (
     is_referee,
     key_in_force,
     load_game,
+    referee_key,
     rules_log,
     spanish_names,
     store,
@@ -38,10 +39,10 @@ _NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal", "entry"}
 _ENTRY = re.compile(r"[0-9a-f]{32}")
 
 
-def board_context(table: Table, row: dict, view: dict | None = None, last: dict | None = None, **extra) -> dict:
+def board_context(table: Table, row: dict, view: dict | None = None, said: list | None = None, **extra) -> dict:
     """What the board renders with: the game's context (its ``view`` built unless given),
-    who is looking, and what waits for an answer. ``last``: the move Undo would take back,
-    when the caller knows it (it was just entered), else it is read."""
+    who is looking, and what waits for an answer. ``said``: the words of the move Undo
+    would take back, when the caller has them (the move was just entered), else read."""
     referee = is_referee(row["id"])
     demoted = dropped_key(row["id"])  # said once, on the page this phone refereed
     context = {
@@ -64,7 +65,7 @@ def board_context(table: Table, row: dict, view: dict | None = None, last: dict 
     confirmed = finished if row["confirmed"] is None else row["confirmed"]
     context["unconfirmed"] = list(range(confirmed + 1, finished + 1))
     context["confirmer"] = confirms_here(row["id"])
-    context["undo"] = _undo_label(table.rules, row, last) if referee else None
+    context["undo"] = _undo_label(row, said) if referee else None
     context["recent"] = None if referee else recent_moves(row)
     context["ended"] = table.adapter.ended(context["view"])
     context["turns"] = table.adapter.turns(context["view"]) if referee else None
@@ -88,15 +89,18 @@ def recent_moves(row: dict) -> list[dict]:
     return _recent_cache[key]
 
 
-def _undo_label(rules, row: dict, last: dict | None = None) -> str | None:
-    """What Undo takes back, in words ("Ben played 6♦"); None when nothing can be undone."""
-    last = last or store().last_move(row["id"])
-    if last is None:
-        return None
-    try:
-        return reason_html(rules.narrate(row["state"], last), spanish_names(row))
-    except (ValueError, KeyError, TypeError):  # a stored move the narration can't word
-        return _("the last move")
+def _undo_label(row: dict, said: list | None = None) -> str | None:
+    """What Undo takes back, in words ("Ben played 6♦"), as the move keeps them (the
+    engine narrated it once, when it was entered): ``said``, the words of the move just
+    entered, else the latest move's, read. None when nothing can be undone."""
+    if said is None:
+        last = store().last_move(row["id"])
+        if last is None:
+            return None
+        if last["said"] is None:  # a move kept without words (the engine no longer takes it)
+            return _("the last move")
+        said = last["said"]
+    return reason_html(said, spanish_names(row))
 
 
 def move_from_form(form) -> dict:
@@ -113,7 +117,7 @@ def move_from_form(form) -> dict:
     return move
 
 
-def _answer(table: Table, row: dict, before: dict | None, status: int = 200, last: dict | None = None, **extra):
+def _answer(table: Table, row: dict, before: dict | None, status: int = 200, said: list | None = None, **extra):
     """The live region, plus out-of-band updates of the card picker and the record.
 
     ``before``: the game as the phone saw it (None: it may have seen anything). Only the
@@ -128,7 +132,7 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, las
         view = prior = table.rules.view(row["state"])
     elif before is not None:
         prior = table.rules.view(before["state"])
-    context = board_context(table, row, view, last, **extra)
+    context = board_context(table, row, view, said, **extra)
     # The version the answer shows: a phone sending its waiting taps tells by it whether a
     # tap was applied (one more than it sent) or answered with a question (the same).
     headers = {"X-Version": str(row["version"])}
@@ -233,83 +237,67 @@ def _version() -> int:
     return int(posted)
 
 
-class _AskFirst(Exception):
-    """The move ends the hand for its player: the game asks before it is entered."""
-
-    def __init__(self, move: dict, message):
-        self.move, self.message = move, message
-
-
-def _checker(checked: dict):
-    """The store's ``check`` of a tap (inside the change): the move one of the game's
-    (``SchemaError``: none a picker sends), asked about first when it ends the hand for its
-    player (``_AskFirst``) unless this is the answer saying yes. ``checked`` keeps the
-    game's ``table`` and the ``move`` as the engine sees it, for the answer."""
-
-    def check(game: str, state, move: dict) -> dict:
-        checked["table"] = table = table_of({"game": game})
-        checked["move"] = move = schemas.check_move(game, move)
-        ask = getattr(table.rules, "confirm_needed", None)
-        message = ask(state, move) if ask and request.form.get("confirm") != "1" else None
-        if message:
-            raise _AskFirst(move, message)
-        return move
-
-    return check
-
-
 @bp.post("/moves")
 def move(game_id: str):
-    """A tap. The store's change checks everything (the game, this phone's key, the move, the
-    version) in its own transaction, so a move reads nothing before it; a tap refused or
-    asked about reads the game for the board that says so."""
+    """A tap. The view decides what the move is (the game's schema) and whether the
+    referee has answered the game's question already (``confirm``); the store's change
+    checks the rest (the game, this phone's key, the version, the rules) in its own
+    transaction and calls nothing back, so a move reads nothing before it (the game's kind
+    is known once the game was read); a tap refused or asked about reads the game for the
+    board that says so."""
     key = session.get("keys", {}).get(game_id)
     if not key:
         load_game(game_id)  # an unknown game is a 404 before it is a 403
         abort(403)
-    checked: dict = {}
+    version, entry = _version(), _entry()
+    game = store().game_of(game_id)
+    if game is None:
+        abort(404)
+    table = table_of({"game": game})
 
     def board(status: int, seen: bool = True, row: dict | None = None, **extra):
         """The board as it is now (``row``, read unless given), with what the tap was
         answered (``seen``: the phone saw this version, so only what changed is sent)."""
         row = row or load_game(game_id)
-        table = checked.get("table") or table_of(row)
         return _answer(table, row, row if seen else None, status, **extra)
 
     try:
+        move = schemas.check_move(game, move_from_form(request.form))
+    except MoveError as e:  # not a move any picker sends, or another game's: said in place
+        if referee_key(game_id) is None:  # a phone no longer a referee is told that first
+            abort(403)
+        reveal = not isinstance(e, schemas.SchemaError) and request.form.get("reveal") == "1"
+        return board(422, error=e.reason, reveal=reveal)
+    try:
         with timing.part("store"):
             after = store().play_and_read(
-                game_id, _version(), move_from_form(request.form), key=key, entry=_entry(), check=_checker(checked)
+                game_id, version, move, key=key, entry=entry, game=game, ask=request.form.get("confirm") != "1"
             )
     except NotFound:
         abort(404)
     except NotReferee:
         abort(403)
-    except schemas.SchemaError as e:  # not a move any picker sends: said in place, nothing else asked
-        return board(422, error=e.reason)
-    except _AskFirst as e:
-        return board(200, confirm={"move": e.move, "message": e.message})
+    except AskFirst as e:
+        return board(200, confirm={"move": e.move, "message": e.question})
     except Conflict:
         notice = _("Another phone entered a move first. This is the board now: check it and enter yours again.")
         return board(409, seen=False, notice=notice)
     except AmbiguousMove as e:
         # "unanswered": a choice's answer came back without it (Take with no card tapped).
         unanswered = request.form.get("resume") is not None
-        choice = {"move": checked["move"], "options": e.options, "message": e.reason, "unanswered": unanswered}
+        choice = {"move": move, "options": e.options, "message": e.reason, "unanswered": unanswered}
         return board(200, choice=choice)
-    except MoveError as e:  # the engine's refusal (or another game's move: nothing checked)
+    except MoveError as e:  # the engine's refusal
         row = load_game(game_id)
-        again = _ask_again(checked["table"].rules, row, checked["move"]) if "move" in checked else None
+        again = _ask_again(table.rules, row, move)
         return board(422, row=row, error=e.reason, choice=again, reveal=request.form.get("reveal") == "1")
     key_in_force(game_id, key)  # the change found it so: the board asks no more
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)
-    # The game as the store wrote it, and as it was before: no read. A tap sent again (its
-    # entry already applied) is answered with the game as it is, whose last move may be
-    # another phone's.
-    before = after["before"]
-    last = checked["move"] if after["version"] == before["version"] + 1 else None
-    return _answer(checked.get("table") or table_of(after), after, before, last=last)
+    # The game as the store wrote it, and as it was before, and the move's words: no read.
+    # A tap sent again (its entry already applied) is answered with the game as it is,
+    # whose last move may be another phone's (no words come with it: they are read).
+    return _answer(table, after, after["before"], said=after["said"])
 
 
 def _ask_again(rules, row: dict, refused: dict) -> dict | None:
