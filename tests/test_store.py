@@ -25,6 +25,7 @@ from companion.errors import AmbiguousMove, IllegalMove, InvalidMove, MoveError,
 from companion.store import (
     TOTALS,
     TRANSCRIPT_FORMAT,
+    AskFirst,
     BadTranscript,
     Conflict,
     NotFound,
@@ -1212,3 +1213,25 @@ def test_a_database_made_before_issues_30_and_33_migrates_forward(tmp_path):
     names = {p["name"] for p in store.roster()}
     assert {"Ｚed", "Zed (2)", "Amy\u200b"} <= names  # the later of the two is numbered
     assert store.migrate() == []
+
+
+def test_a_move_is_given_plain_data_the_game_it_was_checked_for_and_whether_to_ask(store):
+    """The store's move takes data, never its caller's code (issue 44): the game the move
+    was checked for (another is a Conflict, nothing written), and whether to ask first (the
+    engine's question comes back as ``AskFirst``, nothing written; without ``ask`` the move
+    is entered). Its answer brings the move's words, as the log keeps them."""
+    assert store.game_of("no-such-game") is None
+    row, key = store.create("hundred", ["Ann", "Ben"], {"variant": "98"})
+    game_id = row["id"]
+    assert store.game_of(game_id) == "hundred"
+    with pytest.raises(Conflict):
+        store.play_and_read(game_id, 0, {"type": "play", "card": "KS"}, key, game="tute")
+    after = store.play_and_read(game_id, 0, {"type": "play", "card": "KS"}, key, game="hundred", ask=True)
+    assert after["version"] == 1 and after["said"] == store.moves(game_id)[0]["said"] != []
+    over = {"type": "play", "card": "2H"}  # 98 + 2 = 100: over 98, Ben loses the hand
+    with pytest.raises(AskFirst) as asked:
+        store.play_and_read(game_id, 1, over, key, game="hundred", ask=True)
+    assert asked.value.move == over and "loses the hand" in str(asked.value.question)
+    assert store.get(game_id)["version"] == 1 and len(store.moves(game_id)) == 1
+    assert store.play_and_read(game_id, 1, over, key, game="hundred")["version"] == 2
+    assert store.last_move(game_id) == {"move": over, "said": store.moves(game_id)[-1]["said"]}
