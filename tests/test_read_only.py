@@ -15,6 +15,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -57,6 +58,20 @@ def test_after_a_read_only_spell_the_next_change_is_saved(tmp_path):
         move = {"version": version, "move": {"type": "play", "card": ["5C", "6C"][version]}}
         assert client.post(f"{url}/moves", json=move, headers=key).status_code == 200
     assert client.get(url).get_json()["version"] == 2
+
+
+def test_after_a_read_only_spell_the_next_new_game_is_made(tmp_path):
+    """The creation limit's counts (limits.sqlite, beside the games) are a file of their own,
+    read-only for a connection opened during the spell just as well."""
+    app = make_app(tmp_path)
+    client = app.test_client()
+    new = {"game": "hundred", "players": ["Ann", "Ben"]}
+    first = threading.Thread(target=lambda: client.post("/api/games", json=new))
+    first.start()  # the files made by another thread: this one opens its connections in the spell
+    first.join()
+    with immutable(tmp_path / "test.db"), immutable(tmp_path / "limits.sqlite"):
+        assert client.post("/api/games", json=new).status_code == 503
+    assert client.post("/api/games", json=new).status_code == 201
 
 
 #: A worker whose ``-shm`` (in its memory since its first read) turns unwritable: a page, a
