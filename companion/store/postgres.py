@@ -244,6 +244,7 @@ class PostgresStore(Copies, Roster):
         return self._pool
 
     def _conn(self) -> Connection:
+        self.pool()  # after a fork, this process's pool, and none of the parent's connections held
         held = getattr(self._local, "held", None)
         if held is None:
             held = self._local.held = self._take()
