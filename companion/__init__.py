@@ -40,6 +40,9 @@ CSP = (
     "object-src 'none'"
 )
 
+#: HSTS on HTTPS answers: a year, subdomains too (flask-talisman's default value).
+HSTS = "max-age=31556926; includeSubDomains"
+
 #: A year: static URLs carry a hash of the file (``?v=``), so a changed file is a new URL.
 STATIC_MAX_AGE = 365 * 24 * 3600
 
@@ -250,7 +253,8 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     limiter.init_app(app)
     compress.init_app(app)
     # Security headers: flask-talisman with our CSP. No HTTPS forcing (phones reach a
-    # laptop on the room's Wi-Fi over plain HTTP); HSTS is sent only on HTTPS requests.
+    # laptop on the room's Wi-Fi over plain HTTP); HSTS is sent only on HTTPS requests, by
+    # the hook below (flask-talisman's would believe anyone's X-Forwarded-Proto).
     Talisman(
         app,
         force_https=False,
@@ -258,12 +262,22 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         content_security_policy=CSP,
         frame_options="DENY",
         referrer_policy="no-referrer",
-        strict_transport_security=True,
+        strict_transport_security=False,
     )
+
+    @app.after_request
+    def hsts(response):
+        """HSTS on a request that came over HTTPS: its own scheme, or behind a trusted proxy
+        (TRUST_PROXY) the forwarded one, as the session cookie's Secure (SecureWhenHttps)."""
+        if request.is_secure:
+            response.headers["Strict-Transport-Security"] = HSTS
+        return response
 
     from companion import cli
     from companion.views import api, events, games, offline, play, players, rules, share, tally
+    from companion.views.common import CONVERTERS
 
+    app.url_map.converters.update(CONVERTERS)  # before the rules that use them
     for blueprint in (games.bp, play.bp, events.bp, share.bp, api.bp, rules.bp, tally.bp, players.bp, offline.bp):
         app.register_blueprint(blueprint)
     from companion.views import assets

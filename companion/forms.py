@@ -265,7 +265,8 @@ class RenameForm(FlaskForm):
 class MergeForm(FlaskForm):
     """Two names of one person: this player's games go to ``into``'s."""
 
-    into = IntegerField(widget=HiddenInput(), validators=[InputRequired()])
+    #: A player's id: one SQLite's 64-bit integer holds (a larger one was a 500, not a 400).
+    into = IntegerField(widget=HiddenInput(), validators=[InputRequired(), NumberRange(min=1, max=2**63 - 1)])
 
 
 class UndoMergeForm(FlaskForm):

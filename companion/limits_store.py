@@ -23,7 +23,7 @@ import time
 
 from limits.storage import Storage
 
-from companion.store.sqlite import one_at_a_time
+from companion.store.sqlite import one_at_a_time, shared_memory_writable
 
 #: Seconds a hit waits for another process's write before giving up (then: 503).
 BUSY_TIMEOUT = 5.0
@@ -58,10 +58,16 @@ class SqliteStorage(Storage):
     def base_exceptions(self) -> type[Exception] | tuple[type[Exception], ...]:
         return sqlite3.Error
 
-    def _conn(self) -> sqlite3.Connection:
+    def _conn(self, write: bool = False) -> sqlite3.Connection:
         """This thread's connection, opened on first use (and again after a fork). The file
-        is made then, not before: an app that never counts a hit writes nothing."""
+        is made then, not before: an app that never counts a hit writes nothing. One opened
+        while the file could not be written is read-only for good (SQLite's silent
+        fallback): a ``write`` opens another, as the store's do (companion/store/sqlite.py)."""
+        shared_memory_writable(self.path)
         local, pid = self._local, os.getpid()
+        if write and getattr(local, "read_only", False) and getattr(local, "pid", None) == pid:
+            local.conn.close()
+            local.pid = None
         if getattr(local, "pid", None) != pid:
             os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
@@ -70,11 +76,12 @@ class SqliteStorage(Storage):
                 conn.execute(_TABLE)
             conn.execute("PRAGMA synchronous = NORMAL")  # a power cut may lose counts, never the file
             local.conn, local.pid = conn, pid
+            local.read_only = not os.access(self.path, os.W_OK)
         return local.conn
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
         now = time.time()
-        conn = self._conn()
+        conn = self._conn(write=True)
         conn.execute("DELETE FROM hits WHERE expires <= ?", (now,))
         # Read to the end: the statement (and its write lock) ends with its last row.
         rows = conn.execute(_HIT, {"key": key, "amount": amount, "now": now, "expiry": expiry}).fetchall()
@@ -98,7 +105,7 @@ class SqliteStorage(Storage):
             return False
 
     def reset(self) -> int | None:
-        return self._conn().execute("DELETE FROM hits").rowcount
+        return self._conn(write=True).execute("DELETE FROM hits").rowcount
 
     def clear(self, key: str) -> None:
-        self._conn().execute("DELETE FROM hits WHERE key = ?", (key,))
+        self._conn(write=True).execute("DELETE FROM hits WHERE key = ?", (key,))

@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 #: How often the hub's thread asks SQLite whether anything was committed (seconds).
 INTERVAL = 0.05
+#: The longest pause between two tries while the database can't be read (seconds): the pause
+#: doubles from INTERVAL up to it, so the streams hear again within it of the database's return.
+PATIENCE = 1.0
 
 
 class Watch:
@@ -151,7 +154,7 @@ class Hub:
 
     # -- the thread ---------------------------------------------------------------
     def _run(self) -> None:
-        conn = None
+        conn, failing = None, 0  # failing: the ticks in a row that could not read the database
         while True:
             with self._lock:
                 if not self._watches:
@@ -168,18 +171,22 @@ class Hub:
                 if conn.changed() or fresh:
                     stir = True
                     rows = self._versions_of(conn, ids)
-            except UNAVAILABLE:  # the database is busy or gone for a moment: again next tick
-                log.exception("live updates: reading the versions failed")
+            except UNAVAILABLE as e:  # the database is busy or gone: said once, tried again, backing off
+                if not failing:
+                    log.warning("Live updates can't read the database (%s); trying again until it answers", e)
+                failing += 1
                 if conn is not None:
                     try:
                         conn.close()
                     except Exception:  # pragma: no cover - it is gone already
                         pass
                 conn, self._fresh = None, True
+            else:
+                failing = 0
             gone = _departed(socks)
             if rows or gone or stir:
                 self._tell(rows, gone, stir)
-            self._wake.wait(self.interval)
+            self._wake.wait(min(self.interval * 2 ** min(failing, 16), PATIENCE))
             self._wake.clear()
         if conn is not None:
             conn.close()

@@ -7,8 +7,11 @@ the default. What differs from SQLite, and only here:
 
 * **Connections** come from a psycopg_pool pool per process (``DATABASE_POOL_SIZE``); a
   thread takes one at its first query and gives it back at the end of its request
-  (``release``: Flask's teardown), or when the thread ends. Each is checked on the way out
-  of the pool, so a database server restarted meanwhile costs no failed request.
+  (``release``: Flask's teardown), or when the thread ends. One idle a while is checked on
+  the way out of the pool, so a database server restarted meanwhile costs no failed
+  request. While the server is out of reach a request is a 503 at once, and a connection
+  of its own, tried at most every :data:`PROBE` seconds, says when it is back: a new pool
+  then serves at once.
 * **A change** is one transaction that first takes transaction-level advisory locks, the
   equivalent of SQLite's ``BEGIN IMMEDIATE`` (one writer at a time, the version check,
   the engine's verdict and the write seeing the same rows), so two app servers racing on
@@ -80,6 +83,12 @@ def game_lock(game_id: str) -> int:
 #: database may have restarted meanwhile) is checked first, and replaced if it is broken;
 #: one that broke within the window fails its request with a 503, and is replaced.
 FRESH = 2.0
+
+#: While the database can't be reached, a request is answered 503 at once (it waits for no
+#: pool), and at most every PROBE seconds one request tries a connection of its own: once one
+#: is made, the database is back, and a new pool serves at once (the old one's reconnection,
+#: backing off, could keep a worker waiting seconds more).
+PROBE = 0.25
 
 #: The order "as written" of each exported table (its rowid on SQLite).
 _ORDER = {"players": "id", "games": "rowid", "referees": "rowid", "seats": "game_id, seat", "moves": "game_id, seq"}
@@ -189,6 +198,10 @@ class PostgresStore(Copies, Roster):
         self._inherited: list = []
         #: When each pooled connection was last given back (see :data:`FRESH`).
         self._returned: weakref.WeakKeyDictionary[psycopg.Connection, float] = weakref.WeakKeyDictionary()
+        #: The database found out of reach (see :data:`PROBE`), and when it was last tried.
+        self._down = False
+        self._tried = float("-inf")
+        self._trying = threading.Lock()
         self._states = StateCache()
         self.migrate()
 
@@ -223,7 +236,6 @@ class PostgresStore(Copies, Roster):
                         timeout=self.pool_timeout,
                         kwargs={"autocommit": True},
                         configure=_configure,
-                        check=self._check_unless_fresh,
                         name="companion",
                         open=False,
                     )
@@ -232,22 +244,68 @@ class PostgresStore(Copies, Roster):
         return self._pool
 
     def _conn(self) -> Connection:
-        pool = self.pool()
+        self.pool()  # after a fork, this process's pool, and none of the parent's connections held
         held = getattr(self._local, "held", None)
         if held is None:
-            held = self._local.held = _Held(pool, pool.getconn(), self._returned)
+            held = self._local.held = self._take()
         return held.conn
 
-    def _check_unless_fresh(self, conn: psycopg.Connection) -> None:
-        """The pool's check of a connection it hands out, skipped within :data:`FRESH`."""
-        if time.monotonic() - self._returned.get(conn, float("-inf")) > FRESH:
-            psycopg_pool.ConnectionPool.check_connection(conn)
+    def _take(self) -> _Held:
+        """A working connection from the pool, checked unless given back within
+        :data:`FRESH`. One found broken says the server restarted or is gone: a connection
+        of its own finds out which (:meth:`_reach`) at once, rather than the pool retrying
+        for its timeout; restarted, a new pool serves. While the database is known to be
+        out of reach, ``psycopg.OperationalError`` (a 503) at once."""
+        if self._down:
+            self._reach()
+        for _ in range(2):  # the pool of now; once more on a new one, the server restarted
+            pool = self.pool()
+            conn = pool.getconn()
+            if time.monotonic() - self._returned.get(conn, float("-inf")) <= FRESH:
+                return _Held(pool, conn, self._returned)
+            try:
+                psycopg_pool.ConnectionPool.check_connection(conn)
+                return _Held(pool, conn, self._returned)
+            except psycopg.Error:
+                pool.putconn(conn)  # dropped by the pool
+                self._down = True
+                self._reach(now=True)
+        raise psycopg.OperationalError("The database's connections broke again as they were made")
+
+    def _reach(self, now: bool = False) -> None:
+        """The database was found out of reach: one thread at a time, at most every
+        :data:`PROBE` seconds (or ``now``), tries a connection of its own; made, the
+        database is back, and the pool is replaced by a new one, which connects at once.
+        Otherwise, and for every other request meanwhile: ``psycopg.OperationalError``."""
+        if (now or time.monotonic() - self._tried >= PROBE) and self._trying.acquire(blocking=now):
+            try:
+                self._tried = time.monotonic()
+                if self._down:
+                    psycopg.connect(self.dsn, connect_timeout=2).close()
+                    self._down = False
+                    self._replace_pool()
+            except psycopg.Error as e:
+                raise psycopg.OperationalError(f"The database can't be reached: {e}".strip()) from None
+            finally:
+                self._trying.release()
+        if self._down:
+            raise psycopg.OperationalError("The database can't be reached just now")
+
+    def _replace_pool(self) -> None:
+        """A new pool at the next use; the old one's connections are closed as they are given back."""
+        with self._lock:
+            old, self._pool = self._pool, None
+        if old is not None and self._pool_pid == os.getpid():
+            old.close(timeout=1.0)
 
     def release(self) -> None:
-        """Give this thread's connection back to the pool (the end of every request)."""
+        """Give this thread's connection back to the pool (the end of every request). One
+        that broke says the database may be out of reach: the next request finds out."""
         held = getattr(self._local, "held", None)
         if held is not None:
             self._local.held = None
+            if held.conn.raw.broken:
+                self._down = True
             held.give_back()
 
     def close(self) -> None:
@@ -367,7 +425,7 @@ class PostgresWatcher:
     :data:`CHANNEL`; ``changed`` takes the notifications already received (no round trip)."""
 
     def __init__(self, dsn: str):
-        self.conn = psycopg.connect(dsn, autocommit=True)
+        self.conn = psycopg.connect(dsn, autocommit=True, connect_timeout=2)  # a host gone: the hub tries again
         self.conn.execute(f"LISTEN {CHANNEL}")
 
     def changed(self) -> bool:

@@ -78,7 +78,13 @@ class SqliteStore(Copies, Roster):
         return conn
 
     def _conn(self) -> sqlite3.Connection:
-        """This thread's connection, opened on first use (and again after a fork)."""
+        """This thread's connection, opened on first use (and again after a fork).
+
+        SQLite opens a file that can't be written at that moment (a read-only spell)
+        read-only, without a word, and the connection stays read-only after the file can be
+        written again: such a connection is marked (``read_only``), and the next write
+        opens another (:meth:`_write`). Reads are served by it meanwhile."""
+        shared_memory_writable(self.path)
         local, pid = self._local, os.getpid()
         if getattr(local, "pid", None) != pid:
             if getattr(local, "conn", None) is not None:
@@ -86,6 +92,7 @@ class SqliteStore(Copies, Roster):
                 # close it in this process (SQLite: no connection carried over a fork).
                 self._inherited.append(local.conn)
             local.conn, local.pid = self._connect(), pid
+            local.read_only = not os.access(self.path, os.W_OK)  # asked after the open: never later than it
         return local.conn
 
     @property
@@ -111,15 +118,22 @@ class SqliteStore(Copies, Roster):
     @contextmanager
     def _write(self, game_id: str | None = None):
         """One write transaction; the write lock (the file's, whatever ``game_id``) is held
-        from the first read."""
+        from the first read. A connection that was read-only (:meth:`_conn`) is opened again
+        first: once the file can be written, the first change after the spell is saved;
+        while it can't, SQLite refuses it (a 503). A connection found read-only by a write
+        (the spell ended between its open and the check) is marked so too."""
+        if getattr(self._local, "read_only", False) and getattr(self._local, "pid", None) == os.getpid():
+            self.close()
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
             conn.execute("COMMIT")
-        except BaseException:
+        except BaseException as e:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            if isinstance(e, sqlite3.OperationalError) and e.sqlite_errorcode & 0xFF == sqlite3.SQLITE_READONLY:
+                self._local.read_only = True
             raise
 
     def migrate(self) -> list[str]:
@@ -208,21 +222,36 @@ class SqliteWatcher:
     shared memory, so asking is nearly free), and the versions of the games watched."""
 
     def __init__(self, path: str):
+        self.path = path
         self.conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         self.committed: int | None = None
 
     def changed(self) -> bool:
+        shared_memory_writable(self.path)
         now = self.conn.execute("PRAGMA data_version").fetchone()[0]
         changed, self.committed = now != self.committed, now
         return changed
 
     def versions(self, ids: list[str]) -> list[tuple[str, int]]:
         """The games' versions, in one query (read to the end: no read stays open)."""
+        shared_memory_writable(self.path)
         marks = ", ".join("?" * len(ids))
         return self.conn.execute(f"SELECT id, version FROM games WHERE id IN ({marks})", ids).fetchall()
 
     def close(self) -> None:
         self.conn.close()
+
+
+def shared_memory_writable(database: str) -> None:
+    """Raise ``sqlite3.OperationalError`` (a 503) when the SQLite file ``database``'s
+    ``-shm`` file is there but can't be written (its immutable flag set, its permissions
+    changed, its disk read-only): SQLite writes the index of its log straight into that
+    file's memory, and a process whose memory of it can no longer be written is killed
+    there (SIGBUS) at its next read or write. Asked before each use of a connection (one
+    system call; a change of the file in the instant after it can't be helped)."""
+    shm = f"{database}-shm"
+    if not os.access(shm, os.W_OK) and os.path.exists(shm):
+        raise sqlite3.OperationalError(f"The database's shared memory can't be written: {shm}")
 
 
 @contextmanager

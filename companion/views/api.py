@@ -12,7 +12,6 @@ from importlib.metadata import version as package_version
 
 from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
-from werkzeug.routing import BaseConverter
 
 from companion import schemas, timing
 from companion.errors import MoveError, OptionError, Refusal
@@ -22,18 +21,6 @@ from companion.store import BadTranscript, Conflict, NotFound, NotReferee
 from companion.views.common import external_url, store, table_of
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-class GameId(BaseConverter):
-    """A game's id in an API path: never "import", whose address is another route's, so
-    an OPTIONS or a wrong method there names exactly that route's methods (RFC 9110)."""
-
-    regex = r"(?!import$)[A-Za-z0-9_-]{1,64}"
-
-
-@bp.record_once
-def _converter(state) -> None:
-    state.app.url_map.converters.setdefault("game_id", GameId)
 
 
 def _error(status: int, message: str, **more):

@@ -18,6 +18,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from jinja2 import pass_context
 from markupsafe import Markup
+from werkzeug.routing import BaseConverter, IntegerConverter
 
 from companion import charts, games, stats, web
 from companion.cards import CARD_CODE, PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
@@ -27,6 +28,29 @@ from companion.i18n import card_name, language, names, suit_name
 
 def store():
     return current_app.extensions["store"]
+
+
+class GameId(BaseConverter):
+    """A game's id in a path, on every route (the web's and the API's): the characters the
+    store's ids are made of (``secrets.token_urlsafe``), so an id no game can have (a NUL,
+    which PostgreSQL's text refuses, a slash, a dot) is a 404 before any query. Never
+    "import", whose address is another API route's, so an OPTIONS or a wrong method there
+    names exactly that route's methods (RFC 9110)."""
+
+    regex = r"(?!import$)[A-Za-z0-9_-]{1,64}"
+
+
+class RowId(IntegerConverter):
+    """A player's or a roster change's id in a path: a number that SQLite's 64-bit integer
+    holds (at most 18 digits, none leading 0; PostgreSQL compares any number with its own),
+    so a longer one is a 404 before any query, whatever the method (a number checked
+    after matching would answer a POST with a 405 naming GET)."""
+
+    regex = r"[1-9][0-9]{0,17}"
+
+
+#: The converters of the app's paths, registered once (``create_app``).
+CONVERTERS = {"game_id": GameId, "row_id": RowId}
 
 
 @dataclass(frozen=True)

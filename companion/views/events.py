@@ -40,7 +40,7 @@ from flask import Blueprint, Response, current_app, request
 from companion.live import Hub, Watch
 from companion.views.common import referee_key, store
 
-bp = Blueprint("events", __name__, url_prefix="/games/<game_id>")
+bp = Blueprint("events", __name__, url_prefix="/games/<game_id:game_id>")
 
 #: How long a browser waits before reconnecting a stream that ended (milliseconds).
 RETRY_MS = 500

@@ -135,7 +135,7 @@ def _form_context(form) -> dict:
     return {"form": form, "summary": rules_summary(form), "roster": store().roster(), "tables": tables}
 
 
-@bp.get("/games/<game_id>")
+@bp.get("/games/<game_id:game_id>")
 def show(game_id: str):
     hands = request.args.get("hands")
     if hands in ("hide", "show"):
@@ -157,7 +157,7 @@ def show(game_id: str):
 LOG_PAGE = 25
 
 
-@bp.get("/games/<game_id>/log")
+@bp.get("/games/<game_id:game_id>/log")
 def log(game_id: str):
     """Every move in words, with when it was entered and by which referee phone, and who
     undid it: the audit trail a dispute is settled from."""
@@ -192,7 +192,7 @@ def _phone(referee: str | None, phones: dict[str, int], me: str | None) -> str |
     return _("this phone") if referee == me else _("phone %(n)s", n=phones[referee])
 
 
-@bp.get("/games/<game_id>/transcript")
+@bp.get("/games/<game_id:game_id>/transcript")
 def transcript(game_id: str):
     load_game(game_id)
     body = json.dumps(store().transcript(game_id), ensure_ascii=False, indent=1)

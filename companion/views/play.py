@@ -30,7 +30,7 @@ from companion.views.common import (
 )
 from companion.views.rules import reason_html
 
-bp = Blueprint("play", __name__, url_prefix="/games/<game_id>")
+bp = Blueprint("play", __name__, url_prefix="/games/<game_id:game_id>")
 
 # Form fields that are not part of the move itself ("resume": sent by a choice's answer,
 # naming the field that carries it; "reveal": sent by a hand shown, which a refusal keeps open;

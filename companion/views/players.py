@@ -46,14 +46,14 @@ def _not_yours(found: dict):
     return render_template("error.html", title=_("Not a referee of their first game"), message=message), 403
 
 
-@bp.get("/players/<int:player_id>")
+@bp.get("/players/<row_id:player_id>")
 def player(player_id: int):
     """A player's record per game family, head-to-head, wins over time and games; renaming
     (for a referee of their first game) and the record of renames and merges."""
     return _page(_found(player_id), RenameForm(), MergeForm())
 
 
-@bp.post("/players/<int:player_id>")
+@bp.post("/players/<row_id:player_id>")
 def rename(player_id: int):
     found = _found(player_id)
     by = _right(player_id)
@@ -98,7 +98,7 @@ def _page(found: dict, rename: RenameForm, merge: MergeForm, taken: dict | None 
     ), status
 
 
-@bp.post("/players/<int:player_id>/merge")
+@bp.post("/players/<row_id:player_id>/merge")
 def merge(player_id: int):
     """Two names of one person: this player's games become the other's (a referee of the
     first games of both may do it; it is recorded on the other's page, and can be undone there)."""
@@ -126,7 +126,7 @@ def merge(player_id: int):
     return redirect(url_for("players.player", player_id=form.into.data), code=303)
 
 
-@bp.post("/players/<int:player_id>/merges/<int:change_id>/undo")
+@bp.post("/players/<row_id:player_id>/merges/<row_id:change_id>/undo")
 def undo_merge(player_id: int, change_id: int):
     """A merge taken back: the other name is on the roster again, with its games."""
     found = _found(player_id)

@@ -27,7 +27,7 @@ from companion.views.common import (
 )
 from companion.views.play import _answer, _version, board_context
 
-bp = Blueprint("share", __name__, url_prefix="/games/<game_id>")
+bp = Blueprint("share", __name__, url_prefix="/games/<game_id:game_id>")
 
 
 def _panel(row: dict, status: int = 200, **extra):

@@ -17,7 +17,7 @@ from companion.extensions import htmx
 from companion.store import Conflict
 from companion.views.common import Table, game_context, load_game, referee_key, store, table_of
 
-bp = Blueprint("tally", __name__, url_prefix="/games/<game_id>/tally")
+bp = Blueprint("tally", __name__, url_prefix="/games/<game_id:game_id>/tally")
 
 
 def _preview(rules, state, move: dict | None) -> tuple[dict | None, dict | None, Reason | None]:
