@@ -45,9 +45,19 @@ def backup(path: Path) -> None:
 def restore(path: Path, yes: bool) -> None:
     """Replace every game with those of the backup at PATH, once a copy of it checks out
     (integrity, schema, every game replays); the database replaced is kept first."""
+    from companion.store import backup_games
+
     store = current_app.extensions["store"]
     if not yes:
-        click.confirm(f"Replace every game in {store.path} with the {path} backup's?", abort=True)
+        try:
+            coming = backup_games(path)
+        except ValueError as e:
+            raise click.ClickException(f"{e}. Nothing was changed.") from None
+        replaced = len(store.game_ids())
+        click.confirm(
+            f"Replace the {replaced} game(s) in {store.path} with the {coming} game(s) of the {path} backup?",
+            abort=True,
+        )
     try:
         games, kept = store.restore(path, keep_in=Path(current_app.instance_path))
     except ValueError as e:
@@ -99,7 +109,13 @@ def import_data(path: Path, yes: bool) -> None:
     except ValueError as e:
         raise click.ClickException(f"{path} is not JSON: {e}") from None
     if not yes:
-        click.confirm(f"Replace everything in {store.path} with {path}?", abort=True)
+        tables = data.get("tables") if isinstance(data, dict) else None
+        coming = len(tables["games"]) if isinstance(tables, dict) and isinstance(tables.get("games"), list) else 0
+        click.confirm(
+            f"Replace everything in {store.path} (its {len(store.game_ids())} game(s)) with {path}"
+            f" (its {coming} game(s))?",
+            abort=True,
+        )
     kept = store.keep(_keep_folder(store), "import")
     try:
         games = export.load(store, data)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from companion.store.copies import check_games, copy_games, verified_copy
+from companion.store.copies import backup_games, check_games, copy_games, verified_copy
 from companion.store.errors import (
     DATABASE_ERRORS,
     UNAVAILABLE,
@@ -76,6 +76,7 @@ __all__ = [
     "UNAVAILABLE",
     "DATABASE_ERRORS",
     "open_store",
+    "backup_games",
     "copy_games",
     "check_games",
     "verified_copy",

@@ -163,6 +163,22 @@ def _check_copy(source, read: Path, copy: Path, page_size: int | None) -> int:
         raise ValueError(f"{source} is damaged, or not this app's backup: SQLite says {e}") from None
 
 
+def backup_games(source) -> int:
+    """How many games the SQLite file ``source`` (a backup) holds, read without writing
+    (what a restore's question says it brings); ``ValueError`` if it can't tell: then it is
+    no backup a restore would take."""
+    try:
+        conn = _read_only(source)
+        try:
+            if "games" not in SQLITE.tables(conn):
+                raise ValueError(f"{source} is not a backup of this app's games: it has no table of games")
+            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"{source} is damaged, or not this app's backup: SQLite says {e}") from None
+
+
 def _read_only(source) -> sqlite3.Connection:
     """The SQLite file ``source`` opened so that nothing is written, beside it or in it: a
     backup (no log beside it) as ``immutable``, so SQLite takes no lock and makes no

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from datetime import datetime, timezone
 from typing import Any
@@ -17,6 +18,11 @@ from companion import games, names
 from companion.errors import MoveError, OptionError
 
 TRANSCRIPT_FORMAT = "companion-transcript/1"
+
+#: What a game's id is: what :meth:`~companion.store.writes.Games.create` makes
+#: (``secrets.token_urlsafe``), and what an address may carry (companion/views/api.py's
+#: ``GameId``); a restore or an import refuses any other (``../../etc/x``).
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 #: Seconds a writer waits for another writer's transaction before giving up.
 BUSY_TIMEOUT = 5.0
