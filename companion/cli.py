@@ -141,16 +141,15 @@ def db() -> None:
 @db.command("copy")
 @click.option("--from", "source", required=True, help="sqlite:///path/to/companion.db or postgresql://...")
 @click.option("--to", "target", required=True, help="postgresql://user@host:port/name or sqlite:///path")
-@click.option(
-    "--replace", is_flag=True, help="Replace the games the target already has (they are kept in a file first)."
-)
+@click.option("--replace", is_flag=True, help="Replace what the target already has (it is kept in a file first).")
 def copy(source: str, target: str, replace: bool) -> None:
     """Copy a whole server's games, players and links from one database into another (made
     if new), in one transaction, once the source checks out as a restore's backup does
     (integrity, schema, every game replays); then compare every game's transcript in the
-    two: any difference and nothing is copied. With --replace, the target's games are kept
-    first in an SQLite file beside it (or in the current folder). Stop the servers using
-    the source first."""
+    two: any difference and nothing is copied. A target that holds anything (games,
+    players, their renames) is refused; with --replace, what it holds is kept first in an
+    SQLite file beside it (or in the current folder). Stop the servers using the source
+    first."""
     from companion.store import DATABASE_ERRORS, copy_games, open_store, verified_copy
 
     source_file = (
@@ -172,7 +171,7 @@ def copy(source: str, target: str, replace: bool) -> None:
             raise click.ClickException(f"{e}. Nothing was copied.") from None
         kept = None
         try:
-            if replace and destination.game_ids():
+            if replace and destination.held():
                 beside = Path(destination.path).parent if destination.url.startswith("sqlite:") else Path.cwd()
                 kept = destination.keep(beside, "copy")
             games = copy_games(origin, destination, replace=replace)
@@ -183,7 +182,7 @@ def copy(source: str, target: str, replace: bool) -> None:
         finally:
             origin.close()
             destination.close()
-    shown = source if source_file is None else f"sqlite:///{source_file}"
+    shown = origin.url if source_file is None else f"sqlite:///{source_file}"  # a URL without its password
     click.echo(f"Copied {games} game(s) from {shown} to {destination.url}; every transcript is identical")
     if kept is not None:
-        click.echo(f"The games it replaced are kept in {kept}.")
+        click.echo(f"What it replaced is kept in {kept}.")

@@ -34,7 +34,7 @@ from companion.store.errors import (
 )
 from companion.store.interface import Store
 from companion.store.migrations import TOTALS
-from companion.store.rows import BUSY_TIMEOUT, LINK_KINDS, SNAPSHOT_EVERY, SYNCHRONOUS, TRANSCRIPT_FORMAT
+from companion.store.rows import BUSY_TIMEOUT, LINK_KINDS, SNAPSHOT_EVERY, SYNCHRONOUS, TRANSCRIPT_FORMAT, safe_url
 from companion.store.sqlite import SqliteStore, SqliteWatcher
 
 
@@ -50,7 +50,7 @@ def open_store(url: str, synchronous: str = "NORMAL", pool_size: int = 8, pool_t
     if url.startswith("sqlite:///"):
         url = url.removeprefix("sqlite:///")
     elif "://" in url:
-        raise ValueError(f"A database is postgresql://user@host:port/name or sqlite:///path, not {url!r}")
+        raise ValueError(f"A database is postgresql://user@host:port/name or sqlite:///path, not {safe_url(url)!r}")
     return SqliteStore(url, synchronous=synchronous)
 
 

@@ -28,6 +28,13 @@ class Copies(Games):
         """Every game's id, oldest first."""
         return [r[0] for r in self._conn().execute("SELECT id FROM games ORDER BY created, id")]
 
+    def held(self) -> dict[str, int]:
+        """How many rows each exported table holds, those that hold any (a database that
+        holds nothing: ``{}``): what a copy over it would replace."""
+        with self._read() as conn:
+            counts = {t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in self.TABLES}
+        return {t: n for t, n in counts.items() if n}
+
     def applied_migrations(self) -> list[str]:
         return migrations.recorded(self._conn(), self.dialect)
 
@@ -247,12 +254,14 @@ def _remove_database(path: Path) -> None:
 def copy_games(source, target, replace: bool = False) -> int:
     """Every row of ``source`` written into ``target`` in one transaction of ``target``'s,
     then every game's transcript read back inside it and compared with the source's: any
-    difference (or a ``target`` that already has games, unless ``replace``) raises
-    ``ValueError`` and leaves ``target`` as it was. Returns the number of games copied."""
+    difference (or a ``target`` that holds any data, a player without games too, unless
+    ``replace``) raises ``ValueError`` and leaves ``target`` as it was. Returns the number
+    of games copied."""
     if source.applied_migrations() != target.applied_migrations():
         raise ValueError("The two databases are at different schema versions: open both with this version first")
-    if not replace and target.game_ids():
-        raise ValueError(f"{target.url} already has games: nothing was copied (--replace replaces them)")
+    if not replace and (held := target.held()):
+        rows = ", ".join(f"{n} row(s) of {table}" for table, n in held.items())
+        raise ValueError(f"{target.url} already has data ({rows}): nothing was copied (--replace replaces it)")
     tables = source.rows()  # one read transaction: the source should not be serving meanwhile
     expected = {row["id"]: source.transcript(row["id"]) for row in tables["games"]}
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import tempfile
 import threading
 import time
@@ -54,6 +53,7 @@ from companion.store import migrations
 from companion.store.copies import Copies, copy_games, verified_copy
 from companion.store.dialect import POSTGRES
 from companion.store.roster import Roster
+from companion.store.rows import safe_url
 from companion.store.sqlite import SqliteStore
 from companion.store.states import StateCache
 
@@ -168,7 +168,7 @@ def _configure(conn: psycopg.Connection) -> None:
 
 def _safe(url: str) -> str:
     """The URL without its password, for messages."""
-    return re.sub(r"//([^:/@]+):[^@/]*@", r"//\1:***@", url)
+    return safe_url(url)
 
 
 class PostgresStore(Copies, Roster):

@@ -45,6 +45,17 @@ Row = Any
 SYNCHRONOUS = ("NORMAL", "FULL")
 
 
+def safe_url(url: str) -> str:
+    """A database's URL as a message shows it: without its password, given in its
+    ``user:password@`` part or as a ``password=`` parameter.
+
+    >>> safe_url("postgresql://companion:secret@db:5432/club?password=also&sslmode=require")
+    'postgresql://companion:***@db:5432/club?password=***&sslmode=require'
+    """
+    url = re.sub(r"//([^:/@]*):[^@/]*@", r"//\1:***@", url)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", url, flags=re.IGNORECASE)
+
+
 _GAME_COLUMNS = (
     "id, game, players, options, created, updated, version, state, finished, status, archived, confirmed, deals"
 )
