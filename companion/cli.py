@@ -80,7 +80,7 @@ def export_data(path: Path, as_json: bool) -> None:
         if path.exists():
             raise click.ClickException(f"{path} exists: choose a new file, nothing is overwritten")
         data = export.dump(store)
-        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        path.write_text(export.text(data), encoding="utf-8")
         click.echo(f"Exported {len(data['tables']['games'])} game(s) to {path}")
         return
     path.mkdir(parents=True, exist_ok=True)

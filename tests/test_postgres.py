@@ -632,3 +632,43 @@ def test_a_move_is_two_round_trips(pg_url):
     finally:
         store.release()
         store.close()
+
+
+def test_json_exports_of_a_copy_compare_line_by_line(tmp_path, pg_url):
+    """Issue 44: `flask export --json` of a server and of its copy on PostgreSQL (and of
+    that copy back on SQLite) are the same text, a row a line: the rows in one order on
+    either database, whatever order they were written in (two games' moves interleaved)."""
+    app = make_app(tmp_path)
+    store = app.extensions["store"]
+    fill(store)
+    first, key_1 = store.create("hundred", ["Ann", "Ben"])
+    second, key_2 = store.create("hundred", ["Cy", "Dee"])
+    for version, card in enumerate(["2S", "3S", "4S"]):
+        store.play(second["id"], version, {"type": "play", "card": card}, key_2)
+        store.play(first["id"], version, {"type": "play", "card": card}, key_1)
+    runner = app.test_cli_runner()
+    assert (
+        runner.invoke(args=["db", "copy", "--from", f"sqlite:///{tmp_path / 'test.db'}", "--to", pg_url]).exit_code == 0
+    )
+    back = tmp_path / "back"
+    back.mkdir()
+    assert runner.invoke(args=["db", "copy", "--from", pg_url, "--to", f"sqlite:///{back / 'c.db'}"]).exit_code == 0
+    pg = open_store(pg_url)
+    try:
+        assert pg.rows() == store.rows()  # the same rows, in the same order
+    finally:
+        pg.close()
+    exports = []
+    for name, other in (("sqlite", make_app(tmp_path)), ("pg", make_app(tmp_path / "pg", DATABASE_URL=pg_url))):
+        path = tmp_path / f"{name}.json"
+        done = other.test_cli_runner().invoke(args=["export", "--json", str(path)])
+        assert done.exit_code == 0, done.output
+        exports.append(path.read_text(encoding="utf-8").splitlines())
+        other.extensions["store"].close()
+    path = tmp_path / "back.json"
+    again = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE": str(back / "c.db")}, str(back))
+    assert again.test_cli_runner().invoke(args=["export", "--json", str(path)]).exit_code == 0
+    exports.append(path.read_text(encoding="utf-8").splitlines())
+    rows = sum(len(t) for t in json.loads("\n".join(exports[0]))["tables"].values())
+    assert len(exports[0]) == 1 + rows + 2 * 8 + 1  # the head, a row a line, each table's brackets, the end
+    assert exports[0] == exports[1] == exports[2]

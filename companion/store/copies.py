@@ -16,6 +16,9 @@ from companion.store.checks import _UNREADABLE, check_games, schema_difference
 from companion.store.dialect import SQLITE
 from companion.store.writes import Games
 
+#: A row of a game's, in its game's order (:data:`Copies.ORDER`); ``{t}``: its table.
+_BY_GAME = "(SELECT g.rowid FROM games g WHERE g.id = {t}.game_id)"
+
 
 class Copies(Games):
     """Whole-database copies, on either backend (the backend says how it copies itself into
@@ -23,6 +26,22 @@ class Copies(Games):
 
     #: The tables a whole-server export carries, parents first (the order rows are inserted).
     TABLES: tuple[str, ...] = ("players", "games", "seats", "moves", "referees", "links", "deals", "roster_changes")
+    #: The order each table's rows are read in (:meth:`rows`), the same on either database
+    #: (so two exports of one server's copies compare line by line): in the order written,
+    #: by integers both databases keep alike (a game's rows by their game's ``rowid``, a
+    #: column of its own on PostgreSQL), not by a game's id, which PostgreSQL may sort by
+    #: its locale's collation (a link's time and hash, digits and small letters written
+    #: alike, sort alike in any).
+    ORDER: dict[str, str] = {
+        "players": "id",
+        "games": "rowid",
+        "seats": f"{_BY_GAME.format(t='seats')}, seat",
+        "moves": f"{_BY_GAME.format(t='moves')}, seq",
+        "referees": "rowid",
+        "links": f"{_BY_GAME.format(t='links')}, created, token_hash",
+        "deals": f"{_BY_GAME.format(t='deals')}, n",
+        "roster_changes": "id",
+    }
 
     def game_ids(self) -> list[str]:
         """Every game's id, oldest first."""
@@ -39,9 +58,15 @@ class Copies(Games):
         return migrations.recorded(self._conn(), self.dialect)
 
     def rows(self) -> dict[str, list[dict]]:
-        """Every row of every exported table, read in one transaction (a consistent copy)."""
+        """Every row of every exported table, its exported columns, read in one transaction
+        (a consistent copy), in :data:`ORDER`."""
+        columns = self.schema()
         with self._read() as conn:
-            return {t: [dict(r) for r in conn.execute(self._select_all(t))] for t in self.TABLES}
+            return {t: [dict(r) for r in conn.execute(self._select_all(t, columns[t]))] for t in self.TABLES}
+
+    def _select_all(self, table: str, columns: list[str]) -> str:
+        quoted = ", ".join('"' + c + '"' for c in columns)
+        return f"SELECT {quoted} FROM {table} ORDER BY {self.ORDER[table]}"
 
     def check(self) -> int:
         """Every game replays to the state it stores (:func:`check_games`), read in one

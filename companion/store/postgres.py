@@ -81,10 +81,6 @@ def game_lock(game_id: str) -> int:
 #: one that broke within the window fails its request with a 503, and is replaced.
 FRESH = 2.0
 
-#: The order "as written" of each exported table (its rowid on SQLite).
-_ORDER = {"players": "id", "games": "rowid", "referees": "rowid", "seats": "game_id, seat", "moves": "game_id, seq"}
-_ORDER |= {"links": "created, token_hash", "deals": "game_id, n", "roster_changes": "id"}
-
 
 class Row(tuple):
     """A row read by name or by position, as ``sqlite3.Row`` is (``dict(row)`` too)."""
@@ -321,10 +317,6 @@ class PostgresStore(Copies, Roster):
             )
             out[t] = [r[0] for r in rows]
         return out
-
-    def _select_all(self, table: str) -> str:
-        columns = ", ".join(f'"{c}"' for c in self.schema()[table])
-        return f"SELECT {columns} FROM {table} ORDER BY {_ORDER[table]}"
 
     def _foreign_key_problems(self, conn) -> list:
         return []  # PostgreSQL refused any such row as it was written
