@@ -155,15 +155,15 @@ def _read_back(rules, move) -> None:
     for column, read in (("said", _read_said), ("snapshot", lambda text: _snapshot(rules, text))):
         if move[column] is None:
             continue
-        what = f"move {move['seq']}'s {'words' if column == 'said' else 'snapshot'}"
+        what = f"move {move['seq']}'s " + ("words" if column == "said" else "snapshot")
         try:
             read(move[column])
         except RecursionError:
             raise
         except KeyError as e:
-            raise ValueError(f"{what} lack {e}") from None
+            raise ValueError(f"{what}: {e} is missing") from None
         except _UNREADABLE as e:
-            raise ValueError(f"{what} do not read: {e}") from None
+            raise ValueError(f"{what} can't be read: {e}") from None
 
 
 def _read_said(text) -> None:
