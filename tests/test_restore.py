@@ -813,3 +813,19 @@ def test_the_import_s_question_says_what_it_replaces(club, tmp_path):
     answer = app.test_cli_runner().invoke(args=["import", str(export)], input="n\n")
     assert "(its 4 game(s)) with" in answer.output and "(its 0 game(s))?" in answer.output, answer.output
     assert answer.exit_code == 1 and live(app) == before
+
+
+def test_an_import_sums_the_standings_again(scored_club, tmp_path):
+    """An import's standings are its seats' sums, whatever the database it replaces held in
+    ``totals`` (here a hand edit that gave every player 5 games more and 50 won)."""
+    app, backup = scored_club
+    store = app.extensions["store"]
+    standings = [tuple(r) for r in store.query("SELECT * FROM totals ORDER BY game, player_id")]
+    export = tmp_path / "all.json"
+    assert app.test_cli_runner().invoke(args=["export", "--json", str(export)]).exit_code == 0
+    with sqlite3.connect(app.config["DATABASE"]) as db:
+        db.execute("UPDATE totals SET won = 50, points = 999, played = played + 5")
+    db.close()
+    answer, _ = imported(app, export)
+    assert answer.exit_code == 0, answer.output
+    assert [tuple(r) for r in store.query("SELECT * FROM totals ORDER BY game, player_id")] == standings

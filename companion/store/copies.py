@@ -82,6 +82,7 @@ class Copies(Games):
         with self._write() as conn:
             for t in reversed(self.TABLES):
                 conn.execute(f"DELETE FROM {t}")
+            conn.execute("DELETE FROM totals")  # summed again from the seats written, whatever it held
             for t in self.TABLES:
                 cols = columns[t]
                 conn.executemany(
