@@ -249,13 +249,15 @@ def _keep_figures(
     history: list | None = None,
     kept: Any = _UNREAD,
     lock=None,
+    columns: tuple[str, ...] | None = None,
 ) -> None:
     """Each side's figures and result in its seats (:func:`seat_figures`), when a deal or
     the game has ended or been undone (or confirmed) since they were written (one indexed
     read otherwise, or none: ``kept``, the first seat's ``(deals, won)`` read already, None
     for no seats). ``view`` is of the game's state, ``deals`` finished; their records are
     read from ``deals`` then (or given: ``history``). ``lock(conn)`` is called before the
-    seats are written (the store's :meth:`~Base._lock_figures`)."""
+    seats are written (the store's :meth:`~Base._lock_figures`). ``columns``: the figures
+    written (``games.FIGURES``, unless a migration writes the seats its schema had then)."""
     counted = deals if confirmed is None else min(confirmed, deals)
     result = view["result"] if counted == deals else None
     if kept is _UNREAD:
@@ -266,10 +268,11 @@ def _keep_figures(
         lock(conn)
     if history is None:
         history = _finished_deals(conn, game_id)
-    for side, columns in seat_figures(rules, view, history, deals, confirmed).items():
+    written = (*(games.FIGURES if columns is None else columns), "won", "draw")
+    for side, values in seat_figures(rules, view, history, deals, confirmed).items():
         conn.execute(
-            f"UPDATE seats SET {', '.join(f'{k} = ?' for k in SEAT_FIGURES)} WHERE game_id = ? AND side = ?",
-            (*columns.values(), game_id, side),
+            f"UPDATE seats SET {', '.join(f'{k} = ?' for k in written)} WHERE game_id = ? AND side = ?",
+            (*(values[k] for k in written), game_id, side),
         )
 
 
