@@ -45,9 +45,19 @@ def backup(path: Path) -> None:
 def restore(path: Path, yes: bool) -> None:
     """Replace every game with those of the backup at PATH, once a copy of it checks out
     (integrity, schema, every game replays); the database replaced is kept first."""
+    from companion.store import backup_games
+
     store = current_app.extensions["store"]
     if not yes:
-        click.confirm(f"Replace every game in {store.path} with the {path} backup's?", abort=True)
+        try:
+            coming = backup_games(path)
+        except ValueError as e:
+            raise click.ClickException(f"{e}. Nothing was changed.") from None
+        replaced = len(store.game_ids())
+        click.confirm(
+            f"Replace the {replaced} game(s) in {store.path} with the {coming} game(s) of the {path} backup?",
+            abort=True,
+        )
     try:
         games, kept = store.restore(path, keep_in=Path(current_app.instance_path))
     except ValueError as e:
@@ -70,7 +80,7 @@ def export_data(path: Path, as_json: bool) -> None:
         if path.exists():
             raise click.ClickException(f"{path} exists: choose a new file, nothing is overwritten")
         data = export.dump(store)
-        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        path.write_text(export.text(data), encoding="utf-8")
         click.echo(f"Exported {len(data['tables']['games'])} game(s) to {path}")
         return
     path.mkdir(parents=True, exist_ok=True)
@@ -99,7 +109,13 @@ def import_data(path: Path, yes: bool) -> None:
     except ValueError as e:
         raise click.ClickException(f"{path} is not JSON: {e}") from None
     if not yes:
-        click.confirm(f"Replace everything in {store.path} with {path}?", abort=True)
+        tables = data.get("tables") if isinstance(data, dict) else None
+        coming = len(tables["games"]) if isinstance(tables, dict) and isinstance(tables.get("games"), list) else 0
+        click.confirm(
+            f"Replace everything in {store.path} (its {len(store.game_ids())} game(s)) with {path}"
+            f" (its {coming} game(s))?",
+            abort=True,
+        )
     kept = store.keep(_keep_folder(store), "import")
     try:
         games = export.load(store, data)
@@ -125,16 +141,15 @@ def db() -> None:
 @db.command("copy")
 @click.option("--from", "source", required=True, help="sqlite:///path/to/companion.db or postgresql://...")
 @click.option("--to", "target", required=True, help="postgresql://user@host:port/name or sqlite:///path")
-@click.option(
-    "--replace", is_flag=True, help="Replace the games the target already has (they are kept in a file first)."
-)
+@click.option("--replace", is_flag=True, help="Replace what the target already has (it is kept in a file first).")
 def copy(source: str, target: str, replace: bool) -> None:
     """Copy a whole server's games, players and links from one database into another (made
     if new), in one transaction, once the source checks out as a restore's backup does
     (integrity, schema, every game replays); then compare every game's transcript in the
-    two: any difference and nothing is copied. With --replace, the target's games are kept
-    first in an SQLite file beside it (or in the current folder). Stop the servers using
-    the source first."""
+    two: any difference and nothing is copied. A target that holds anything (games,
+    players, their renames) is refused; with --replace, what it holds is kept first in an
+    SQLite file beside it (or in the current folder). Stop the servers using the source
+    first."""
     from companion.store import DATABASE_ERRORS, copy_games, open_store, verified_copy
 
     source_file = (
@@ -156,7 +171,7 @@ def copy(source: str, target: str, replace: bool) -> None:
             raise click.ClickException(f"{e}. Nothing was copied.") from None
         kept = None
         try:
-            if replace and destination.game_ids():
+            if replace and destination.held():
                 beside = Path(destination.path).parent if destination.url.startswith("sqlite:") else Path.cwd()
                 kept = destination.keep(beside, "copy")
             games = copy_games(origin, destination, replace=replace)
@@ -167,7 +182,7 @@ def copy(source: str, target: str, replace: bool) -> None:
         finally:
             origin.close()
             destination.close()
-    shown = source if source_file is None else f"sqlite:///{source_file}"
+    shown = origin.url if source_file is None else f"sqlite:///{source_file}"  # a URL without its password
     click.echo(f"Copied {games} game(s) from {shown} to {destination.url}; every transcript is identical")
     if kept is not None:
-        click.echo(f"The games it replaced are kept in {kept}.")
+        click.echo(f"What it replaced is kept in {kept}.")

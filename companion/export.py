@@ -49,6 +49,21 @@ def dump(store: Store) -> dict:
     return {"format": FORMAT, "version": VERSION, "migrations": store.applied_migrations(), "tables": store.rows()}
 
 
+def text(data: dict) -> str:
+    """An export (:func:`dump`) as JSON with each row on a line of its own, so that two
+    exports (a server's, and its copy's on another database) compare line by line."""
+    tables = list(data["tables"].items())
+    head = json.dumps({k: v for k, v in data.items() if k != "tables"}, ensure_ascii=False)
+    lines = [head[:-1] + ', "tables": {']
+    for i, (table, rows) in enumerate(tables):
+        lines.append(json.dumps(table) + ": [")
+        lines += [
+            json.dumps(row, ensure_ascii=False) + ("," if j < len(rows) - 1 else "") for j, row in enumerate(rows)
+        ]
+        lines.append("]" + ("," if i < len(tables) - 1 else ""))
+    return "\n".join([*lines, "}}"]) + "\n"
+
+
 def load(store: Store, data) -> int:
     """Replace the server's data with an export's (``BadImport`` if refused, and then
     nothing changes); return the number of games."""

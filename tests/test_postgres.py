@@ -117,13 +117,93 @@ def test_copy_refuses_a_target_with_games_and_changes_nothing(tmp_path, pg_url):
     try:
         fill(source)
         kept, _ = target.create("hundred", ["Zed", "Yan"])
-        with pytest.raises(ValueError, match="already has games"):
+        with pytest.raises(ValueError, match="already has data"):
             copy_games(source, target)
         assert target.game_ids() == [kept["id"]]
         assert copy_games(source, target, replace=True) == 4
         assert kept["id"] not in target.game_ids()
     finally:
         target.close()
+
+
+def players_without_games(store) -> dict:
+    """A game made, a player of it renamed, the game deleted: the players and the rename
+    record stay, no game does. What the store then holds."""
+    row, _ = store.create("hundred", ["Zed", "Yan"])
+    store.rename_player(next(p["id"] for p in store.roster() if p["name"] == "Zed"), "Zedd")
+    store.delete(row["id"])
+    assert store.game_ids() == []
+    return {t: rows for t, rows in store.rows().items() if rows}
+
+
+def test_db_copy_refuses_a_target_holding_players_without_games(tmp_path, pg_url, monkeypatch):
+    """Issue 44: a target that holds players but no games (and their rename record) is
+    data: without --replace nothing is copied and it all stays; with --replace it is kept
+    first, in a file that holds it all."""
+    monkeypatch.chdir(tmp_path)  # where a PostgreSQL target's replaced data is kept
+    app = make_app(tmp_path)
+    fill(app.extensions["store"])
+    target = open_store(pg_url)
+    try:
+        held = players_without_games(target)
+        assert set(held) == {"players", "roster_changes"}
+    finally:
+        target.close()
+    runner = app.test_cli_runner()
+    source = f"sqlite:///{tmp_path / 'test.db'}"
+    refused = runner.invoke(args=["db", "copy", "--from", source, "--to", pg_url])
+    assert refused.exit_code == 1 and "already has data" in refused.output, refused.output
+    assert "Nothing was copied" in refused.output and "Copied" not in refused.output
+    target = open_store(pg_url)
+    try:
+        assert {t: rows for t, rows in target.rows().items() if rows} == held
+    finally:
+        target.close()
+    assert list(tmp_path.glob("companion-before-*")) == []
+    done = runner.invoke(args=["db", "copy", "--from", source, "--to", pg_url, "--replace"])
+    assert done.exit_code == 0 and "Copied 4 game(s)" in done.output, done.output
+    (kept,) = tmp_path.glob("companion-before-copy-*.db")
+    assert f"kept in {kept}" in done.output
+    assert {t: rows for t, rows in SqliteStore(kept).rows().items() if rows} == held
+
+
+def test_db_copy_refuses_an_sqlite_target_holding_players_without_games(tmp_path):
+    app = make_app(tmp_path)
+    fill(app.extensions["store"])
+    target = SqliteStore(tmp_path / "target.db")
+    held = players_without_games(target)
+    target.close()
+    source, to = f"sqlite:///{tmp_path / 'test.db'}", f"sqlite:///{tmp_path / 'target.db'}"
+    refused = make_app(tmp_path).test_cli_runner().invoke(args=["db", "copy", "--from", source, "--to", to])
+    assert refused.exit_code == 1 and "already has data" in refused.output, refused.output
+    assert {t: rows for t, rows in SqliteStore(tmp_path / "target.db").rows().items() if rows} == held
+
+
+def with_password(url: str, password: str) -> str:
+    """``url`` (the throwaway server's: it trusts local connections, whatever password is
+    given) with a password, in its user part."""
+    return url.replace("postgresql://postgres@", f"postgresql://postgres:{password}@", 1)
+
+
+def test_db_copy_never_prints_a_password(tmp_path, pg_url):
+    """Issue 44: every URL `flask db copy` prints hides its password, on success and on a
+    refusal, given in the URL's user part or as a ``password=`` parameter."""
+    app = make_app(tmp_path)
+    fill(app.extensions["store"])
+    runner = app.test_cli_runner()
+    secret = with_password(pg_url, "s3cret-one")
+    sqlite_file = f"sqlite:///{tmp_path / 'test.db'}"
+    into = runner.invoke(args=["db", "copy", "--from", sqlite_file, "--to", secret])
+    assert into.exit_code == 0 and "Copied 4 game(s)" in into.output, into.output
+    back = runner.invoke(args=["db", "copy", "--from", secret, "--to", f"sqlite:///{tmp_path / 'back.db'}"])
+    assert back.exit_code == 0 and "Copied 4 game(s)" in back.output, back.output
+    assert "postgres:***@" in back.output
+    again = runner.invoke(args=["db", "copy", "--from", sqlite_file, "--to", f"{pg_url}&password=s3cret-two"])
+    assert again.exit_code == 1 and "already has data" in again.output, again.output
+    wrong = runner.invoke(args=["db", "copy", "--from", sqlite_file, "--to", "mysql://root:s3cret-three@db/club"])
+    assert wrong.exit_code == 1, wrong.output
+    for answer in (into, back, again, wrong):
+        assert "s3cret" not in answer.output, answer.output
 
 
 def test_copy_command_explains_a_bad_address(tmp_path):
@@ -552,3 +632,43 @@ def test_a_move_is_two_round_trips(pg_url):
     finally:
         store.release()
         store.close()
+
+
+def test_json_exports_of_a_copy_compare_line_by_line(tmp_path, pg_url):
+    """Issue 44: `flask export --json` of a server and of its copy on PostgreSQL (and of
+    that copy back on SQLite) are the same text, a row a line: the rows in one order on
+    either database, whatever order they were written in (two games' moves interleaved)."""
+    app = make_app(tmp_path)
+    store = app.extensions["store"]
+    fill(store)
+    first, key_1 = store.create("hundred", ["Ann", "Ben"])
+    second, key_2 = store.create("hundred", ["Cy", "Dee"])
+    for version, card in enumerate(["2S", "3S", "4S"]):
+        store.play(second["id"], version, {"type": "play", "card": card}, key_2)
+        store.play(first["id"], version, {"type": "play", "card": card}, key_1)
+    runner = app.test_cli_runner()
+    assert (
+        runner.invoke(args=["db", "copy", "--from", f"sqlite:///{tmp_path / 'test.db'}", "--to", pg_url]).exit_code == 0
+    )
+    back = tmp_path / "back"
+    back.mkdir()
+    assert runner.invoke(args=["db", "copy", "--from", pg_url, "--to", f"sqlite:///{back / 'c.db'}"]).exit_code == 0
+    pg = open_store(pg_url)
+    try:
+        assert pg.rows() == store.rows()  # the same rows, in the same order
+    finally:
+        pg.close()
+    exports = []
+    for name, other in (("sqlite", make_app(tmp_path)), ("pg", make_app(tmp_path / "pg", DATABASE_URL=pg_url))):
+        path = tmp_path / f"{name}.json"
+        done = other.test_cli_runner().invoke(args=["export", "--json", str(path)])
+        assert done.exit_code == 0, done.output
+        exports.append(path.read_text(encoding="utf-8").splitlines())
+        other.extensions["store"].close()
+    path = tmp_path / "back.json"
+    again = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE": str(back / "c.db")}, str(back))
+    assert again.test_cli_runner().invoke(args=["export", "--json", str(path)]).exit_code == 0
+    exports.append(path.read_text(encoding="utf-8").splitlines())
+    rows = sum(len(t) for t in json.loads("\n".join(exports[0]))["tables"].values())
+    assert len(exports[0]) == 1 + rows + 2 * 8 + 1  # the head, a row a line, each table's brackets, the end
+    assert exports[0] == exports[1] == exports[2]

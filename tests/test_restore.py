@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import names
+from companion import games, names, stats
 from companion.store import SqliteStore, check_games
 from tests.test_backup import app_in, everything, play_samples
 
@@ -550,3 +550,282 @@ def test_db_copy_checks_players_and_seats_on_postgresql(club, tmp_path, pg_url):
     answer = runner.invoke(args=["db", "copy", "--from", pg_url, "--to", f"sqlite:///{target}"])
     assert answer.exit_code == 1 and "not one of its players" in answer.output, answer.output
     assert "Nothing was copied" in answer.output and SqliteStore(target).game_ids() == []
+
+
+# -- what a restore or an import works out again (issue 44) ------------------------------
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory) -> bytes:
+    """A backup whose games have finished deals and figures to check: a 100 game of 35
+    tallied hands (a snapshot at move 32), one over (Dan won), and one whose deals the other
+    side confirms (2 of its 3 confirmed)."""
+    folder = tmp_path_factory.mktemp("scored")
+    app = app_in(folder / "club")
+    store = app.extensions["store"]
+    long, key = store.create("hundred", ["Ann", "Ben"], {"match_format": "loss_tally", "hands": 40})
+    for version in range(35):
+        store.play(long["id"], version, {"type": "tally", "loser": ["Ann", "Ben", "Ben"][version % 3]}, key)
+    over, key = store.create("hundred", ["Cat", "Dan"])
+    for version in range(3):
+        store.play(over["id"], version, {"type": "tally", "loser": "Cat"}, key)
+    confirmed, key = store.create("hundred", ["Eve", "Fay"])
+    store.make_link(confirmed["id"], "confirm")
+    for version, loser in enumerate(["Eve", "Eve"]):
+        store.play(confirmed["id"], version, {"type": "tally", "loser": loser}, key)
+    assert store.confirm(confirmed["id"], 2) == 2
+    store.play(confirmed["id"], 2, {"type": "tally", "loser": "Fay"}, key)
+    answer = app.test_cli_runner().invoke(args=["backup", str(folder / "backup.db")])
+    assert answer.exit_code == 0, answer.output
+    store.close()
+    return (folder / "backup.db").read_bytes()
+
+
+@pytest.fixture
+def scored_club(scored, tmp_path):
+    """A club's server started from the ``scored`` backup, and that backup."""
+    backup = tmp_path / "scored.db"
+    backup.write_bytes(scored)
+    (tmp_path / "club").mkdir()
+    (tmp_path / "club" / "c.db").write_bytes(scored)
+    return app_in(tmp_path / "club"), backup
+
+
+#: Which game a column is spoiled in: the one over, the long one, the confirmed one.
+OVER = "(SELECT id FROM games WHERE players LIKE '%Dan%')"
+LONG = "(SELECT id FROM games WHERE players LIKE '%Ann%')"
+CONFIRMED = "(SELECT id FROM games WHERE players LIKE '%Eve%')"
+
+#: Every column worked out from the move log: (table, column, which row, what the refusal names).
+DERIVED = [
+    ("games", "finished", f"id = {OVER}", "finished"),
+    ("games", "status", f"id = {OVER}", "status"),
+    ("games", "status", f"id = {LONG}", "status"),
+    ("games", "deals", f"id = {LONG}", "does not replay"),
+    ("games", "version", f"id = {LONG}", "version"),
+    ("games", "state", f"id = {LONG}", "replay"),
+    ("games", "confirmed", f"id = {CONFIRMED}", "seat 0's deals"),  # 2 confirmed -> 3: the seats count 2
+    ("seats", "side", f"game_id = {OVER} AND seat = 0", "seat 0's side"),
+    ("seats", "won", f"game_id = {OVER} AND seat = 0", "seat 0's won"),
+    ("seats", "draw", f"game_id = {OVER} AND seat = 1", "seat 1's draw"),
+    *(("seats", f, f"game_id = {LONG} AND seat = 1", f"seat 1's {f}") for f in games.FIGURES),
+    ("seats", "deals", f"game_id = {CONFIRMED} AND seat = 0", "seat 0's deals"),
+    ("moves", "snapshot", f"game_id = {LONG} AND snapshot IS NOT NULL", "snapshot"),
+    ("deals", "record", f"game_id = {LONG} AND n = 7", "does not replay"),
+]
+
+
+def flipped(value):
+    """``value`` with bits flipped as a failing disk flips them: 3 in text (the low bit of
+    3 of its characters, spread over it), 1 in a number."""
+    if isinstance(value, int):
+        return value ^ 1
+    data = bytearray(value.encode())
+    for at in (len(data) // 4, len(data) // 2, 3 * len(data) // 4):
+        data[at] ^= 1
+    return data.decode()
+
+
+def spoiled_column(backup: Path, tmp_path: Path, table: str, column: str, where: str) -> Path:
+    copy = tmp_path / "spoiled.db"
+    copy.write_bytes(backup.read_bytes())
+    with sqlite3.connect(copy) as db:
+        (value,) = db.execute(f'SELECT "{column}" FROM {table} WHERE {where}').fetchone()
+        assert value is not None and db.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()[0] == 1
+        db.execute(f'UPDATE {table} SET "{column}" = ? WHERE {where}', (flipped(value),))
+    db.close()
+    return copy
+
+
+@pytest.mark.parametrize("table, column, where, said", DERIVED, ids=[f"{t}.{c}" for t, c, _, _ in DERIVED])
+def test_a_backup_with_bits_flipped_in_what_the_moves_make_is_refused(
+    scored_club, tmp_path, table, column, where, said
+):
+    """A backup with bits flipped in any column worked out from the move log (a game's
+    status, whether it is over, a seat's figures, a snapshot for undo) is refused, naming
+    the game and what of it, and the live database stays as it was."""
+    app, backup = scored_club
+    spoiled = spoiled_column(backup, tmp_path, table, column, where)
+    before = live(app)
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(spoiled)])
+    assert answer.exit_code == 1 and "Nothing was changed" in answer.output, answer.output
+    assert said in answer.output and "Traceback" not in answer.output, answer.output
+    with sqlite3.connect(spoiled) as db:
+        (game_id,) = db.execute(
+            f"SELECT {'id' if table == 'games' else 'game_id'} FROM {table} WHERE {where}"
+        ).fetchone()
+    db.close()
+    assert f"Game {game_id}" in answer.output
+    assert live(app) == before
+    assert app.test_client().get("/export/games.csv").status_code == 200
+
+
+def test_three_bits_flipped_in_a_status_leave_the_exports_working(scored_club, tmp_path):
+    """Issue 44's case: a status spoiled so that it is no JSON is refused, so the CSV export
+    and `flask export` that read it keep working."""
+    app, backup = scored_club
+    spoiled = spoiled_column(backup, tmp_path, "games", "status", f"id = {OVER}")
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(spoiled)])
+    assert answer.exit_code == 1 and "status" in answer.output, answer.output
+    assert app.test_client().get("/export/games.csv").status_code == 200
+    done = app.test_cli_runner().invoke(args=["export", str(tmp_path / "csv")])
+    assert done.exit_code == 0, done.output
+
+
+def test_the_standings_are_summed_again_from_the_seats_on_a_restore(scored_club, tmp_path):
+    """``totals`` is summed by this version's triggers from the seats restored: a backup's
+    totals spoiled by hand give the standings the seats say."""
+    app, backup = scored_club
+    store = app.extensions["store"]
+    standings = [tuple(r) for r in store.query("SELECT * FROM totals ORDER BY game, player_id")]
+    spoiled = tampered(backup, tmp_path, "UPDATE totals SET won = won + 1, points = 999, played = 50;")
+    answer = app.test_cli_runner().invoke(args=["restore", "--yes", str(spoiled)])
+    assert answer.exit_code == 0, answer.output
+    assert [tuple(r) for r in store.query("SELECT * FROM totals ORDER BY game, player_id")] == standings
+
+
+def game_of(tables, who: str) -> dict:
+    return next(g for g in tables["games"] if who in json.loads(g["players"]))
+
+
+def seat_of(tables, who: str, seat: int) -> dict:
+    game = game_of(tables, who)
+    return next(s for s in tables["seats"] if s["game_id"] == game["id"] and s["seat"] == seat)
+
+
+def won_by_mallory(tables):
+    """The long game, at deal 36 of 40, marked over and won by someone who is not a player."""
+    game_of(tables, "Ann").update(finished=1, status=json.dumps({"winners": ["Mallory"], "draw": False}))
+
+
+def perfect_record(tables):
+    seat_of(tables, "Ann", 0).update(won=1, points=999)
+
+
+def renamed_game(game_id: str):
+    """The long game's id changed everywhere it is named, as a hand edit would."""
+
+    def edit(tables):
+        old = game_of(tables, "Ann")["id"]
+        game_of(tables, "Ann")["id"] = game_id
+        for table in ("seats", "moves", "referees", "links", "deals"):
+            for row in tables[table]:
+                if row["game_id"] == old:
+                    row["game_id"] = game_id
+
+    return edit
+
+
+def edited_field(table: str, column: str, who: str, seat: int | None = None, value=None):
+    def edit(tables):
+        if table == "games":
+            row = game_of(tables, who)
+        elif table == "seats":
+            row = seat_of(tables, who, seat)
+        else:
+            game = game_of(tables, who)
+            row = next(r for r in tables[table] if r["game_id"] == game["id"] and r[column] is not None)
+        row[column] = flipped(row[column]) if value is None else value
+
+    return edit
+
+
+def a_snapshot_behind(tables):
+    """The long game's snapshot (JSON as it was) saying one deal fewer was over: an undo
+    after it would count the game's deals one short."""
+    game = game_of(tables, "Ann")
+    move = next(m for m in tables["moves"] if m["game_id"] == game["id"] and m["snapshot"] is not None)
+    snapshot = json.loads(move["snapshot"])
+    move["snapshot"] = json.dumps({**snapshot, "deals": snapshot["deals"] - 1})
+
+
+#: An export's field worked out from the move log, edited by hand, and what the refusal names.
+EDITED_DERIVED = {
+    "a game at deal 36 marked over, won by Mallory": (won_by_mallory, "finished"),
+    "a seat's figures set to won=1, points=999": (perfect_record, "seat 0's"),
+    "a game's id no address can reach": (renamed_game("../../etc/x"), "no address can reach"),
+    "a game's id with a NUL": (renamed_game("abc\u0000def"), "no address can reach"),
+    "finished": (edited_field("games", "finished", "Dan"), "finished"),
+    "status": (edited_field("games", "status", "Ann"), "status"),
+    "winners": (edited_field("games", "status", "Dan", value='{"winners":["Cat"],"draw":false}'), "status"),
+    "deals": (edited_field("games", "deals", "Ann"), "does not replay"),
+    "confirmed": (edited_field("games", "confirmed", "Eve", value=3), "seat 0's deals"),
+    "confirmed out of range": (edited_field("games", "confirmed", "Eve", value=7), "confirmed"),
+    "seat side": (edited_field("seats", "side", "Dan", 1), "seat 1's side"),
+    "seat won": (edited_field("seats", "won", "Dan", 1), "seat 1's won"),
+    "seat won while not over": (edited_field("seats", "won", "Ann", 0, value=1), "seat 0's won"),
+    "seat draw": (edited_field("seats", "draw", "Dan", 0), "seat 0's draw"),
+    **{f"seat {f}": (edited_field("seats", f, "Ann", 1), f"seat 1's {f}") for f in games.FIGURES},
+    "a deal not confirmed counted": (edited_field("seats", "deals", "Eve", 0, value=3), "seat 0's deals"),
+    "snapshot": (edited_field("moves", "snapshot", "Ann"), "snapshot"),
+    "a snapshot a deal behind": (a_snapshot_behind, "snapshot its moves do not make"),
+    "a deal's record": (edited_field("deals", "record", "Ann"), "does not replay"),
+}
+
+
+@pytest.mark.parametrize("how", EDITED_DERIVED)
+def test_an_export_with_what_the_moves_make_edited_is_refused(scored_club, tmp_path, how):
+    """What an import takes is what its moves make: a field worked out from the move log
+    and edited by hand is refused, naming the game and the field, and nothing changes (the
+    standings stay as they were)."""
+    app, backup = scored_club
+    edit, said = EDITED_DERIVED[how]
+    export = tmp_path / "all.json"
+    assert app.test_cli_runner().invoke(args=["export", "--json", str(export)]).exit_code == 0
+    data = json.loads(export.read_text(encoding="utf-8"))
+    edit(data["tables"])
+    export.write_text(json.dumps(data), encoding="utf-8")
+    before, standings = live(app), stats.standings(app.extensions["store"])
+    answer, files = imported(app, export)
+    assert answer.exit_code == 1 and "Nothing was changed" in answer.output, answer.output
+    assert said in answer.output and "Traceback" not in answer.output, answer.output
+    assert live(app) == before and files == ["c.db"]
+    assert stats.standings(app.extensions["store"]) == standings
+
+
+def test_the_restore_s_question_says_what_it_replaces(club, tmp_path):
+    """Asked before anything is replaced: how many games go and how many come (an empty
+    backup over a club's games says so), and a No changes nothing."""
+    app, keys, backup = club
+    empty = tmp_path / "empty.db"
+    fresh = app_in(tmp_path / "fresh")
+    assert fresh.test_cli_runner().invoke(args=["backup", str(empty)]).exit_code == 0
+    before = live(app)
+    answer = app.test_cli_runner().invoke(args=["restore", str(empty)], input="n\n")
+    assert "Replace the 4 game(s)" in answer.output and "with the 0 game(s) of the" in answer.output, answer.output
+    assert answer.exit_code == 1 and live(app) == before
+    answer = app.test_cli_runner().invoke(args=["restore", str(empty)], input="y\n")
+    assert answer.exit_code == 0 and "Restored 0 game(s)" in answer.output, answer.output
+    answer = app.test_cli_runner().invoke(args=["restore", str(backup)], input="y\n")
+    assert "Replace the 0 game(s)" in answer.output and "with the 4 game(s) of the" in answer.output, answer.output
+    assert answer.exit_code == 0
+    notes = another_apps_file(tmp_path / "notes.db", "CREATE TABLE notes (body TEXT);")
+    answer = app.test_cli_runner().invoke(args=["restore", str(notes)], input="y\n")
+    assert answer.exit_code == 1 and "not a backup" in answer.output and "Replace" not in answer.output
+
+
+def test_the_import_s_question_says_what_it_replaces(club, tmp_path):
+    app, keys, backup = club
+    export = tmp_path / "all.json"
+    fresh = app_in(tmp_path / "fresh")
+    assert fresh.test_cli_runner().invoke(args=["export", "--json", str(export)]).exit_code == 0
+    before = live(app)
+    answer = app.test_cli_runner().invoke(args=["import", str(export)], input="n\n")
+    assert "(its 4 game(s)) with" in answer.output and "(its 0 game(s))?" in answer.output, answer.output
+    assert answer.exit_code == 1 and live(app) == before
+
+
+def test_an_import_sums_the_standings_again(scored_club, tmp_path):
+    """An import's standings are its seats' sums, whatever the database it replaces held in
+    ``totals`` (here a hand edit that gave every player 5 games more and 50 won)."""
+    app, backup = scored_club
+    store = app.extensions["store"]
+    standings = [tuple(r) for r in store.query("SELECT * FROM totals ORDER BY game, player_id")]
+    export = tmp_path / "all.json"
+    assert app.test_cli_runner().invoke(args=["export", "--json", str(export)]).exit_code == 0
+    with sqlite3.connect(app.config["DATABASE"]) as db:
+        db.execute("UPDATE totals SET won = 50, points = 999, played = played + 5")
+    db.close()
+    answer, _ = imported(app, export)
+    assert answer.exit_code == 0, answer.output
+    assert [tuple(r) for r in store.query("SELECT * FROM totals ORDER BY game, player_id")] == standings

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from companion.store.copies import check_games, copy_games, verified_copy
+from companion.store.copies import backup_games, check_games, copy_games, verified_copy
 from companion.store.errors import (
     DATABASE_ERRORS,
     UNAVAILABLE,
@@ -35,7 +35,7 @@ from companion.store.errors import (
 )
 from companion.store.interface import Store
 from companion.store.roster import TOTALS
-from companion.store.rows import BUSY_TIMEOUT, LINK_KINDS, SNAPSHOT_EVERY, SYNCHRONOUS, TRANSCRIPT_FORMAT
+from companion.store.rows import BUSY_TIMEOUT, LINK_KINDS, SNAPSHOT_EVERY, SYNCHRONOUS, TRANSCRIPT_FORMAT, safe_url
 from companion.store.sqlite import SqliteStore, SqliteWatcher
 
 
@@ -51,7 +51,7 @@ def open_store(url: str, synchronous: str = "NORMAL", pool_size: int = 8, pool_t
     if url.startswith("sqlite:///"):
         url = url.removeprefix("sqlite:///")
     elif "://" in url:
-        raise ValueError(f"A database is postgresql://user@host:port/name or sqlite:///path, not {url!r}")
+        raise ValueError(f"A database is postgresql://user@host:port/name or sqlite:///path, not {safe_url(url)!r}")
     return SqliteStore(url, synchronous=synchronous)
 
 
@@ -78,6 +78,7 @@ __all__ = [
     "UNAVAILABLE",
     "DATABASE_ERRORS",
     "open_store",
+    "backup_games",
     "copy_games",
     "check_games",
     "verified_copy",

@@ -65,10 +65,6 @@ class Base:
         """Rows that refer to a missing row (SQLite checks only when asked)."""
         return []
 
-    def _select_all(self, table: str) -> str:
-        """Every row of ``table``, its exported columns, in the order they were written."""
-        raise NotImplementedError
-
     def schema(self) -> dict[str, list[str]]:
         """Each exported table's columns, in order (the same on every backend)."""
         raise NotImplementedError

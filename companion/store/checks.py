@@ -9,6 +9,7 @@ file's tables, indexes, triggers and views with those this version's migrations 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sqlite3
@@ -18,7 +19,8 @@ from companion import games, names
 from companion.errors import OptionError, Reason
 from companion.store import migrations
 from companion.store.dialect import SQLITE
-from companion.store.rows import _GAME_COLUMNS, _dump_state, _finished_deals, _load_state
+from companion.store.roster import SEAT_FIGURES, seat_figures
+from companion.store.rows import _GAME_COLUMNS, GAME_ID, _dump_state, _finished_deals, _load_state, _summary, _trimmed
 
 #: What replaying stored JSON can raise when the data was edited by hand (``RecursionError``:
 #: JSON nested deeper than Python's parser goes).
@@ -37,16 +39,21 @@ _OF_A_GAME = ("moves", "seats", "deals", "referees", "links")
 
 def check_games(conn) -> int:
     """Every game on ``conn`` (either database, inside a transaction of the caller's) is as
-    its move log says: moves numbered 1, 2, ...; its version its moves and undos; its moves
-    in effect replayed by its engine from the start give exactly the state it stores, with
-    its finished deals; every move's words and snapshot read back (:func:`_read_back`).
-    Then its seats and players (:func:`_check_roster`). Returns the number of games;
-    ``ValueError`` names the first game or player that is not (a damaged or hand-edited
-    database)."""
+    its move log says: its id one an address can carry (:data:`GAME_ID`); moves numbered 1,
+    2, ...; its version its moves and undos; its moves in effect replayed by its engine from
+    the start give exactly the state it stores, with its finished deals, and each snapshot
+    a move in effect keeps for undo; every move's words and snapshot read back
+    (:func:`_read_back`); what the lists and standings read of it (``finished``,
+    ``status``, each seat's side, figures and result) is what the replay makes of it, as a
+    move writes them (:func:`_check_derived`). Then its seats and players
+    (:func:`_check_roster`). Returns the number of games; ``ValueError`` names the first
+    game (and what of it) or player that is not (a damaged or hand-edited database)."""
     rows = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY created, id").fetchall()
     seated: dict[str, list] = {}
     for row in rows:
         game_id = row["id"]
+        if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
+            raise ValueError(f"Game {_shown(game_id)} has an id no address can reach")
         if row["game"] not in games.GAMES:
             raise ValueError(f"Game {game_id} is of a game this version does not know ({row['game']!r})")
         rules = games.get(row["game"])
@@ -70,6 +77,8 @@ def check_games(conn) -> int:
                 _read_back(rules, m)
                 if not m["undone"]:
                     state = rules.apply(state, move)
+                    if m["snapshot"] is not None and _snapshot(rules, m["snapshot"]) != _snapshot(rules, state):
+                        raise ValueError(f"Game {game_id}'s move {m['seq']} keeps a snapshot its moves do not make")
             stored = {**_load_state(row["state"]), "history": _finished_deals(conn, game_id)}
             # Read as the engine reads it: an option added since the game was stored takes
             # its default there (its dataclass field's), so the two states compare alike.
@@ -82,20 +91,84 @@ def check_games(conn) -> int:
             raise ValueError(f"Game {game_id} does not replay: {e}") from None
         if row["deals"] != len(stored["history"]) or _load_state(_dump_state(rules.dump(state))) != stored:
             raise ValueError(f"Game {game_id} does not replay to the state it stores")
+        _check_derived(conn, rules, row, state)
     _check_roster(conn, seated)
     return len(rows)
 
 
+def _snapshot(rules, stored) -> dict:
+    """A snapshot as compared: a move's stored one (its text), read as the engine reads it
+    (as a stored state is, in :func:`check_games`), or the one a state makes."""
+    if isinstance(stored, str):
+        data = _load_state(stored)
+        return {"deals": int(data["deals"]), "state": _load_state(_trimmed(rules.dump(rules.load(data["state"]))))}
+    return {"deals": len(stored.history), "state": _load_state(_trimmed(rules.dump(stored)))}
+
+
+def _check_derived(conn, rules, row, state) -> None:
+    """What a move writes beside a game's state, worked out from ``state`` (the game
+    replayed from its first move, every finished deal in its ``history``) as the move
+    writes it (:func:`~companion.store.rows._summary`, :func:`seat_figures`) and compared
+    with the game's ``row`` and seats: ``ValueError`` naming the game and what differs."""
+    game_id = row["id"]
+    view = rules.view(dataclasses.replace(state, history=state.history[-1:]))
+    finished, status = _summary(view)
+    if row["finished"] != finished:
+        _differs(game_id, "finished", row["finished"], finished)
+    try:
+        stored_status = json.loads(row["status"])
+    except (TypeError, ValueError):
+        stored_status = row["status"]
+    if stored_status != json.loads(status):
+        _differs(game_id, "status", row["status"], status)
+    confirmed = row["confirmed"]
+    if confirmed is not None and (type(confirmed) is not int or not 0 <= confirmed <= row["deals"]):
+        raise ValueError(f"Game {game_id} has {_shown(confirmed)} deals confirmed of its {row['deals']}")
+    expected = seat_figures(rules, view, state.history, row["deals"], confirmed)
+    side_of = {name: games.side_label(side) for side in view["sides"] for name in side}
+    seats = conn.execute(_SEATS, (game_id,)).fetchall()
+    for seat in seats:
+        name = view["players"][seat["seat"]] if 0 <= seat["seat"] < len(view["players"]) else None
+        if seat["side"] != side_of.get(name):
+            _differs(game_id, f"seat {seat['seat']}'s side", seat["side"], side_of.get(name))
+        for column, value in expected[seat["side"]].items():
+            if seat[column] != value or type(seat[column]) is not type(value):
+                _differs(game_id, f"seat {seat['seat']}'s {column}", seat[column], value)
+
+
+#: A game's seats as :func:`_check_derived` compares them.
+_SEATS = (
+    "SELECT seat, side, " + ", ".join(f'"{k}"' for k in SEAT_FIGURES) + " FROM seats WHERE game_id = ? ORDER BY seat"
+)
+
+
+def _differs(game_id: str, what: str, stored, replayed) -> None:
+    raise ValueError(
+        f"Game {game_id}'s {what} is not what its moves make: {_shown(stored)} is stored, {_shown(replayed)} replayed"
+    )
+
+
 def _read_back(rules, move) -> None:
     """What a move keeps beside it reads as the pages and undo read it: its words (the
-    log's sentences) and its snapshot (a state undo starts from)."""
-    if move["said"] is not None:
-        for said in json.loads(move["said"]):
-            str(Reason.from_json(said))
-    if move["snapshot"] is not None:
-        snapshot = _load_state(move["snapshot"])
-        rules.load(snapshot["state"])
-        int(snapshot["deals"])
+    log's sentences) and its snapshot (a state undo starts from); ``ValueError`` names
+    the move and which of the two does not (``RecursionError`` is left to the caller)."""
+    for column, read in (("said", _read_said), ("snapshot", lambda text: _snapshot(rules, text))):
+        if move[column] is None:
+            continue
+        what = f"move {move['seq']}'s " + ("words" if column == "said" else "snapshot")
+        try:
+            read(move[column])
+        except RecursionError:
+            raise
+        except KeyError as e:
+            raise ValueError(f"{what}: {e} is missing") from None
+        except _UNREADABLE as e:
+            raise ValueError(f"{what} can't be read: {e}") from None
+
+
+def _read_said(text) -> None:
+    for said in json.loads(text):
+        str(Reason.from_json(said))
 
 
 def _check_roster(conn, seated: dict[str, list]) -> None:

@@ -16,6 +16,9 @@ from companion.store.checks import _UNREADABLE, check_games, schema_difference
 from companion.store.dialect import SQLITE
 from companion.store.writes import Games
 
+#: A row of a game's, in its game's order (:data:`Copies.ORDER`); ``{t}``: its table.
+_BY_GAME = "(SELECT g.rowid FROM games g WHERE g.id = {t}.game_id)"
+
 
 class Copies(Games):
     """Whole-database copies, on either backend (the backend says how it copies itself into
@@ -23,18 +26,47 @@ class Copies(Games):
 
     #: The tables a whole-server export carries, parents first (the order rows are inserted).
     TABLES: tuple[str, ...] = ("players", "games", "seats", "moves", "referees", "links", "deals", "roster_changes")
+    #: The order each table's rows are read in (:meth:`rows`), the same on either database
+    #: (so two exports of one server's copies compare line by line): in the order written,
+    #: by integers both databases keep alike (a game's rows by their game's ``rowid``, a
+    #: column of its own on PostgreSQL), not by a game's id, which PostgreSQL may sort by
+    #: its locale's collation (a link's time and hash, digits and small letters written
+    #: alike, sort alike in any).
+    ORDER: dict[str, str] = {
+        "players": "id",
+        "games": "rowid",
+        "seats": f"{_BY_GAME.format(t='seats')}, seat",
+        "moves": f"{_BY_GAME.format(t='moves')}, seq",
+        "referees": "rowid",
+        "links": f"{_BY_GAME.format(t='links')}, created, token_hash",
+        "deals": f"{_BY_GAME.format(t='deals')}, n",
+        "roster_changes": "id",
+    }
 
     def game_ids(self) -> list[str]:
         """Every game's id, oldest first."""
         return [r[0] for r in self._conn().execute("SELECT id FROM games ORDER BY created, id")]
 
+    def held(self) -> dict[str, int]:
+        """How many rows each exported table holds, those that hold any (a database that
+        holds nothing: ``{}``): what a copy over it would replace."""
+        with self._read() as conn:
+            counts = {t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in self.TABLES}
+        return {t: n for t, n in counts.items() if n}
+
     def applied_migrations(self) -> list[str]:
         return migrations.recorded(self._conn(), self.dialect)
 
     def rows(self) -> dict[str, list[dict]]:
-        """Every row of every exported table, read in one transaction (a consistent copy)."""
+        """Every row of every exported table, its exported columns, read in one transaction
+        (a consistent copy), in :data:`ORDER`."""
+        columns = self.schema()
         with self._read() as conn:
-            return {t: [dict(r) for r in conn.execute(self._select_all(t))] for t in self.TABLES}
+            return {t: [dict(r) for r in conn.execute(self._select_all(t, columns[t]))] for t in self.TABLES}
+
+    def _select_all(self, table: str, columns: list[str]) -> str:
+        quoted = ", ".join('"' + c + '"' for c in columns)
+        return f"SELECT {quoted} FROM {table} ORDER BY {self.ORDER[table]}"
 
     def check(self) -> int:
         """Every game replays to the state it stores (:func:`check_games`), read in one
@@ -50,6 +82,7 @@ class Copies(Games):
         with self._write() as conn:
             for t in reversed(self.TABLES):
                 conn.execute(f"DELETE FROM {t}")
+            conn.execute("DELETE FROM totals")  # summed again from the seats written, whatever it held
             for t in self.TABLES:
                 cols = columns[t]
                 conn.executemany(
@@ -163,6 +196,22 @@ def _check_copy(source, read: Path, copy: Path, page_size: int | None) -> int:
         raise ValueError(f"{source} is damaged, or not this app's backup: SQLite says {e}") from None
 
 
+def backup_games(source) -> int:
+    """How many games the SQLite file ``source`` (a backup) holds, read without writing
+    (what a restore's question says it brings); ``ValueError`` if it can't tell: then it is
+    no backup a restore would take."""
+    try:
+        conn = _read_only(source)
+        try:
+            if "games" not in SQLITE.tables(conn):
+                raise ValueError(f"{source} is not a backup of this app's games: it has no table of games")
+            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"{source} is damaged, or not this app's backup: SQLite says {e}") from None
+
+
 def _read_only(source) -> sqlite3.Connection:
     """The SQLite file ``source`` opened so that nothing is written, beside it or in it: a
     backup (no log beside it) as ``immutable``, so SQLite takes no lock and makes no
@@ -231,12 +280,14 @@ def _remove_database(path: Path) -> None:
 def copy_games(source, target, replace: bool = False) -> int:
     """Every row of ``source`` written into ``target`` in one transaction of ``target``'s,
     then every game's transcript read back inside it and compared with the source's: any
-    difference (or a ``target`` that already has games, unless ``replace``) raises
-    ``ValueError`` and leaves ``target`` as it was. Returns the number of games copied."""
+    difference (or a ``target`` that holds any data, a player without games too, unless
+    ``replace``) raises ``ValueError`` and leaves ``target`` as it was. Returns the number
+    of games copied."""
     if source.applied_migrations() != target.applied_migrations():
         raise ValueError("The two databases are at different schema versions: open both with this version first")
-    if not replace and target.game_ids():
-        raise ValueError(f"{target.url} already has games: nothing was copied (--replace replaces them)")
+    if not replace and (held := target.held()):
+        rows = ", ".join(f"{n} row(s) of {table}" for table, n in held.items())
+        raise ValueError(f"{target.url} already has data ({rows}): nothing was copied (--replace replaces it)")
     tables = source.rows()  # one read transaction: the source should not be serving meanwhile
     expected = {row["id"]: source.transcript(row["id"]) for row in tables["games"]}
 

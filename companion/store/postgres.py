@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import tempfile
 import threading
 import time
@@ -57,6 +56,7 @@ from companion.store import migrations
 from companion.store.copies import Copies, copy_games, verified_copy
 from companion.store.dialect import POSTGRES
 from companion.store.roster import Roster
+from companion.store.rows import safe_url
 from companion.store.sqlite import SqliteStore
 from companion.store.states import StateCache
 
@@ -89,10 +89,6 @@ FRESH = 2.0
 #: is made, the database is back, and a new pool serves at once (the old one's reconnection,
 #: backing off, could keep a worker waiting seconds more).
 PROBE = 0.25
-
-#: The order "as written" of each exported table (its rowid on SQLite).
-_ORDER = {"players": "id", "games": "rowid", "referees": "rowid", "seats": "game_id, seat", "moves": "game_id, seq"}
-_ORDER |= {"links": "created, token_hash", "deals": "game_id, n", "roster_changes": "id"}
 
 
 class Row(tuple):
@@ -177,7 +173,7 @@ def _configure(conn: psycopg.Connection) -> None:
 
 def _safe(url: str) -> str:
     """The URL without its password, for messages."""
-    return re.sub(r"//([^:/@]+):[^@/]*@", r"//\1:***@", url)
+    return safe_url(url)
 
 
 class PostgresStore(Copies, Roster):
@@ -379,10 +375,6 @@ class PostgresStore(Copies, Roster):
             )
             out[t] = [r[0] for r in rows]
         return out
-
-    def _select_all(self, table: str) -> str:
-        columns = ", ".join(f'"{c}"' for c in self.schema()[table])
-        return f"SELECT {columns} FROM {table} ORDER BY {_ORDER[table]}"
 
     def _foreign_key_problems(self, conn) -> list:
         return []  # PostgreSQL refused any such row as it was written

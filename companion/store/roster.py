@@ -267,15 +267,13 @@ def _keep_figures(
     lock=None,
     columns: tuple[str, ...] | None = None,
 ) -> None:
-    """Each side's figures and result in its seats, when a deal or the game has ended or
-    been undone (or confirmed) since they were written (one indexed read otherwise, or
-    none: ``kept``, the first seat's ``(deals, won)`` read already, None for no seats).
-    With ``confirmed`` deals of the game confirmed by the other side, only those count, and
-    the result once they all are. ``view`` is of the game's state, ``deals`` finished;
-    their records are read from ``deals`` then (or given: ``history``). ``lock(conn)`` is
-    called before the seats are written (the store's :meth:`~Base._lock_figures`).
-    ``columns``: the figures written (``games.FIGURES``, unless a migration writes the
-    seats its schema had then)."""
+    """Each side's figures and result in its seats (:func:`seat_figures`), when a deal or
+    the game has ended or been undone (or confirmed) since they were written (one indexed
+    read otherwise, or none: ``kept``, the first seat's ``(deals, won)`` read already, None
+    for no seats). ``view`` is of the game's state, ``deals`` finished; their records are
+    read from ``deals`` then (or given: ``history``). ``lock(conn)`` is called before the
+    seats are written (the store's :meth:`~Base._lock_figures`). ``columns``: the figures
+    written (``games.FIGURES``, unless a migration writes the seats its schema had then)."""
     counted = deals if confirmed is None else min(confirmed, deals)
     result = view["result"] if counted == deals else None
     if kept is _UNREAD:
@@ -286,14 +284,33 @@ def _keep_figures(
         lock(conn)
     if history is None:
         history = _finished_deals(conn, game_id)
-    history = history[:counted]
-    draw = bool(result and result.get("draw"))
-    columns = games.FIGURES if columns is None else columns
-    winners = result.get("winners", []) if result else []
-    for side, figures in rules.figures({**view, "history": history, "result": result}).items():
-        won = None if result is None else int(side in winners and not draw)
+    written = (*(games.FIGURES if columns is None else columns), "won", "draw")
+    for side, values in seat_figures(rules, view, history, deals, confirmed).items():
         conn.execute(
-            f"UPDATE seats SET {', '.join(f'{k} = ?' for k in columns)}, won = ?, draw = ? "
-            "WHERE game_id = ? AND side = ?",
-            (*(figures[k] for k in columns), won, int(draw and side in winners), game_id, side),
+            f"UPDATE seats SET {', '.join(f'{k} = ?' for k in written)} WHERE game_id = ? AND side = ?",
+            (*(values[k] for k in written), game_id, side),
         )
+
+
+#: The columns of a seat :func:`seat_figures` works out, in order.
+SEAT_FIGURES = (*games.FIGURES, "won", "draw")
+
+
+def seat_figures(rules, view: dict, history: list, deals: int, confirmed: int | None = None) -> dict[str, dict]:
+    """What each side's seats hold (:data:`SEAT_FIGURES`) for a game whose ``view`` is
+    given, ``deals`` finished with the records ``history``: its figures of the deals that
+    count (with ``confirmed`` deals confirmed by the other side, only those), and its result
+    (``won`` None until the game is over and every deal counts; ``draw`` 1 for a side that
+    shares a draw). What a move writes (:func:`_keep_figures`) and a restore compares."""
+    counted = deals if confirmed is None else min(confirmed, deals)
+    result = view["result"] if counted == deals else None
+    draw = bool(result and result.get("draw"))
+    winners = result.get("winners", []) if result else []
+    return {
+        side: {
+            **{k: figures[k] for k in games.FIGURES},
+            "won": None if result is None else int(side in winners and not draw),
+            "draw": int(draw and side in winners),
+        }
+        for side, figures in rules.figures({**view, "history": history[:counted], "result": result}).items()
+    }

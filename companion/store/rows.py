@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from datetime import datetime, timezone
 from typing import Any
@@ -17,6 +18,11 @@ from companion import games, names
 from companion.errors import MoveError, OptionError, Reason
 
 TRANSCRIPT_FORMAT = "companion-transcript/1"
+
+#: What a game's id is: what :meth:`~companion.store.writes.Games.create` makes
+#: (``secrets.token_urlsafe``), and what an address may carry (companion/views/api.py's
+#: ``GameId``); a restore or an import refuses any other (``../../etc/x``).
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 #: Seconds a writer waits for another writer's transaction before giving up.
 BUSY_TIMEOUT = 5.0
@@ -37,6 +43,17 @@ Row = Any
 #: commit, so an acknowledged move survives a power cut too, at a cost per move that
 #: `make bench` measures.
 SYNCHRONOUS = ("NORMAL", "FULL")
+
+
+def safe_url(url: str) -> str:
+    """A database's URL as a message shows it: without its password, given in its
+    ``user:password@`` part or as a ``password=`` parameter.
+
+    >>> safe_url("postgresql://companion:secret@db:5432/club?password=also&sslmode=require")
+    'postgresql://companion:***@db:5432/club?password=***&sslmode=require'
+    """
+    url = re.sub(r"//([^:/@]*):[^@/]*@", r"//\1:***@", url)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", url, flags=re.IGNORECASE)
 
 
 _GAME_COLUMNS = (

@@ -203,10 +203,6 @@ class SqliteStore(Copies, Roster):
         """Each exported table's columns, in order (the same on every backend)."""
         return sqlite_schema(self._conn())
 
-    def _select_all(self, table: str) -> str:
-        """Every row of ``table``, its exported columns, in the order they were written."""
-        return f"SELECT * FROM {table} ORDER BY rowid"
-
     def _foreign_key_problems(self, conn) -> list:
         """Rows that refer to a missing row, as ``(table, rowid, parent)`` (SQLite checks
         foreign keys only when asked; PostgreSQL refuses such a row as it is written)."""
