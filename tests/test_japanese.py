@@ -428,3 +428,63 @@ def japanese():
 
     with (ROOT / "companion" / "translations" / "ja" / "LC_MESSAGES" / "messages.po").open("rb") as f:
         return read_po(f, locale="ja")
+
+
+def _texts(japanese) -> dict[str, str]:
+    """Each message's Japanese by its (singular) id, plural forms joined."""
+    out = {}
+    for m in japanese:
+        if m.id:
+            out[m.id if isinstance(m.id, str) else m.id[0]] = (
+                m.string if isinstance(m.string, str) else " ".join(m.string)
+            )
+    return out
+
+
+def test_a_side_is_a_jinei_everywhere(japanese):
+    """A side (a player or a team, GLOSSARY.md) is 陣営 wherever the English says side, and in
+    Tantony's play-on line (with 3 players or split partners there are no teams): never 側 or
+    チーム; the other side (who confirms results) is 相手陣営."""
+    texts = _texts(japanese)
+    sides = {k: t for k, t in texts.items() if re.search(r"\bsides?\b", re.sub(r"%\(\w+\)[sr]", "", k))}
+    sides |= {k: t for k, t in texts.items() if "no team is alone" in k}
+    assert len(sides) >= 15
+    assert {k: t for k, t in sides.items() if re.search("側|チーム", t)} == {}
+    other = {k: t for k, t in texts.items() if "the other side" in k}
+    assert len(other) >= 4 and {k: t for k, t in other.items() if "相手陣営" not in t} == {}
+
+
+def test_a_player_is_numbered_one_way(japanese):
+    """「1番」 on the form, in its refusal and across a table's seats (「1番・3番 対 2番・4番」)."""
+    texts = _texts(japanese)
+    assert texts["Player %(n)s"] == "%(n)s番"
+    assert texts["Player %(n)s has no name: choose a dealer among the players."].startswith("%(n)s番に")
+    seated = [t for k, t in texts.items() if "players 1 and 3" in k or "seats 1+3" in k]
+    assert len(seated) == 3 and all("1番・3番" in t and "2番・4番" in t for t in seated), seated
+
+
+def test_the_preset_summaries_write_ranks_one_way(japanese):
+    """The one-tap starts sit side by side on the form: a rank is a letter in every summary
+    (「Jで逆回り」, 「Aは1か10」), never a word in one and a letter in the next."""
+    texts = _texts(japanese)
+    hints = {s.hint: texts[s.hint] for game in games.GAMES for s in games.get(game).STARTS.values()}
+    assert len(hints) >= 15
+    assert {k: t for k, t in hints.items() if re.search("エース|ジャック|クイーン|キング", t)} == {}
+
+
+def test_the_reviewed_lines_read_whole(japanese):
+    """Each line the native re-read found clipped, tautological or said twice, as Japanese says it."""
+    texts = _texts(japanese)
+    assert texts["Nothing to undo: no move is in effect."].count("ありません") == 1
+    assert not texts["Played %(card)s, swept %(cards)s."].endswith("タブラネット。")  # no clipped noun ending
+    bust = texts["bust: over %(target)s"]
+    assert not ("超過" in bust and "超え" in bust)
+    runt = texts[next(k for k in texts if k.startswith("As the 13th trick: %(scorer)s scores the runt"))]
+    assert runt.split("、")[0].count("得点") <= 2, runt
+    for too in (
+        "%(players)s took no trick and lose too (%(option)s).",
+        "%(players)s took no trick and loses too (%(option)s).",
+    ):
+        assert "も負け" in texts[too], texts[too]
+    assert texts["%(name)s can't go?"].startswith("%(name)sは出せませんか")
+    assert texts["Can't go?"].startswith("出せませんか")
