@@ -488,3 +488,48 @@ def test_the_reviewed_lines_read_whole(japanese):
         assert "も負け" in texts[too], texts[too]
     assert texts["%(name)s can't go?"].startswith("%(name)sは出せませんか")
     assert texts["Can't go?"].startswith("出せませんか")
+
+
+# -- said once: where a page joins what two messages say -------------------------------------------------
+
+ENGLISH = {"Accept-Language": "en"}
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+@pytest.mark.parametrize("language", [JAPANESE, ENGLISH], ids=["ja", "en"])
+def test_a_tute_deal_end_names_its_loser_once(ja_app, language):
+    """The heading says who lost the deal; the line under it says why (「太郎の合計が最高の80点です」),
+    not 「太郎がディールの負けです。」 again before the reason (which may itself say 「それ以外の全員が負けです」)."""
+    from companion import web
+
+    sample = web.get("tute").SAMPLE["finished"]
+    table = Table(ja_app, "tute", sample["options"], sample["moves"])
+    html = table.referee.get(f"/games/{table.id}", headers=language).get_data(as_text=True)
+    end = html[html.index('<section class="deal-end"') :]
+    end = re.sub(r"<table>.*?</table>", "", end[: end.index("</section>")], flags=re.S)
+    said = _text(end)
+    heading, why = _text(end[: end.index("</h2>")]), _text(end[end.index("</h2>") :])
+    if language is JAPANESE:
+        assert "太郎の負け" in heading and "負け" not in why, said
+    else:
+        assert "太郎 loses the deal" in heading and "the deal" not in why, said
+
+
+def test_nothing_to_undo_is_said_once(ja_app):
+    """Undo with no move in effect is refused in one sentence, not 「取り消す手はありません。有効な手がありません。」."""
+    table = Table(ja_app, "hundred", {"dealer": "次郎"}, players=["太郎", "花子", "次郎"])
+    answer = table.referee.post(
+        f"/games/{table.id}/undo", data={"version": "0"}, headers=JAPANESE | {"HX-Request": "true", "HX-Target": "live"}
+    )
+    assert answer.status_code == 422
+    said = _text(answer.get_data(as_text=True))
+    assert "取り消せる手はありません。" in said and said.count("ありません") == 1, said
+
+
+def test_no_page_puts_a_space_after_a_fraction_slash(ja_pages):
+    """A total out of the target reads 「0/100」, not 「0/ 100」."""
+    found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html, re.compile(r"\d/\s+\d")))}
+    assert 'class="of">/100<' in ja_pages["hundred start"] and not found, found
