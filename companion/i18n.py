@@ -100,8 +100,9 @@ def init_app(app: Flask) -> None:
     @app.context_processor
     def sentence_gap() -> dict:
         """``gap``: what a template writes between two sentences it joins ("A." gap "B."):
-        a space in English, nothing after Japanese's 。."""
-        return {"gap": gap()}
+        a space in English, nothing after Japanese's 。; ``colon``: a label's colon, before
+        the gap (":" and the full-width 「：」)."""
+        return {"gap": gap(), "colon": colon()}
 
     @app.after_request
     def remember_language(response):
@@ -226,6 +227,12 @@ def gap() -> str:
     return "" if language() == "ja" else " "
 
 
+def colon() -> str:
+    """A label's colon: ":" in English, the full-width 「：」 in Japanese (a template writes
+    the gap after it)."""
+    return "：" if language() == "ja" else ":"
+
+
 def joined(*texts: str) -> str:
     """Sentences as one paragraph: "A. B." in English, 「A。B。」 in Japanese."""
     return gap().join(texts)
@@ -260,6 +267,7 @@ __all__ = [
     "LANGUAGES",
     "card_name",
     "cite",
+    "colon",
     "join_html",
     "joined",
     "sentences",

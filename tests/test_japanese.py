@@ -35,8 +35,9 @@ BLOCKS = frozenset(
     "footer form h1 h2 h3 h4 h5 h6 head header hr html img input li main nav ol option p section select summary svg "
     "table tbody td textarea tfoot th thead time title tr ul".split()
 )
-#: A Japanese sentence's end, then the half-width space a template's join leaves before more text.
-SPACED = re.compile(r"[。！？][ \t\r\n]+(?=[^\x00\s])")
+#: A Japanese sentence's end, then the half-width space a template's join leaves before more text (a
+#: page title's 「 · companion」 is no sentence).
+SPACED = re.compile(r"[。！？][ \t\r\n]+(?=[^\x00\s·])")
 #: Japanese text, then a label's colon with the space English puts after it (「切り札: ハート」), or
 #: the space English puts before a parenthesis (「第2ディール (集計)」, 「ゲーム (CSV)」, and a rule
 #: cited after a closing one, 「(時計回り) (100/99/98 4.2)」): the catalog writes neither.
@@ -221,7 +222,7 @@ def test_no_page_puts_english_spaces_around_a_colon_or_parenthesis_in_japanese(j
 
 def test_the_revoke_banner_says_what_a_revoke_is(ja_pages):
     """リボーク is a loanword a family table may not know: the banner that flags one says what it is."""
-    assert "リボーク(出し方の反則)" in ja_pages["tute revoke"]
+    assert "リボーク（出し方の反則）" in ja_pages["tute revoke"]
 
 
 def test_a_card_laid_down_is_said_in_one_japanese_sentence(ja_app):
@@ -407,19 +408,39 @@ def test_the_japanese_catalog_counts_and_refuses_one_way(japanese):
     assert [t for t in texts.values() if re.search(r"負け印[^。]*?(\d|%\(\w+\)s)個", t)] != []
     not_recorded = {k: t for k, t in texts.items() if k.startswith("Not recorded:")}
     assert len(not_recorded) >= 5
-    assert {k: t for k, t in not_recorded.items() if not t.startswith("記録されませんでした:")} == {}
-    assert texts[next(k for k in texts if k.startswith("Not recorded yet:"))].startswith("まだ記録されていません:")
+    assert {k: t for k, t in not_recorded.items() if not t.startswith("記録されませんでした：")} == {}
+    assert texts[next(k for k in texts if k.startswith("Not recorded yet:"))].startswith("まだ記録されていません：")
 
 
-def test_the_japanese_catalog_writes_its_colons_one_way(japanese):
-    """Half-width punctuation throughout (the review's style note), and a colon followed by
-    no space, as in 「ホッグ:誰もフォローせず」: never 「取れる組み合わせ: 」 beside it."""
+#: What a program reads as it is written, inside a Japanese message: a placeholder, a tag, an
+#: entity, an address, a quoted value or field, a JSON example.
+AS_WRITTEN = re.compile(r"""%\(\w+\)[sdr]|%%|<[^>]*>|&\w+;|https?://[^\s)）]+|'[^']*'|"[^"]*"|\{[^}]*\}""")
+
+
+def test_the_japanese_catalog_writes_full_width_punctuation(japanese):
+    """Japanese sentences take full-width 「：」「（」「）」「？」 (the re-read of issue 44: a
+    half-width 「)」 lets 「)。」 wrap alone on a narrow screen), with no space after 「：」 or 「？」
+    (「しましたか？1または11」, never 「しましたか? 1」): half-width only in what a program reads
+    (``AS_WRITTEN``)."""
     found = []
     for message in japanese:
         if message.id:
-            texts = message.string if isinstance(message.string, tuple) else (message.string,)
-            found += [text for text in texts if re.search(r"[^\x00-\x7f]: |\)s: [^\x00-\x7f%]|[：]", text)]
+            for text in message.string if isinstance(message.string, tuple) else (message.string,):
+                prose = AS_WRITTEN.sub("X", text)
+                if re.search(r"[:()?]|[：？] ", prose):
+                    found.append(text)
     assert not found, found
+
+
+def test_the_japanese_punctuation_check_finds_half_width():
+    for wrong in ("切り札: ハート", "(時計回り)", "宣言しましたか? 1", "1番と3番(北、南)"):
+        assert re.search(r"[:()?]|[：？] ", AS_WRITTEN.sub("X", wrong)), wrong
+    for right in (
+        "%(name)sは%(card)rを出せません（%(rule)s）。",
+        '例：{"Ann":[20, 40]}',
+        "'cards'（陣営 → 取ったカード）",
+    ):
+        assert not re.search(r"[:()?]|[：？] ", AS_WRITTEN.sub("X", right)), right
 
 
 @pytest.fixture(scope="module")
@@ -519,7 +540,8 @@ def test_a_tute_deal_end_names_its_loser_once(ja_app, language):
 
 
 def test_nothing_to_undo_is_said_once(ja_app):
-    """Undo with no move in effect is refused in one sentence, not 「取り消す手はありません。有効な手がありません。」."""
+    """Undo with no move in effect is refused in one sentence, not twice:
+    「取り消す手はありません。有効な手がありません。」."""
     table = Table(ja_app, "hundred", {"dealer": "次郎"}, players=["太郎", "花子", "次郎"])
     answer = table.referee.post(
         f"/games/{table.id}/undo", data={"version": "0"}, headers=JAPANESE | {"HX-Request": "true", "HX-Target": "live"}
@@ -533,3 +555,13 @@ def test_no_page_puts_a_space_after_a_fraction_slash(ja_pages):
     """A total out of the target reads 「0/100」, not 「0/ 100」."""
     found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html, re.compile(r"\d/\s+\d")))}
     assert 'class="of">/100<' in ja_pages["hundred start"] and not found, found
+
+
+#: Half-width 「:」「(」「)」「?」 touching Japanese text on a page (a template's join of a
+#: message and what follows it, or a rules page's own words).
+HALF_WIDTH = re.compile(rf"[{JA}。、][:()?]|[:()?][{JA}]")
+
+
+def test_no_page_puts_half_width_punctuation_in_japanese(ja_pages):
+    found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html, HALF_WIDTH))}
+    assert not found, found
