@@ -565,3 +565,29 @@ HALF_WIDTH = re.compile(rf"[{JA}。、][:()?]|[:()?][{JA}]")
 def test_no_page_puts_half_width_punctuation_in_japanese(ja_pages):
     found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html, HALF_WIDTH))}
     assert not found, found
+
+
+# -- partners named as a Japanese table writes a pair ----------------------------------------------------
+
+
+def test_a_side_of_partners_is_named_in_each_language(ja_app):
+    from companion.i18n import side_name
+
+    with ja_app.test_request_context(headers=JAPANESE):
+        assert side_name(["健太郎", "翔太"]) == side_name("健太郎 & 翔太") == "健太郎・翔太"
+        assert side_name(["健太郎"]) == "健太郎"
+    with ja_app.test_request_context(headers=ENGLISH):
+        assert side_name(["Ann", "Cat"]) == side_name("Ann & Cat") == "Ann & Cat"
+
+
+def test_partners_read_joined_with_a_nakaguro_on_every_page(ja_app, ja_pages):
+    """「太郎・次郎」, never 「太郎 & 次郎」: on Tantony's scoreboard, deal end and chart, and on
+    Tablanette's tally form for partners (its labels, its chips' names, its notes)."""
+    tantony_end = ja_pages["tantony deal end"]
+    assert "太郎・次郎" in tantony_end and "&amp; " not in re.sub(r'href="[^"]*"|hx-get="[^"]*"', "", tantony_end)
+    tally = Table(ja_app, "tablanette", {"partnership": True}, players=FOUR)
+    for path in ("", "/tally"):
+        page = re.sub(r'href="[^"]*"|hx-get="[^"]*"', "", tally.page(path))
+        assert "太郎・次郎" in page and "花子・桜" in page and "&amp; " not in page, path
+    english = tally.referee.get(f"/games/{tally.id}/tally", headers=ENGLISH).get_data(as_text=True)
+    assert "太郎 &amp; 次郎" in english
