@@ -509,6 +509,7 @@ def test_the_reviewed_lines_read_whole(japanese):
         assert "も負け" in texts[too], texts[too]
     assert texts["%(name)s can't go?"].startswith("%(name)sは出せませんか")
     assert texts["Can't go?"].startswith("出せませんか")
+    assert texts["%(name)s sings %(n)s in %(suit)s"].endswith("宣言しました")  # a sentence, with its verb
 
 
 # -- said once: where a page joins what two messages say -------------------------------------------------
