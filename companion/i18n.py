@@ -13,6 +13,7 @@ request's language from that data, never by translating a finished sentence.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from urllib.parse import urlencode
 
 from babel.lists import format_list
@@ -23,6 +24,7 @@ from markupsafe import Markup, escape
 
 from companion.cards import RANK_NAMES, SUIT_NAMES, Card, as_symbols
 from companion.errors import AND_LISTS, LITERAL_LISTS, N_, NAME_LISTS, OR_LISTS, WORD_PARAMS, Reason
+from companion.games.common import SIDE_JOIN
 
 #: The languages there are catalogs for, and how each is named on its own switch.
 LANGUAGES = {"ja": "日本語", "en": "English"}
@@ -95,13 +97,15 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["_"] = app.jinja_env.globals["gettext"]
     app.jinja_env.globals.update(LANGUAGES=LANGUAGES, language=language, switch_url=switch_url)
     app.jinja_env.filters["names"] = names
+    app.jinja_env.filters["side_name"] = side_name
     app.jinja_env.filters["listed"] = listed
 
     @app.context_processor
     def sentence_gap() -> dict:
         """``gap``: what a template writes between two sentences it joins ("A." gap "B."):
-        a space in English, nothing after Japanese's 。."""
-        return {"gap": gap()}
+        a space in English, nothing after Japanese's 。; ``colon``: a label's colon, before
+        the gap (":" and the full-width 「：」)."""
+        return {"gap": gap(), "colon": colon()}
 
     @app.after_request
     def remember_language(response):
@@ -151,10 +155,25 @@ def card_name(code: str | Card, spanish: bool = False) -> str:
     return f"{RANK_NAMES[c.rank]} of {SUIT_NAMES[c.suit]}"
 
 
+#: How partners' names join into a side's name, in each language: "Ann & Cat", 「健太郎・翔太」
+#: (the 中黒 a Japanese table writes a pair with). Not CLDR's list patterns: those join a
+#: list as a sentence does ("Ann and Cat", 「健太郎、翔太」), and a side is one name.
+_SIDE_JOINS = {"en": SIDE_JOIN, "ja": "・"}
+
+
+def side_name(side: str | Iterable[str]) -> str:
+    """A side as the request's language names it: the player, or partners joined ("Ann &
+    Cat", 「健太郎・翔太」). ``side``: its players, or the label the engines key it by
+    (:func:`companion.games.side_label`, partners joined by ``SIDE_JOIN``)."""
+    players = side.split(SIDE_JOIN) if isinstance(side, str) else [str(p) for p in side]
+    return _SIDE_JOINS[language()].join(players)
+
+
 def names(values, joined: bool = False) -> str:
     """Names (or any words) as a list in the request's language: "Ann, Ben" and "太郎、花子";
-    ``joined``: as a sentence joins them, "Ann and Ben" and "太郎、花子"."""
-    values = [str(v) for v in values]
+    ``joined``: as a sentence joins them, "Ann and Ben" and "太郎、花子". A side among them
+    (partners, as the engines label them) is named as :func:`side_name` says."""
+    values = [side_name(str(v)) for v in values]
     if joined:
         return format_list(values, style="standard", locale=get_locale())
     return ("、" if language() == "ja" else ", ").join(values)
@@ -196,7 +215,7 @@ def words_of(reason: Reason, spanish: bool = False) -> dict:
     out = reason.words()
     for key, value in reason.params.items():
         if isinstance(value, dict):  # a score each: "Ann 40, Ben 12", "太郎 40、花子 12"
-            out[key] = names(f"{k} {v}" for k, v in value.items())
+            out[key] = names(f"{side_name(k)} {v}" for k, v in value.items())
         elif key in NAME_LISTS | AND_LISTS and isinstance(value, list):
             out[key] = names(value, joined=True)
         elif key in OR_LISTS and isinstance(value, list):
@@ -224,6 +243,12 @@ def sentences(said: Said) -> list[Reason]:
 def gap() -> str:
     """Between two sentences: a space in English, nothing after Japanese's 。."""
     return "" if language() == "ja" else " "
+
+
+def colon() -> str:
+    """A label's colon: ":" in English, the full-width 「：」 in Japanese (a template writes
+    the gap after it)."""
+    return "：" if language() == "ja" else ":"
 
 
 def joined(*texts: str) -> str:
@@ -260,6 +285,7 @@ __all__ = [
     "LANGUAGES",
     "card_name",
     "cite",
+    "colon",
     "join_html",
     "joined",
     "sentences",
@@ -267,6 +293,7 @@ __all__ = [
     "init_app",
     "language",
     "names",
+    "side_name",
     "say",
     "say_html",
     "suit_name",

@@ -57,4 +57,4 @@ def test_in_japanese(app, client):
     client.post(f"/games/{game}/share/link", data={"kind": "confirm"}, headers=HX)
     client.post(f"/games/{game}/moves", data={"version": 0, "type": "tally", "loser": "Ann"}, headers=HX)
     page = client.get(f"/games/{game}", headers={"Accept-Language": "ja"}).get_data(as_text=True)
-    assert "1件の結果が相手側の確認待ちです。" in page
+    assert "1件の結果が相手陣営の確認待ちです。" in page

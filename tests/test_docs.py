@@ -63,3 +63,30 @@ def test_every_setting_is_in_the_readme_table_and_its_env_file():
     env_file = readme[readme.index("COMPANION_INSTANCE_PATH=") :].split("```")[0]
     listed = set(re.findall(r"^(?:# )?COMPANION_([A-Z_]+)=", env_file, flags=re.M))
     assert ours == table == listed, (ours ^ table, ours ^ listed)
+
+
+#: What the rules pages say of another program, as that program is today (issue 44, item 9),
+#: in the words each language's rules page and RULES.md say it: ichabod801/t_games'
+#: ninety_nine_game.py has no option "face=" (only its docstring names one); PlayAural's 99
+#: takes 3 tokens from a player out of cards (PENALTY_NO_CARDS); Rutmaniyar's Tantony-Game
+#: scored 3 players apart in its code of 2023 and plays only 4 in teams since 2025-05-14.
+OTHER_PROGRAMS = {
+    "/rules/hundred/words?lang=en": ["3 for running out of cards"],
+    "/rules/hundred/words?lang=ja": ["手札が尽きたら3枚"],
+    "/rules/tantony/words?lang=en": ["in its code of 2023", "since 2025-05-14 it plays four"],
+    "/rules/tantony/words?lang=ja": ["2023年のコードでは3人を個人集計としていた", "2025年5月14日からは4人の2チーム戦"],
+}
+
+
+@pytest.mark.parametrize("url", OTHER_PROGRAMS)
+def test_the_rules_pages_say_what_other_programs_do_today(client, url):
+    page = client.get(url).get_data(as_text=True)
+    assert [said for said in OTHER_PROGRAMS[url] if said not in page] == []
+    assert "face=" not in page and "数字どおりのランク" not in page
+
+
+def test_rules_md_says_what_other_programs_do_today():
+    text = (DOCS / "RULES.md").read_text(encoding="utf-8")
+    assert "face=" not in text
+    assert "3 for running out of cards (`PENALTY_NO_CARDS`)" in text
+    assert "since its rewrite of 2025-05-14" in text and "only 4 players in two teams" in text

@@ -35,8 +35,9 @@ BLOCKS = frozenset(
     "footer form h1 h2 h3 h4 h5 h6 head header hr html img input li main nav ol option p section select summary svg "
     "table tbody td textarea tfoot th thead time title tr ul".split()
 )
-#: A Japanese sentence's end, then the half-width space a template's join leaves before more text.
-SPACED = re.compile(r"[。！？][ \t\r\n]+(?=[^\x00\s])")
+#: A Japanese sentence's end, then the half-width space a template's join leaves before more text (a
+#: page title's 「 · companion」 is no sentence).
+SPACED = re.compile(r"[。！？][ \t\r\n]+(?=[^\x00\s·])")
 #: Japanese text, then a label's colon with the space English puts after it (「切り札: ハート」), or
 #: the space English puts before a parenthesis (「第2ディール (集計)」, 「ゲーム (CSV)」, and a rule
 #: cited after a closing one, 「(時計回り) (100/99/98 4.2)」): the catalog writes neither.
@@ -221,7 +222,7 @@ def test_no_page_puts_english_spaces_around_a_colon_or_parenthesis_in_japanese(j
 
 def test_the_revoke_banner_says_what_a_revoke_is(ja_pages):
     """リボーク is a loanword a family table may not know: the banner that flags one says what it is."""
-    assert "リボーク(出し方の反則)" in ja_pages["tute revoke"]
+    assert "リボーク（出し方の反則）" in ja_pages["tute revoke"]
 
 
 def test_a_card_laid_down_is_said_in_one_japanese_sentence(ja_app):
@@ -407,19 +408,39 @@ def test_the_japanese_catalog_counts_and_refuses_one_way(japanese):
     assert [t for t in texts.values() if re.search(r"負け印[^。]*?(\d|%\(\w+\)s)個", t)] != []
     not_recorded = {k: t for k, t in texts.items() if k.startswith("Not recorded:")}
     assert len(not_recorded) >= 5
-    assert {k: t for k, t in not_recorded.items() if not t.startswith("記録されませんでした:")} == {}
-    assert texts[next(k for k in texts if k.startswith("Not recorded yet:"))].startswith("まだ記録されていません:")
+    assert {k: t for k, t in not_recorded.items() if not t.startswith("記録されませんでした：")} == {}
+    assert texts[next(k for k in texts if k.startswith("Not recorded yet:"))].startswith("まだ記録されていません：")
 
 
-def test_the_japanese_catalog_writes_its_colons_one_way(japanese):
-    """Half-width punctuation throughout (the review's style note), and a colon followed by
-    no space, as in 「ホッグ:誰もフォローせず」: never 「取れる組み合わせ: 」 beside it."""
+#: What a program reads as it is written, inside a Japanese message: a placeholder, a tag, an
+#: entity, an address, a quoted value or field, a JSON example.
+AS_WRITTEN = re.compile(r"""%\(\w+\)[sdr]|%%|<[^>]*>|&\w+;|https?://[^\s)）]+|'[^']*'|"[^"]*"|\{[^}]*\}""")
+
+
+def test_the_japanese_catalog_writes_full_width_punctuation(japanese):
+    """Japanese sentences take full-width 「：」「（」「）」「？」 (the re-read of issue 44: a
+    half-width 「)」 lets 「)。」 wrap alone on a narrow screen), with no space after 「：」 or 「？」
+    (「しましたか？1または11」, never 「しましたか? 1」): half-width only in what a program reads
+    (``AS_WRITTEN``)."""
     found = []
     for message in japanese:
         if message.id:
-            texts = message.string if isinstance(message.string, tuple) else (message.string,)
-            found += [text for text in texts if re.search(r"[^\x00-\x7f]: |\)s: [^\x00-\x7f%]|[：]", text)]
+            for text in message.string if isinstance(message.string, tuple) else (message.string,):
+                prose = AS_WRITTEN.sub("X", text)
+                if re.search(r"[:()?]|[：？] ", prose):
+                    found.append(text)
     assert not found, found
+
+
+def test_the_japanese_punctuation_check_finds_half_width():
+    for wrong in ("切り札: ハート", "(時計回り)", "宣言しましたか? 1", "1番と3番(北、南)"):
+        assert re.search(r"[:()?]|[：？] ", AS_WRITTEN.sub("X", wrong)), wrong
+    for right in (
+        "%(name)sは%(card)rを出せません（%(rule)s）。",
+        '例：{"Ann":[20, 40]}',
+        "'cards'（陣営 → 取ったカード）",
+    ):
+        assert not re.search(r"[:()?]|[：？] ", AS_WRITTEN.sub("X", right)), right
 
 
 @pytest.fixture(scope="module")
@@ -428,3 +449,146 @@ def japanese():
 
     with (ROOT / "companion" / "translations" / "ja" / "LC_MESSAGES" / "messages.po").open("rb") as f:
         return read_po(f, locale="ja")
+
+
+def _texts(japanese) -> dict[str, str]:
+    """Each message's Japanese by its (singular) id, plural forms joined."""
+    out = {}
+    for m in japanese:
+        if m.id:
+            out[m.id if isinstance(m.id, str) else m.id[0]] = (
+                m.string if isinstance(m.string, str) else " ".join(m.string)
+            )
+    return out
+
+
+def test_a_side_is_a_jinei_everywhere(japanese):
+    """A side (a player or a team, GLOSSARY.md) is 陣営 wherever the English says side, and in
+    Tantony's play-on line (with 3 players or split partners there are no teams): never 側 or
+    チーム; the other side (who confirms results) is 相手陣営."""
+    texts = _texts(japanese)
+    sides = {k: t for k, t in texts.items() if re.search(r"\bsides?\b", re.sub(r"%\(\w+\)[sr]", "", k))}
+    sides |= {k: t for k, t in texts.items() if "no team is alone" in k}
+    assert len(sides) >= 15
+    assert {k: t for k, t in sides.items() if re.search("側|チーム", t)} == {}
+    other = {k: t for k, t in texts.items() if "the other side" in k}
+    assert len(other) >= 4 and {k: t for k, t in other.items() if "相手陣営" not in t} == {}
+
+
+def test_a_player_is_numbered_one_way(japanese):
+    """「1番」 on the form, in its refusal and across a table's seats (「1番・3番 対 2番・4番」)."""
+    texts = _texts(japanese)
+    assert texts["Player %(n)s"] == "%(n)s番"
+    assert texts["Player %(n)s has no name: choose a dealer among the players."].startswith("%(n)s番に")
+    seated = [t for k, t in texts.items() if "players 1 and 3" in k or "seats 1+3" in k]
+    assert len(seated) == 3 and all("1番・3番" in t and "2番・4番" in t for t in seated), seated
+
+
+def test_the_preset_summaries_write_ranks_one_way(japanese):
+    """The one-tap starts sit side by side on the form: a rank is a letter in every summary
+    (「Jで逆回り」, 「Aは1か10」), never a word in one and a letter in the next."""
+    texts = _texts(japanese)
+    hints = {s.hint: texts[s.hint] for game in games.GAMES for s in games.get(game).STARTS.values()}
+    assert len(hints) >= 15
+    assert {k: t for k, t in hints.items() if re.search("エース|ジャック|クイーン|キング", t)} == {}
+
+
+def test_the_reviewed_lines_read_whole(japanese):
+    """Each line the native re-read found clipped, tautological or said twice, as Japanese says it."""
+    texts = _texts(japanese)
+    assert texts["Nothing to undo: no move is in effect."].count("ありません") == 1
+    assert not texts["Played %(card)s, swept %(cards)s."].endswith("タブラネット。")  # no clipped noun ending
+    bust = texts["bust: over %(target)s"]
+    assert not ("超過" in bust and "超え" in bust)
+    runt = texts[next(k for k in texts if k.startswith("As the 13th trick: %(scorer)s scores the runt"))]
+    assert runt.split("、")[0].count("得点") <= 2, runt
+    for too in (
+        "%(players)s took no trick and lose too (%(option)s).",
+        "%(players)s took no trick and loses too (%(option)s).",
+    ):
+        assert "も負け" in texts[too], texts[too]
+    assert texts["%(name)s can't go?"].startswith("%(name)sは出せませんか")
+    assert texts["Can't go?"].startswith("出せませんか")
+    assert texts["%(name)s sings %(n)s in %(suit)s"].endswith("宣言しました")  # a sentence, with its verb
+
+
+# -- said once: where a page joins what two messages say -------------------------------------------------
+
+ENGLISH = {"Accept-Language": "en"}
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+@pytest.mark.parametrize("language", [JAPANESE, ENGLISH], ids=["ja", "en"])
+def test_a_tute_deal_end_names_its_loser_once(ja_app, language):
+    """The heading says who lost the deal; the line under it says why (「太郎の合計が最高の80点です」),
+    not 「太郎がディールの負けです。」 again before the reason (which may itself say 「それ以外の全員が負けです」)."""
+    from companion import web
+
+    sample = web.get("tute").SAMPLE["finished"]
+    table = Table(ja_app, "tute", sample["options"], sample["moves"])
+    html = table.referee.get(f"/games/{table.id}", headers=language).get_data(as_text=True)
+    end = html[html.index('<section class="deal-end"') :]
+    end = re.sub(r"<table>.*?</table>", "", end[: end.index("</section>")], flags=re.S)
+    said = _text(end)
+    heading, why = _text(end[: end.index("</h2>")]), _text(end[end.index("</h2>") :])
+    if language is JAPANESE:
+        assert "太郎の負け" in heading and "負け" not in why, said
+    else:
+        assert "太郎 loses the deal" in heading and "the deal" not in why, said
+
+
+def test_nothing_to_undo_is_said_once(ja_app):
+    """Undo with no move in effect is refused in one sentence, not twice:
+    「取り消す手はありません。有効な手がありません。」."""
+    table = Table(ja_app, "hundred", {"dealer": "次郎"}, players=["太郎", "花子", "次郎"])
+    answer = table.referee.post(
+        f"/games/{table.id}/undo", data={"version": "0"}, headers=JAPANESE | {"HX-Request": "true", "HX-Target": "live"}
+    )
+    assert answer.status_code == 422
+    said = _text(answer.get_data(as_text=True))
+    assert "取り消せる手はありません。" in said and said.count("ありません") == 1, said
+
+
+def test_no_page_puts_a_space_after_a_fraction_slash(ja_pages):
+    """A total out of the target reads 「0/100」, not 「0/ 100」."""
+    found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html, re.compile(r"\d/\s+\d")))}
+    assert 'class="of">/100<' in ja_pages["hundred start"] and not found, found
+
+
+#: Half-width 「:」「(」「)」「?」 touching Japanese text on a page (a template's join of a
+#: message and what follows it, or a rules page's own words).
+HALF_WIDTH = re.compile(rf"[{JA}。、][:()?]|[:()?][{JA}]")
+
+
+def test_no_page_puts_half_width_punctuation_in_japanese(ja_pages):
+    found = {name: joins for name, html in ja_pages.items() if (joins := spaced_joins(html, HALF_WIDTH))}
+    assert not found, found
+
+
+# -- partners named as a Japanese table writes a pair ----------------------------------------------------
+
+
+def test_a_side_of_partners_is_named_in_each_language(ja_app):
+    from companion.i18n import side_name
+
+    with ja_app.test_request_context(headers=JAPANESE):
+        assert side_name(["健太郎", "翔太"]) == side_name("健太郎 & 翔太") == "健太郎・翔太"
+        assert side_name(["健太郎"]) == "健太郎"
+    with ja_app.test_request_context(headers=ENGLISH):
+        assert side_name(["Ann", "Cat"]) == side_name("Ann & Cat") == "Ann & Cat"
+
+
+def test_partners_read_joined_with_a_nakaguro_on_every_page(ja_app, ja_pages):
+    """「太郎・次郎」, never 「太郎 & 次郎」: on Tantony's scoreboard, deal end and chart, and on
+    Tablanette's tally form for partners (its labels, its chips' names, its notes)."""
+    tantony_end = ja_pages["tantony deal end"]
+    assert "太郎・次郎" in tantony_end and "&amp; " not in re.sub(r'href="[^"]*"|hx-get="[^"]*"', "", tantony_end)
+    tally = Table(ja_app, "tablanette", {"partnership": True}, players=FOUR)
+    for path in ("", "/tally"):
+        page = re.sub(r'href="[^"]*"|hx-get="[^"]*"', "", tally.page(path))
+        assert "太郎・次郎" in page and "花子・桜" in page and "&amp; " not in page, path
+    english = tally.referee.get(f"/games/{tally.id}/tally", headers=ENGLISH).get_data(as_text=True)
+    assert "太郎 &amp; 次郎" in english

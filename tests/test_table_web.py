@@ -269,4 +269,4 @@ def test_a_rule_a_template_cites_is_worded_in_each_requests_language(client):
     english = client.get(f"/games/{made['id']}?lang=en").get_data(as_text=True)
     japanese = client.get(f"/games/{made['id']}?lang=ja").get_data(as_text=True)
     assert 'words#s2-2">Tute 2.2</a>' in english and 'words#s2-2">トゥテ 2.2</a>' in japanese
-    assert "(<a" in japanese and '">トゥテ 2.6</a>)。' in japanese
+    assert "（<a" in japanese and '">トゥテ 2.6</a>）。' in japanese

@@ -297,7 +297,7 @@ def _lab(client, args):
         ),
         (
             "ja",
-            ["トゥテ・アバネロ(ハバナのトゥテ)は用意していません", "勝てるなら必ず勝つ", "フォローのみ", "原典002"]
+            ["トゥテ・アバネロ（ハバナのトゥテ）は用意していません", "勝てるなら必ず勝つ", "フォローのみ", "原典002"]
             + ["tute.com.ar", "cuatrola.es", "ludoteka"],  # as the sites write themselves (docs/GLOSSARY.md)
         ),
     ],

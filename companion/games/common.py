@@ -296,9 +296,14 @@ def view_head(
 FIGURES = ("deals", "points", "sweeps", "best_sweep", "cantes", "marks", "double")
 
 
+#: How the engines' records join partners into a side's label (a key, as stored): the words
+#: layer names a side in each language (companion.i18n.side_name: 「健太郎・翔太」).
+SIDE_JOIN = " & "
+
+
 def side_label(side: list[str]) -> str:
     """How a view's records name a side: the player, or partners joined ("Ann & Cat")."""
-    return " & ".join(side)
+    return SIDE_JOIN.join(side)
 
 
 def figures(

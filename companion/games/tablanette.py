@@ -1115,7 +1115,7 @@ def sides(state: State) -> list[list[str]]:
 
 
 def labels(state: State) -> list[str]:
-    return [" & ".join(s) for s in sides(state)]
+    return [common.side_label(s) for s in sides(state)]
 
 
 def _side(state: State, seat: int) -> int:

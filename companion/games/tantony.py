@@ -377,7 +377,7 @@ def sides(state: State) -> list[list[str]]:
 
 
 def labels(state: State) -> list[str]:
-    return [" & ".join(side) for side in sides(state)]
+    return [common.side_label(side) for side in sides(state)]
 
 
 def quota(state: State) -> int:

@@ -23,7 +23,7 @@ from werkzeug.routing import BaseConverter, IntegerConverter
 from companion import charts, games, stats, web
 from companion.cards import CARD_CODE, PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
 from companion.games.tricks import DUTY_TEXT
-from companion.i18n import card_name, language, names, suit_name
+from companion.i18n import card_name, language, names, side_name, suit_name
 
 
 def store():
@@ -403,6 +403,7 @@ def score_chart(context, view: dict) -> dict | None:
     series = charts.running_scores(context["table"].rules, view)
     if series is None:
         return None
+    series = {side_name(side): values for side, values in series.items()}  # 「健太郎・翔太」
     return charts.line_chart(series, [""] + [str(i) for i in range(1, len(view["history"]) + 1)])
 
 

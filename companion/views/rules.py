@@ -47,7 +47,7 @@ def rule_link(rule: str) -> Markup:
 
 def cited(rule: str) -> Markup:
     """A rule linked at the end of a sentence, the space before it included: " (Tute 2.7)." in
-    English, "(トゥテ 2.7)。" in Japanese (a template writes ``text{{ rule|cited }}``)."""
+    English, "（トゥテ 2.7）。" in Japanese (a template writes ``text{{ rule|cited }}``)."""
     return Markup(gap() + gettext("(%(rule)s).", rule=rule_link(rule)))
 
 

@@ -16,6 +16,8 @@ from wtforms import Field, SelectChoice, SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from companion.errors import MoveError, Reason
+from companion.games import side_label
+from companion.i18n import side_name
 from companion.schemas import BySide, CardCode, CardList, Count, Move
 from companion.web.board import DealWords, finished_deal, in_turn
 from companion.web.board import turns as board_turns
@@ -263,14 +265,15 @@ class Tally(TallyForm):
         return {
             "rules": rules,
             "options": options,
-            "sides": [" & ".join(s) for s in view["sides"]],
+            "sides": [side_label(s) for s in view["sides"]],  # the move's keys
+            "shown": [side_name(s) for s in view["sides"]],  # what the form says
             "pack": [str(c) for c in rules.PACK],
             "counters": [c for c in map(str, rules.PACK) if rules.card_points([c], scale)],
         }
 
     @classmethod
     def fields(cls, ctx: dict) -> dict[str, Field]:
-        sides, pack, counters = ctx["sides"], ctx["pack"], ctx["counters"]
+        sides, pack, counters = ctx["shown"], ctx["pack"], ctx["counters"]
         bonus = each(partial(ctx["rules"].sweep_bonus_refusal, options=ctx["options"]))
         taken = NumberRange(
             0, len(pack), message=_l("Cards taken must be whole numbers of 0 or more, %(n)s at most.", n=len(pack))
@@ -353,7 +356,7 @@ class Tally(TallyForm):
         if len(sweeps.data) >= self.most_sweeps(self.ctx):
             return _(
                 "%(name)s can't have more than %(n)s sweeps in a deal.",
-                name=self.ctx["sides"][side],
+                name=self.ctx["shown"][side],
                 n=self.most_sweeps(self.ctx),
             )
         sweeps.data = sweeps.data + [bonus]
@@ -374,7 +377,7 @@ class Tally(TallyForm):
     def _add_typed(self, side: int) -> str | None:
         typed = self[f"bonus_{side}"]
         if typed.data is None:
-            return _("Type the bonus of %(name)s's sweep first.", name=self.ctx["sides"][side])
+            return _("Type the bonus of %(name)s's sweep first.", name=self.ctx["shown"][side])
         refusal = self._add(side, typed.data)
         if refusal is None:
             typed.data, typed.raw_data = None, []  # used: the box is empty again
@@ -398,7 +401,7 @@ class Tally(TallyForm):
                 notes.append(
                     _(
                         "Every counting card is with %(name)s: tap each one another side took.",
-                        name=sides[owner[counters[0]]],
+                        name=self.ctx["shown"][owner[counters[0]]],
                     )
                 )
             move = {
@@ -408,7 +411,7 @@ class Tally(TallyForm):
                 "sweeps": {s: sweeps[i] for i, s in enumerate(sides) if sweeps[i]},
             }
         return {
-            "sides": sides,
+            "sides": self.ctx["shown"],
             "counters": counters,
             "owner": owner,
             "sweeps": sweeps,
