@@ -12,7 +12,7 @@ HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages lock
+.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages lock unicode-tables
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,15 @@ $(DEV): $(DEV_LOCK) $(SERVE)
 lock: $(DEV)
 	$(VENV)/bin/uv pip compile -q --upgrade pyproject.toml --python-version 3.11 -o $(LOCK)
 	$(VENV)/bin/uv pip compile -q --upgrade pyproject.toml --extra dev --python-version 3.11 -o $(DEV_LOCK)
+
+# The Unicode data names.py reads (companion/unicode_tables.py: scripts, default-ignorable
+# characters, Arabic's and Hebrew's vowel marks, UTS #39's confusables), written from ICU's
+# compiled copy of Unicode's files when Unicode is updated; commit it. ICU goes into a
+# throwaway venv for that, never into the app's (its wheel alone weighed 49 MB).
+unicode-tables:
+	@tmp=$$(mktemp -d) && $(PYTHON) -m venv $$tmp && $$tmp/bin/pip install -q --disable-pip-version-check pyicu-wheels \
+	  && $$tmp/bin/python tools/unicode_tables.py > $$tmp/tables.py && cat $$tmp/tables.py > companion/unicode_tables.py; \
+	  status=$$?; rm -rf $$tmp; exit $$status
 
 # The catalogs: compiled from the .po files kept in the repo (make run and make test do it).
 CATALOGS := companion/translations
