@@ -29,10 +29,12 @@ $(DEV): $(DEV_LOCK) $(SERVE)
 	touch $@
 
 # The lock files again from pyproject.toml (after changing a dependency there): the newest
-# versions that fit it, for Python 3.11; commit both.
+# versions that fit it, for Python 3.11, each file's hashes with it (pip then installs only
+# those files); commit both. `make lint` fails while they no longer match pyproject.toml.
+COMPILE := $(VENV)/bin/uv pip compile -q --generate-hashes --python-version 3.11 pyproject.toml
 lock: $(DEV)
-	$(VENV)/bin/uv pip compile -q --upgrade pyproject.toml --python-version 3.11 -o $(LOCK)
-	$(VENV)/bin/uv pip compile -q --upgrade pyproject.toml --extra dev --python-version 3.11 -o $(DEV_LOCK)
+	$(COMPILE) --upgrade -o $(LOCK)
+	$(COMPILE) --upgrade --extra dev -o $(DEV_LOCK)
 
 # The Unicode data names.py reads (companion/unicode_tables.py: scripts, default-ignorable
 # characters, Arabic's and Hebrew's vowel marks, UTS #39's confusables), written from ICU's
@@ -91,9 +93,11 @@ dev: $(SERVE) $(MO)
 test: $(DEV) chromium postgresql $(MO)
 	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n 3
 
-# Lint, format, types (ruff, mypy: strict on the engines) and the layers (import-linter:
+# The lock files against pyproject.toml (tools/check_locks.py: offline, no index asked), lint,
+# format, types (ruff, mypy: strict on the engines) and the layers (import-linter:
 # pyproject.toml's contracts), leaving no cache in the checkout.
 lint: $(DEV)
+	$(PY) tools/check_locks.py
 	$(VENV)/bin/ruff check --no-cache .
 	$(VENV)/bin/ruff format --no-cache --check .
 	$(VENV)/bin/mypy --cache-dir=/dev/null
