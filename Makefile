@@ -12,7 +12,7 @@ HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages lock
+.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages lock unicode-tables
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,10 +29,21 @@ $(DEV): $(DEV_LOCK) $(SERVE)
 	touch $@
 
 # The lock files again from pyproject.toml (after changing a dependency there): the newest
-# versions that fit it, for Python 3.11; commit both.
+# versions that fit it, for Python 3.11, each file's hashes with it (pip then installs only
+# those files); commit both. `make lint` fails while they no longer match pyproject.toml.
+COMPILE := $(VENV)/bin/uv pip compile -q --generate-hashes --python-version 3.11 pyproject.toml
 lock: $(DEV)
-	$(VENV)/bin/uv pip compile -q --upgrade pyproject.toml --python-version 3.11 -o $(LOCK)
-	$(VENV)/bin/uv pip compile -q --upgrade pyproject.toml --extra dev --python-version 3.11 -o $(DEV_LOCK)
+	$(COMPILE) --upgrade -o $(LOCK)
+	$(COMPILE) --upgrade --extra dev -o $(DEV_LOCK)
+
+# The Unicode data names.py reads (companion/unicode_tables.py: scripts, default-ignorable
+# characters, Arabic's and Hebrew's vowel marks, UTS #39's confusables), written from ICU's
+# compiled copy of Unicode's files when Unicode is updated; commit it. ICU goes into a
+# throwaway venv for that, never into the app's (its wheel alone weighed 49 MB).
+unicode-tables:
+	@tmp=$$(mktemp -d) && $(PYTHON) -m venv $$tmp && $$tmp/bin/pip install -q --disable-pip-version-check pyicu-wheels \
+	  && $$tmp/bin/python tools/unicode_tables.py > $$tmp/tables.py && cat $$tmp/tables.py > companion/unicode_tables.py; \
+	  status=$$?; rm -rf $$tmp; exit $$status
 
 # The catalogs: compiled from the .po files kept in the repo (make run and make test do it).
 CATALOGS := companion/translations
@@ -82,9 +93,11 @@ dev: $(SERVE) $(MO)
 test: $(DEV) chromium postgresql $(MO)
 	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n 3
 
-# Lint, format, types (ruff, mypy: strict on the engines) and the layers (import-linter:
+# The lock files against pyproject.toml (tools/check_locks.py: offline, no index asked), lint,
+# format, types (ruff, mypy: strict on the engines) and the layers (import-linter:
 # pyproject.toml's contracts), leaving no cache in the checkout.
 lint: $(DEV)
+	$(PY) tools/check_locks.py
 	$(VENV)/bin/ruff check --no-cache .
 	$(VENV)/bin/ruff format --no-cache --check .
 	$(VENV)/bin/mypy --cache-dir=/dev/null

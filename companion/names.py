@@ -1,4 +1,4 @@
-"""Players' names: one person, one name (issue 30).
+"""Players' names: one person, one name (issues 30 and 44).
 
 A name is stored as typed, in Unicode's composed form (NFC), without the spaces around
 it nor variation selectors (an emoji keyboard's unseen U+FE0F), and at most
@@ -9,17 +9,25 @@ every other default-ignorable code point: the combining grapheme joiner, Hangul
 fillers), a combining accent with no letter before it,
 more than :data:`MARKS` accents stacked on one letter, and a name without a letter or a
 digit (a braille blank, which shows nothing) are refused with the character named, so
-"Zed" and "Zed" followed by an invisible character are never two people.
+"Zed" and "Zed" followed by an invisible character are never two people. The two joiners
+are taken where they do what they are typed for: a zero-width non-joiner between letters
+of a script whose letters join (Persian's می‌) or after a virama, a zero-width joiner
+between two emoji (👩‍💻) or after a virama.
 
-Two names are one person when they look the same: when their :func:`key` is equal, the
-UTS #39 confusable skeleton of the name with case folded (``ＺＥＤ``, ``zed`` and ``Zed``
-alike, and ``Ann`` with a Cyrillic ``А``). The roster matches players by that key, and a
-game refuses two seats that share it. Pure: no Flask, no store.
+Two names are one person when they look the same: when their :func:`key` is equal. The key
+folds case, width (NFKC) and what cannot be seen, drops Arabic's and Hebrew's optional
+vowel marks, and maps a character of another script than the name's own to the letter of
+the name's script that it imitates (UTS #39's confusables, mixed-script: Cyrillic ``А`` in
+"Аnn", Greek ``ο`` in "Bοb", the digit ``0`` in "J0hn"). Two spellings in ordinary letters
+of one script are never mapped: Amie is not Arnie, Kim is not Kirn. The roster matches
+players by the key, and a game refuses two seats that share it. Pure: no Flask, no store.
 
 >>> clean("  Zed ")
 'Zed'
 >>> key("ＺＥＤ") == key("zed") == key("\\u0396ed")  # Greek capital zeta
 True
+>>> key("Amie") == key("Arnie")
+False
 >>> try:
 ...     clean("Zed\\u200b")
 ... except OptionError as e:
@@ -31,10 +39,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable
 
-import icu
-
+from companion import unicode_tables
 from companion.errors import OptionError
 
 #: The longest name, in characters (the new-game form, the API and the roster alike).
@@ -47,18 +55,91 @@ _REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 #: The most accents (non-spacing or enclosing marks, once decomposed) on one letter: two,
 #: as Vietnamese stacks them (ệ); past that a name draws over the lines around it.
 MARKS = 2
-#: UTS #39's confusables, as ICU applies them (one checker for the process: ICU's checks
-#: on a configured checker are safe from several threads).
-_SPOOF = icu.SpoofChecker()
+#: The most of Arabic's and Hebrew's vowel marks on one letter, counted apart from accents:
+#: pointed Hebrew stacks three (a dagesh, a shin dot and a vowel on שּׁ with patah).
+VOWEL_MARKS = 3
+#: The joiners, taken where a name needs them (:func:`_joins`) and unseen by :func:`key`.
+ZWNJ, ZWJ = "\u200c", "\u200d"
+#: Scripts whose letters join one another, where a zero-width non-joiner keeps two apart.
+_JOINING = frozenset({"Arab", "Syrc", "Nkoo", "Mong", "Mand", "Mani", "Phlp", "Adlm", "Rohg", "Sogd", "Chrs", "Ougr"})
+#: Arabic's tatweel: it only stretches a joined letter (محـمد is محمد).
+_TATWEEL = "\u0640"
+
+
+def _lines(table: str) -> list[list[str]]:
+    return [line.split() for line in table.strip().splitlines()]
+
+
+def _table(table: str) -> tuple[list[int], list[int], list[str]]:
+    """A table of :mod:`companion.unicode_tables` (lines ``first last [value]``) as three
+    lists, for :func:`_find`."""
+    rows = _lines(table)
+    return [int(r[0], 16) for r in rows], [int(r[1], 16) for r in rows], [r[2] if len(r) > 2 else "" for r in rows]
+
+
+def _find(table: tuple[list[int], list[int], list[str]], ch: str) -> str | None:
+    """The value of the run holding ``ch`` ("" for a table of runs alone), or None."""
+    firsts, lasts, values = table
+    i = bisect_right(firsts, ord(ch)) - 1
+    return values[i] if i >= 0 and ord(ch) <= lasts[i] else None
+
+
+_IGNORABLE = _table(unicode_tables.IGNORABLE)
+_VOWEL_MARKS = _table(unicode_tables.VOWEL_MARKS)
+_SCRIPTS = _table(unicode_tables.SCRIPTS)
+#: Each look-alike letter or digit and the one character it looks like (its prototype).
+_LIKE = {chr(int(a, 16)): chr(int(b, 16)) for a, b in _lines(unicode_tables.LOOKALIKES)}
+
+
+def _imitations() -> dict[tuple[str, str, bool], str]:
+    """For a prototype, a script and a case (capital or not): the letter of that script a
+    character of that look is written as in a name of that script. Of the script's
+    characters that look the same, one of the same case first, then the prototype itself,
+    then the lowest code point: Cyrillic ``І`` in a Latin name is ``I`` (not ``l``, its
+    prototype), the digit ``1`` is ``l``, and a Latin ``a`` in a Cyrillic name is ``а``."""
+    looks: dict[str, set[str]] = {}
+    for ch, like in _LIKE.items():
+        looks.setdefault(like, {like}).add(ch)
+    best: dict[tuple[str, str, bool], str] = {}
+    for like, chars in looks.items():
+        for upper in (False, True):
+            for ch in sorted(chars, key=lambda c: (c.isupper() != upper, c != like, ord(c))):
+                best.setdefault((like, _script(ch) or "", upper), ch)
+    return best
+
+
+def _script(ch: str) -> str | None:
+    """The script of ``ch`` (ISO 15924: ``Latn``, ``Cyrl``, ``Hani``...), or None for one
+    shared by all (digits, punctuation, accents)."""
+    return _find(_SCRIPTS, ch)
+
+
+_IMITATES = _imitations()
 
 
 def _refused(ch: str) -> bool:
-    """Whether a name may never hold ``ch``: a category of :data:`_REFUSED`, or Unicode's
-    Default_Ignorable_Code_Point (drawn as nothing where it is not understood: variation
-    selectors, U+034F, Hangul fillers, U+17B4, U+180B...)."""
-    return unicodedata.category(ch) in _REFUSED or icu.Char.hasBinaryProperty(
-        ch, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT
-    )
+    """Whether a name may never hold ``ch`` (but the joiners in place, :func:`_joins`): a
+    category of :data:`_REFUSED`, or Unicode's Default_Ignorable_Code_Point (drawn as
+    nothing where it is not understood: variation selectors, U+034F, Hangul fillers,
+    U+17B4, U+180B...)."""
+    return unicodedata.category(ch) in _REFUSED or _find(_IGNORABLE, ch) is not None
+
+
+def _joins(text: str, i: int) -> bool:
+    """Whether the joiner at ``text[i]`` does what it is typed for: after a virama (Indic
+    half forms), a non-joiner between two letters of a joining script (Persian's نامه‌ها), a
+    joiner between two emoji (👩‍💻, 🏳‍🌈; a skin tone may end the first)."""
+    if text[i] not in (ZWNJ, ZWJ) or not 0 < i < len(text) - 1:
+        return False
+    before, after = text[i - 1], text[i + 1]
+    if unicodedata.combining(before) == 9:
+        return True
+    if text[i] == ZWNJ:
+        j = i - 1  # the letter before, past its marks
+        while j > 0 and unicodedata.category(text[j]).startswith("M"):
+            j -= 1
+        return _script(text[j]) in _JOINING and _script(after) in _JOINING
+    return unicodedata.category(before) in ("So", "Sk") and unicodedata.category(after) == "So"
 
 
 def char_params(ch: str) -> dict[str, str]:
@@ -90,8 +171,8 @@ def clean(name: object, seat: int | None = None) -> str:
     text = normalized(name)
     if not text:
         raise OptionError("name_empty", "Every player needs a name", option="players", seat=seat)
-    for ch in text:
-        if not _refused(ch):
+    for i, ch in enumerate(text):
+        if not _refused(ch) or _joins(text, i):
             continue
         if seen := "".join(c for c in text if not _refused(c)):
             raise OptionError(
@@ -124,7 +205,7 @@ def clean(name: object, seat: int | None = None) -> str:
             "At most %(n)s accents on one letter (%(char)s%(unicode_name)s is one more): "
             "type the name again without it",
             option="players",
-            n=MARKS,
+            n=VOWEL_MARKS if _find(_VOWEL_MARKS, mark) is not None else MARKS,
             **char_params(mark),
             seat=seat,
         )
@@ -149,42 +230,70 @@ def clean(name: object, seat: int | None = None) -> str:
 
 
 def _stacked(text: str) -> str | None:
-    """The first accent past :data:`MARKS` on one letter (decomposed), or None."""
-    run = 0
+    """The first accent past :data:`MARKS` on one letter (decomposed), or the first of
+    Arabic's or Hebrew's vowel marks past :data:`VOWEL_MARKS`, or None."""
+    accents = vowels = 0
     for ch in unicodedata.normalize("NFD", text):
-        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
-        if run > MARKS:
-            return ch
+        if unicodedata.category(ch) not in ("Mn", "Me"):
+            accents = vowels = 0
+        elif _find(_VOWEL_MARKS, ch) is not None:
+            vowels += 1
+            if vowels > VOWEL_MARKS:
+                return ch
+        else:
+            accents += 1
+            if accents > MARKS:
+                return ch
     return None
 
 
-def _skeleton(text: str) -> str:
-    """UTS #39's skeleton: each character as the prototype it is confusable with (Cyrillic
-    ``а`` as ``a``, ``m`` as ``rn``, katakana ``カ`` as 力), decomposed."""
-    return _SPOOF.getSkeleton(0, text)
+def _unseen(ch: str) -> bool:
+    """What :func:`key` drops: what is drawn as nothing (the joiners, variation selectors,
+    and in names typed before they were refused, a zero-width space), Arabic's and Hebrew's
+    vowel marks (harakat, niqqud: written or left out, one name) and Arabic's tatweel."""
+    return ch == _TATWEEL or _find(_IGNORABLE, ch) is not None or _find(_VOWEL_MARKS, ch) is not None
 
 
-def _as_capital(ch: str) -> str:
-    """A capital as the capital it looks like (Greek ``Β`` and Cyrillic ``В`` as ``B``),
-    else as it is: ``I`` stays ``I`` (its skeleton is ``l``, which is not a capital)."""
-    if not ch.isupper():
-        return ch
-    like = _skeleton(ch)
-    return like if like.isupper() else ch
+def _in_its_script(text: str) -> str:
+    """``text`` (decomposed) with each character of another script than the name's own as
+    the letter of the name's script it imitates, where one does (UTS #39's confusables):
+    Cyrillic ``А`` in "Аnn" as ``A``, the digit ``0`` in "J0hn" as ``O``, katakana ``カ`` in
+    "カ太郎" as 力. The name's own script is the one most of its characters are in or
+    imitate: "Аnn" is Latin, "Ивaн" Cyrillic; between two in reach of as many, Latin (the
+    prototypes' own script: "Jое" is "Joe"), then the one most are in, then by code. A name
+    in one script is never mapped, so two spellings in ordinary letters of one script never
+    become one (``rn`` is not ``m``, ``ΝΕΟ`` is ``Νεο``); a name wholly in another script
+    that looks like a Latin one (Cyrillic "Асе") is not taken for it either."""
+    scripts = {s for ch in text if (s := _script(ch))}
+    if not scripts:
+        return text  # "100" is not "lOO"
+
+    def like(ch: str, script: str) -> str | None:
+        """The letter of ``script`` (else the common character: a digit, Japanese's ー) that
+        ``ch`` looks like, if any."""
+        look = (_LIKE.get(ch, ch), ch.isupper())
+        return _IMITATES.get((look[0], script, look[1])) or _IMITATES.get((look[0], "", look[1]))
+
+    def weight(script: str) -> tuple[int, bool, int, str]:
+        own = sum(_script(ch) == script for ch in text)
+        reach = own + sum(_script(ch) != script and like(ch, script) is not None for ch in text)
+        return reach, script == "Latn", own, script
+
+    own = max(scripts, key=weight)
+    return "".join(ch if _script(ch) == own else like(ch, own) or ch for ch in text)
 
 
 def key(name: str) -> str:
-    """What makes two names one person, as they look: NFKC, each capital as the capital it
-    looks like, case folded, then UTS #39's skeleton (lowercase look-alikes: Cyrillic
-    ``о``, Greek ``ο``) and NFKC case folding again, without the spaces around it.
+    """What makes two names one person, as they look: NFKC, without what is drawn as
+    nothing nor Arabic's and Hebrew's vowel marks, decomposed, each character of another
+    script as the letter of the name's script it imitates (:func:`_in_its_script`), then
+    NFKC case folded, without the spaces around it.
 
-    Folding case before the skeleton keeps ``Ian`` and ``ian`` one name (the skeleton
-    alone makes ``I`` an ``l`` and leaves ``i``); mapping capitals first keeps capitals
-    that only look alike as capitals (Greek ``Ν``, whose small form ``ν`` looks like
-    ``v``). Accents stay: ``José`` is not ``Jose``, and kana are not kanji except where
-    they look the same (カ and 力)."""
-    capitals = "".join(_as_capital(ch) for ch in unicodedata.normalize("NFKC", name))
-    return _folded(_skeleton(_folded(capitals))).strip()
+    Mapping before folding case keeps capitals that only look alike as capitals (Greek
+    ``Ν``, whose small form ``ν`` looks like ``v``). Accents stay: ``José`` is not ``Jose``;
+    and kana are not kanji except where they look the same (カ and 力)."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", name) if not _unseen(ch))
+    return _folded(_in_its_script(unicodedata.normalize("NFD", text))).strip()
 
 
 def _folded(text: str) -> str:

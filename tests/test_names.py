@@ -1,17 +1,21 @@
-"""One person, one name (issue 30): names stored NFC and stripped, invisible characters
-refused with the character named, look-alike names one player on the roster, and never two
-seats of one game; m015 carries an older database over without merging anyone."""
+"""One person, one name (issues 30 and 44): names stored NFC and stripped, invisible
+characters refused with the character named, look-alike names one player on the roster, and
+never two seats of one game, without two names of one script taken for one; m015, m016 and
+m017 carry an older database over without merging anyone."""
 
 import json
 import sqlite3
 import unicodedata
-from contextlib import closing
+from contextlib import closing, contextmanager
 
+import psycopg
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion import names, stats
 from companion.errors import OptionError
-from companion.store import NameTaken, SqliteStore, migrations
+from companion.store import NameTaken, SqliteStore, migrations, open_store
 from tests.conftest import form_values
 
 
@@ -105,13 +109,14 @@ def test_two_seats_with_one_name_are_refused(a, b):
         ("\u0392en", "Ben"),  # Greek capital beta
         ("\u039ded", "Ned"),  # Greek capital nu (its small form looks like v)
         ("\u0406van", "ivan"),  # Cyrillic capital I, and case folded
-        ("Ian", "ian"),  # the skeleton alone would make I an l
+        ("Ian", "ian"),  # case folded (UTS #39's skeleton alone would make I an l)
         ("Ｋｉｍ", "KIM"),
     ],
 )
 def test_names_that_look_the_same_are_one_person(a, b):
-    """Issue 30's audit: a name and its look-alike in another script share a key (UTS #39's
-    confusable skeleton, case folded), so one table refuses them as it refuses Zed and ZED."""
+    """Issue 30's audit: a name and its look-alike in another script share a key (the letters
+    of another script as the ones they imitate, UTS #39's confusables; case folded), so one
+    table refuses them as it refuses Zed and ZED."""
     assert names.key(a) == names.key(b)
     with pytest.raises(OptionError) as alike:
         names.check_seats([a, b])
@@ -236,8 +241,12 @@ def test_m015_tells_look_alikes_apart_without_merging_anyone(tmp_path):
     assert {p["name"]: p["games"] for p in store.roster()}["Zed"] == 2
 
 
-def test_m015_and_m016_are_in_the_migrations():
-    assert migrations.known()[-2:] == ["m015_one_person_one_name", "m016_names_compared_as_they_look"]
+def test_m015_to_m017_are_in_the_migrations():
+    assert migrations.known()[-3:] == [
+        "m015_one_person_one_name",
+        "m016_names_compared_as_they_look",
+        "m017_names_of_one_script_kept_apart",
+    ]
 
 
 def nfkc_casefold(name: str) -> str:
@@ -261,7 +270,10 @@ def test_m016_tells_apart_the_look_alikes_it_finds_without_merging_anyone(tmp_pa
             db.execute(
                 "UPDATE players SET name = ?, name_key = ? WHERE name = ?", (after, nfkc_casefold(after), before)
             )
-        db.execute("DELETE FROM companion_migrations WHERE name = 'm016_names_compared_as_they_look'")
+        db.execute(
+            "DELETE FROM companion_migrations WHERE name IN "
+            "('m016_names_compared_as_they_look', 'm017_names_of_one_script_kept_apart')"
+        )
     store = SqliteStore(path)
     roster = {p["name"]: p for p in store.roster()}
     alike = roster["\u0410nn (2)"]
@@ -276,3 +288,186 @@ def test_m016_tells_apart_the_look_alikes_it_finds_without_merging_anyone(tmp_pa
     assert {p["name"]: p["games"] for p in store.roster()}["Ann"] == 3
     with pytest.raises(sqlite3.IntegrityError):
         store.query("INSERT INTO players (name, name_key, created, last_played) VALUES ('x', 'ann', '', '')")
+
+
+# -- issue 44: one script's names kept apart, joiners and vowel marks ------------------------
+
+
+@pytest.mark.parametrize("a, b", [("Amie", "Arnie"), ("Mami", "Marni"), ("Kim", "Kirn"), ("Sam", "Sarn"), ("Al", "AI")])
+def test_two_names_of_one_script_are_two_people(a, b):
+    """Issue 44: UTS #39's skeleton made ``m`` ``rn`` (and ``I`` ``l``), so Amie and Arnie
+    could not sit at one table. Ordinary letters of one script are never mapped."""
+    assert names.key(a) != names.key(b)
+    assert names.check_seats([a, b]) == [a, b]
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("J0hn", "John"),  # the digit zero inside a Latin name
+        ("\u0408\u043e\u0435 Doe", "Joe Doe"),  # Cyrillic je, o and ie: most of the name is Latin
+        ("\u0418\u0432a\u043d", "\u0418\u0432\u0430\u043d"),  # a Latin a in a Cyrillic name
+        ("\u30e6\u4e00\u30ad", "\u30e6\u30fc\u30ad"),  # the kanji one for katakana's long vowel mark
+        ("Zo\u0451", "Zo\u00eb"),  # Cyrillic yo: Cyrillic ie and a diaeresis
+    ],
+)
+def test_a_character_of_another_script_is_the_letter_it_imitates(a, b):
+    assert names.key(a) == names.key(b)
+    with pytest.raises(OptionError) as alike:
+        names.check_seats([a, b])
+    assert alike.value.code == "names_alike"
+
+
+ALPHABETS = {
+    "Latin": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéèüöñçßø",
+    "Cyrillic": "абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯіїєґІЇЄҐјљњђћџ",
+    "Greek": "αβγδεζηθικλμνξοπρστυφχψωςΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩάέήίόύώ",
+    "Hebrew": "אבגדהוזחטיכךלמםנןסעפףצץקרשת",
+    "Arabic": "ابتثجحخدذرزسشصضطظعغفقكلمنهويءآأؤإئةى",
+    "Hiragana": "ぁあいうえおかがきぎくけこさしすせそただちっつてとなにぬねのはばぱひふへほ"
+    "まみむめもゃやゅゆょよらりるれろわをん",
+    "Katakana": "ァアイウエオカガキクケコサシスセソタチッツテトナニヌネノハバパヒフヘホ"
+    "マミムメモャヤュユョヨラリルレロワヲンー",
+}
+
+
+@pytest.mark.parametrize("script", sorted(ALPHABETS))
+def test_no_two_short_spellings_in_one_script_share_a_key_unless_case_makes_them_one(script):
+    """Every spelling of one or two ordinary letters of a script (``rn`` and ``m``, ``cl``
+    and ``d``, ``vv`` and ``w`` among them): keys equal only where folding case is."""
+    letters = ALPHABETS[script]
+    folded_by_key: dict[str, set[str]] = {}
+    for text in [*letters, *(a + b for a in letters for b in letters)]:
+        folded_by_key.setdefault(names.key(text), set()).add(names._folded(text))
+    assert {k: f for k, f in folded_by_key.items() if len(f) > 1} == {}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(ALPHABETS)).flatmap(
+        lambda s: st.tuples(*[st.text(ALPHABETS[s], min_size=1, max_size=8)] * 2)
+    )
+)
+def test_two_spellings_in_one_script_are_one_person_only_when_they_differ_by_case(pair):
+    """Issue 44's rule, over the ordinary letters of seven scripts: the key never merges two
+    spellings of one script that folding case and width does not."""
+    a, b = pair
+    assert (names.key(a) == names.key(b)) == (names._folded(a) == names._folded(b))
+
+
+def test_persian_and_indic_joiners_and_emoji_sequences_are_names():
+    """Issue 44: a Persian name with a zero-width non-joiner (علی‌رضا), an Indic half form, and
+    an emoji built with zero-width joiners (👩‍💻, a skin tone, a flag) are names people type;
+    the joiners are unseen by the key. Elsewhere a joiner is still an invisible character."""
+    for name in (
+        "\u0639\u0644\u06cc\u200c\u0631\u0636\u0627",
+        "\u0915\u094d\u200d\u0937",
+        "Ann \U0001f469\u200d\U0001f4bb",
+        "Ann \U0001f469\U0001f3fd\u200d\U0001f4bb",
+        "Bo \U0001f3f3\u200d\U0001f308",
+    ):
+        assert names.clean(name) == name
+    assert names.key("\u0639\u0644\u06cc\u200c\u0631\u0636\u0627") == names.key("\u0639\u0644\u06cc\u0631\u0636\u0627")
+    with pytest.raises(OptionError) as alike:
+        names.check_seats(["\u0639\u0644\u06cc\u200c\u0631\u0636\u0627", "\u0639\u0644\u06cc\u0631\u0636\u0627"])
+    assert alike.value.code == "names_alike"
+    for typed in ("Z\u200ced", "Zed\u200d", "\u200dZed", "\u2764\u200dZed", "An\u200dn"):
+        with pytest.raises(OptionError) as refused:
+            names.clean(typed)
+        assert refused.value.code == "name_invisible" and refused.value.params["name"] == "Zed".replace(
+            "Zed", typed.replace("\u200c", "").replace("\u200d", "")
+        )
+
+
+@pytest.mark.parametrize(
+    "pointed, plain",
+    [
+        ("\u0645\u064f\u062d\u064e\u0645\u064e\u0651\u062f", "\u0645\u062d\u0645\u062f"),  # Muhammad with harakat
+        ("\u0645\u062d\u0640\u0645\u062f", "\u0645\u062d\u0645\u062f"),  # with a tatweel
+        ("\u05de\u05b9\u05e9\u05c1\u05b6\u05d4", "\u05de\u05e9\u05d4"),  # Moshe with niqqud
+        (
+            "\u05d9\u05b4\u05e9\u05c1\u05b7\u05bc\u05d9",
+            "\u05d9\u05e9\u05d9",
+        ),  # Yishai: dagesh, shin dot, patah on one letter
+    ],
+)
+def test_arabic_and_hebrew_names_with_and_without_vowel_marks_are_one_person(pointed, plain):
+    assert names.clean(pointed) == unicodedata.normalize("NFC", pointed)
+    assert names.key(pointed) == names.key(plain)
+    with pytest.raises(OptionError) as alike:
+        names.check_seats([plain, pointed])
+    assert alike.value.code == "names_alike"
+
+
+def test_a_hamza_is_a_letter_of_its_own_and_four_points_are_too_many():
+    assert names.key("\u0623\u062d\u0645\u062f") != names.key("\u0627\u062d\u0645\u062f")  # أحمد, احمد
+    with pytest.raises(OptionError) as stacked:
+        names.clean("\u05e9\u05c1\u05bc\u05b7\u05bd")
+    assert stacked.value.code == "name_stacked_accents" and stacked.value.params["n"] == 3
+
+
+def test_the_roster_keeps_amie_and_arnie_apart_and_one_muhammad(database):
+    store = open_store(database)
+    try:
+        store.create("tablanette", ["Amie", "Sam"])
+        store.create("tablanette", ["Arnie", "Sarn"])
+        store.create("tablanette", ["\u0645\u064f\u062d\u064e\u0645\u064e\u0651\u062f", "\u0410mie"])
+        store.create("tablanette", ["\u0645\u062d\u0645\u062f", "Kim"])
+        assert {p["name"]: p["games"] for p in store.roster()} == {
+            "Amie": 2,
+            "Sam": 1,
+            "Arnie": 1,
+            "Sarn": 1,
+            "\u0645\u064f\u062d\u064e\u0645\u064e\u0651\u062f": 2,
+            "Kim": 1,
+        }
+    finally:
+        store.close()
+
+
+@contextmanager
+def raw(database):
+    """An SQL connection of the test's own to ``database``: ``run(sql, params)`` with ``?``."""
+    if database.startswith("sqlite:///"):
+        with closing(sqlite3.connect(database.removeprefix("sqlite:///"), isolation_level=None)) as db:
+            yield lambda sql, params=(): db.execute(sql, params).fetchall()
+    else:
+        with psycopg.connect(database, autocommit=True) as db:
+
+            def run(sql, params=()):
+                cursor = db.execute(sql.replace("?", "%s"), params)
+                return cursor.fetchall() if cursor.description else []
+
+            yield run
+
+
+def test_m017_keys_every_name_again_without_merging_anyone(database):
+    """A database as m016 left it (keys of UTS #39's skeleton: "Amie" keyed ``arnie``, the
+    vowel marks kept): m017 keys every name as :func:`names.key` does now. Amie is found by
+    her name again, Arnie is someone else, and the pointed Muhammad who was his own player
+    is numbered beside the plain one, not merged: both keep their games."""
+    store = open_store(database)
+    store.create("tablanette", ["Amie", "\u0645\u062d\u0645\u062f"])
+    later, _ = store.create("tablanette", ["Cy", "Kim"])
+    store.close()
+    pointed = "\u0645\u064f\u062d\u064e\u0645\u064e\u0651\u062f"
+    with raw(database) as run:
+        run("UPDATE players SET name = ? WHERE name = 'Cy'", (pointed,))
+        for name, key in (("Amie", "arnie"), (pointed, names._folded(pointed))):
+            run("UPDATE players SET name_key = ? WHERE name = ?", (key, name))
+        run("DELETE FROM companion_migrations WHERE name = 'm017_names_of_one_script_kept_apart'")
+    store = open_store(database)
+    try:
+        roster = {p["name"]: p for p in store.roster()}
+        numbered = roster[f"{pointed} (2)"]
+        assert roster["\u0645\u062d\u0645\u062f"]["games"] == 1 and numbered["games"] == 1
+        assert [(c["kind"], c["before"], c["after"]) for c in store.roster_changes(numbered["id"])] == [
+            ("rename", pointed, f"{pointed} (2)")
+        ]
+        seated = store.query("SELECT player_id FROM seats WHERE game_id = ? ORDER BY seat", (later["id"],))
+        assert seated[0][0] == numbered["id"]
+        store.create("tablanette", ["AMIE", "Arnie"])
+        roster = {p["name"]: p["games"] for p in store.roster()}
+        assert roster["Amie"] == 2 and roster["Arnie"] == 1
+    finally:
+        store.close()

@@ -494,6 +494,19 @@ def m016_names_compared_as_they_look(conn, dialect: Dialect) -> None:
     conn.execute("CREATE UNIQUE INDEX players_by_key ON players (name_key)")
 
 
+@migration
+def m017_names_of_one_script_kept_apart(conn, dialect: Dialect) -> None:
+    """One person, one name, without merging two people (issue 44): :func:`names.key` maps
+    only characters of another script than the name's own to the letters they imitate, so
+    "Amie" is no longer "Arnie" (UTS #39's skeleton made ``m`` ``rn``), and it drops
+    Arabic's and Hebrew's vowel marks and the joiners. Every ``name_key`` is computed again,
+    as m016 did: two players whose names now share a key both stay, the later numbered
+    ("مُحَمَّد (2)"), so no one is merged without a referee."""
+    conn.execute("DROP INDEX players_by_key")
+    _key_every_player(conn, _now())
+    conn.execute("CREATE UNIQUE INDEX players_by_key ON players (name_key)")
+
+
 # -- the runner ----------------------------------------------------------------------
 
 
