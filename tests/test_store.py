@@ -296,6 +296,10 @@ def test_migrations_are_history_not_the_apps_constants(tmp_path, monkeypatch):
     fresh, upgraded = SqliteStore(tmp_path / "fresh.db"), SqliteStore(tmp_path / "old.db")
     assert fresh.applied_migrations() == upgraded.applied_migrations() == before.applied_migrations()
     assert sqlite_schema(fresh.path) == sqlite_schema(upgraded.path) == sqlite_schema(before.path)
+    # A figure added without its own migration has no column to keep it in: the checks of
+    # what the moves make (issue 44 item 1) can't pass then. With the app as it is, the
+    # upgraded database's game checks.
+    monkeypatch.undo()
     assert upgraded.check() == 1
 
 
