@@ -16,7 +16,7 @@ from werkzeug.routing import BaseConverter
 
 from companion import schemas, timing
 from companion.errors import MoveError, OptionError, Refusal
-from companion.extensions import creating_games
+from companion.extensions import creating_games, made_a_game
 from companion.i18n import say
 from companion.store import BadTranscript, Conflict, NotFound, NotReferee
 from companion.views.common import external_url, store, table_of
@@ -80,6 +80,7 @@ def create():
         return _refused(400, e)
     except OptionError as e:  # fits the schema, refused by the game (a dealer not playing)
         return _refused(422, e)
+    made_a_game()
     return jsonify(
         {"id": row["id"], "edit_key": key, "version": row["version"], "view": table_of(row).rules.view(row["state"])}
     ), 201
@@ -188,6 +189,7 @@ def import_transcript():
         return _refused(400, e)
     except BadTranscript as e:
         return _error(422, str(e), **({"move": e.index} if e.index is not None else {}))
+    made_a_game()
     return jsonify({"id": row["id"], "edit_key": key}), 201
 
 
