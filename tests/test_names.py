@@ -237,7 +237,7 @@ def test_m015_tells_look_alikes_apart_without_merging_anyone(tmp_path):
 
 
 def test_m015_and_m016_are_in_the_migrations():
-    assert migrations.known()[-2:] == ["m015_one_person_one_name", "m016_names_compared_as_they_look"]
+    assert migrations.known()[14:16] == ["m015_one_person_one_name", "m016_names_compared_as_they_look"]
 
 
 def nfkc_casefold(name: str) -> str:

@@ -55,6 +55,7 @@ MIGRATIONS = [
     "m014_finished_deals_stored_once",
     "m015_one_person_one_name",
     "m016_names_compared_as_they_look",
+    "m017_hundred_variants_keep_their_rules",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}

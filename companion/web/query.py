@@ -390,10 +390,12 @@ def choice_label(rules, name: str, value) -> str:
     return _("Yes") if value is True else _("No") if value is False else _("As usual") if value is None else str(value)
 
 
-def option_rows(rules, names, raw: dict) -> list[dict]:
-    """The lab's option controls: name, label, help, choices, current value."""
+def option_rows(rules, names, raw: dict, in_force=None) -> list[dict]:
+    """The lab's option controls: name, label, help, choices, current value (as typed, else
+    the value ``in_force``, the options resolved, takes: a rule set's, such as t_games'
+    floor, not the option's default; without them, the default)."""
     hints = option_types(rules.Options)
-    defaults = {f.name: f.default for f in fields(rules.Options)}
+    defaults = {f.name: getattr(in_force, f.name) if in_force else f.default for f in fields(rules.Options)}
     rows = []
     for name in names:
         kind = hints[name]
