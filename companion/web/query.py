@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 from companion.cards import Card
 from companion.errors import N_, MoveError, OptionError, Reason
 from companion.games.common import option_types
+from companion.i18n import language
 
 #: The largest number any lab field takes (a score, a total, a numeric option): a
 #: 20-digit number is a wrong value, never a slow answer or an overflow.
@@ -351,14 +352,20 @@ def _resolve(q: Query, rules, chosen: dict, raw: dict):
         return rules.resolve_options({}, None), {}
 
 
+def quoted_label(label: str) -> str:
+    """A field's label as a refusal quotes it: “Largest group”, 「最大の組」 (as the rules
+    pages quote an option's name)."""
+    return f"「{label}」" if language() == "ja" else f"“{label}”"
+
+
 def labelled(e: OptionError, rules, named: bool = False) -> Reason:
     """An option's refusal with the option's label in place of its name ("“Largest
     group” must be ..."); ``named``: and its name, as the lab's query string spells it."""
     name = e.option
     if name not in rules.OPTION_LABELS:
         return e.reason
-    label = _(rules.OPTION_LABELS[name])
-    return e.reason.replace(option=f"“{label}” ({name})" if named else f"“{label}”")
+    label = quoted_label(_(rules.OPTION_LABELS[name]))
+    return e.reason.replace(option=f"{label} ({name})" if named else label)
 
 
 def read_options(q: Query, rules, names) -> tuple:
