@@ -124,3 +124,15 @@ def test_a_game_stored_with_the_variant_alone_keeps_its_rules(app):
         conn.execute("UPDATE games SET options = ? WHERE id = ?", ('{"variant":"99tgames"}', row["id"]))
         m017_hundred_variants_keep_their_rules(conn, None)
     assert store.get(row["id"])["options"] == {"variant": "99tgames", "floor_at_zero": True, "unforced_bust": "loss"}
+
+
+@pytest.mark.parametrize("start", H.CHOICES["variant"])
+def test_the_forms_variant_is_its_start(client, start):
+    """On the form the variant is the start's tap, never a field of its own: a select
+    changed to "99 (Quentin C, PlayAural)" under the 100 start sent the 100 start's rules
+    with it (play on at exactly 99), a Quentin game that plays as no Quentin 99 does."""
+    page = client.get(f"/games/new?game=hundred&start={start}").get_data(as_text=True)
+    assert not re.search(r'<select[^>]*name="variant"', page)
+    assert re.search(rf'<input[^>]*type="hidden"[^>]*name="variant"[^>]*value="{start}"', page) or re.search(
+        rf'<input[^>]*name="variant"[^>]*type="hidden"[^>]*value="{start}"', page
+    )

@@ -377,8 +377,10 @@ def toggled(cards: list[str], code: str) -> list[str]:
     return [c for c in cards if c != code] if code in cards else cards + [code]
 
 
-#: Options the new-game form sets by its one-tap starts only (a rule set), never as a field.
-BY_START = frozenset({"preset"})
+#: Options the new-game form sets by its one-tap starts only (a rule set: Tablanette's
+#: preset, 100/99/98's variant, each a start), never as a field: a field changed under another
+#: start would keep that start's rules beside another rule set's name.
+BY_START = frozenset({"preset", "variant"})
 
 
 def option_label(rules, name: str) -> str:
