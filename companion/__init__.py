@@ -7,9 +7,11 @@ generated secret key live in the instance folder, so nothing needs configuring b
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import secrets
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -200,7 +202,9 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         # servers on one database each count their own (or point them all at one Redis:
         # RATELIMIT_STORAGE_URI=redis://..., with Flask-Limiter's redis extra installed).
         CREATE_LIMIT="30 per minute; 300 per hour",
-        RATELIMIT_HEADERS_ENABLED=True,  # Retry-After on a 429
+        # No rate-limit headers on every answer: a 429 says Retry-After itself (_register_errors),
+        # so a 503 keeps its own Retry-After: 2 instead of the limit's window.
+        RATELIMIT_HEADERS_ENABLED=False,
         RATELIMIT_STORAGE_URI=None,  # None: companion-sqlite:///<instance folder>/limits.sqlite
         COMPRESS_MIN_SIZE=500,
         # Brotli first: every phone's browser accepts it, and it makes the smallest pages (a game
@@ -349,6 +353,40 @@ def _register_errors(app: Flask) -> None:
 
     for code in pages:
         app.register_error_handler(code, handler(code))
+
+    from flask_babel import gettext as _
+    from flask_babel import ngettext
+    from flask_limiter.errors import RateLimitExceeded
+
+    from companion.extensions import limiter
+
+    windows = {
+        "second": lambda n: ngettext("%(num)s second", "%(num)s seconds", n),
+        "minute": lambda n: ngettext("%(num)s minute", "%(num)s minutes", n),
+        "hour": lambda n: ngettext("%(num)s hour", "%(num)s hours", n),
+        "day": lambda n: ngettext("%(num)s day", "%(num)s days", n),
+    }
+
+    def too_many_games(e: RateLimitExceeded):
+        """The creation budget spent (it counts games made: extensions.py): how many games
+        this address started and in what time, and Retry-After, when the window ends."""
+        item = e.limit.limit
+        window = windows.get(item.GRANULARITY.name)
+        if window:
+            message = _(
+                "This address has started %(n)s games in %(window)s, as many as it may. Wait a little and try again.",
+                n=item.amount,
+                window=window(item.multiples),
+            )
+        else:
+            message = str(pages[429][1])
+        reset = limiter.current_limit.window.reset_time if limiter.current_limit else time.time() + item.get_expiry()
+        headers = [("Retry-After", str(max(1, math.ceil(reset - time.time()))))]
+        if request.path.startswith("/api/"):
+            return jsonify({"error": message, "code": "too_many_games"}), 429, headers
+        return render_template("error.html", title=str(pages[429][0]), message=message), 429, headers
+
+    app.register_error_handler(RateLimitExceeded, too_many_games)
 
     from companion.store import NotReferee
 

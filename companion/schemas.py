@@ -464,7 +464,8 @@ def _document(title: str, version: str, schemas: dict[str, Any]) -> dict[str, An
     malformed = answer("Malformed, or failing the schema: `params.field` names the field")
     too_large = answer("The body is over the server's limit (1 MB)")
     limited = {
-        "description": "Too many new games from this address: wait `Retry-After` seconds",
+        "description": "Too many games made from this address (a refused request makes none, and does not "
+        "count): wait `Retry-After` seconds",
         "headers": {"Retry-After": {"schema": {"type": "string"}}},
         **json("Error"),
     }

@@ -58,6 +58,7 @@ MIGRATIONS = [
     "m015_one_person_one_name",
     "m016_names_compared_as_they_look",
     "m017_names_of_one_script_kept_apart",
+    "m018_hundred_variants_keep_their_rules",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}

@@ -89,40 +89,63 @@ VARIANT_TITLES = {
     "99gonzo": N_("99 (t_games: gonzo)"),
 }
 
+#: What each game sets besides its cards (RULES.md 4.9): a named rule set, the one source for
+#: every door that starts a game (the form's starts, the API, an import, the lab). Options
+#: given with the variant override these, as Tablanette's ``PRESETS``. PlayAural's 99 ends a
+#: hand landing exactly on 99; t_games lets the total go below 0 and refuses a card over 99
+#: while a safe one is held.
+PRESETS: dict[str, dict[str, Any]] = {
+    "100": {},
+    "99": {},
+    "99itoya": {},
+    "98": {},
+    "99quentin": {"exact_target": "others_lose"},
+    "99tgames": {"floor_at_zero": False, "unforced_bust": "refused"},
+    "99chicago": {"floor_at_zero": False, "unforced_bust": "refused"},
+    "99jokerrules": {"floor_at_zero": False, "unforced_bust": "refused"},
+    "99gonzo": {"floor_at_zero": False, "unforced_bust": "refused"},
+}
+
+
+def _preset(variant: str) -> dict[str, Any]:
+    """A variant's start on the new-game form: the variant and what it sets."""
+    return {"variant": variant, **PRESETS[variant]}
+
+
 #: One-tap starts on the new-game form (the first is the usual game).
 STARTS = {
     "100": Start(VARIANT_TITLES["100"], N_("3 cards; a black ace: any total; 10: 100")),
-    "99": Start(VARIANT_TITLES["99"], N_("Ace 1 or 10; 10 is ±10; king sets 99"), {"variant": "99"}),
-    "99itoya": Start(VARIANT_TITLES["99itoya"], N_("Jack reverses; 9 sets 99; black ace 0-99"), {"variant": "99itoya"}),
-    "98": Start(VARIANT_TITLES["98"], N_("4 cards each, face values, no reverse"), {"variant": "98"}),
+    "99": Start(VARIANT_TITLES["99"], N_("Ace 1 or 10; 10 is ±10; king sets 99"), _preset("99")),
+    "99itoya": Start(VARIANT_TITLES["99itoya"], N_("Jack reverses; 9 sets 99; black ace 0-99"), _preset("99itoya")),
+    "98": Start(VARIANT_TITLES["98"], N_("4 cards each, face values, no reverse"), _preset("98")),
     "99quentin": Start(
         VARIANT_TITLES["99quentin"],
         N_("As PlayAural: a 2 doubles or halves, a 4 adds 4 and reverses, a jack skips, exactly 99 ends the hand"),
-        {"variant": "99quentin", "exact_target": "others_lose"},
+        _preset("99quentin"),
         more=True,
     ),
     "99tgames": Start(
         VARIANT_TITLES["99tgames"],
         N_("As t_games: a 3 skips, a 4 reverses, a 9 sets 99, a king is 0"),
-        {"variant": "99tgames", "floor_at_zero": False, "unforced_bust": "refused"},
+        _preset("99tgames"),
         more=True,
     ),
     "99chicago": Start(
         VARIANT_TITLES["99chicago"],
         N_("t_games' chicago: a 9 skips, a 10 is -10, a king sets 99"),
-        {"variant": "99chicago", "floor_at_zero": False, "unforced_bust": "refused"},
+        _preset("99chicago"),
         more=True,
     ),
     "99jokerrules": Start(
         VARIANT_TITLES["99jokerrules"],
         N_("t_games' joker rules without the jokers: a king reverses, a 9 is 0"),
-        {"variant": "99jokerrules", "floor_at_zero": False, "unforced_bust": "refused"},
+        _preset("99jokerrules"),
         more=True,
     ),
     "99gonzo": Start(
         VARIANT_TITLES["99gonzo"],
         N_("t_games' gonzo without the jokers: an ace reverses, a 2 skips, a jack is -10"),
-        {"variant": "99gonzo", "floor_at_zero": False, "unforced_bust": "refused"},
+        _preset("99gonzo"),
         more=True,
     ),
 }
@@ -233,10 +256,13 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
 
     >>> resolve_options({"variant": "98"}, 8).decks
     2
+    >>> resolve_options({"variant": "99quentin"}).exact_target   # the variant's rule set (PRESETS)
+    'others_lose'
     """
     if isinstance(options, Options):
         return options
     given, count = common.read_options(options, players, sys.modules[__name__], TITLE)
+    given = PRESETS[given.get("variant", "100")] | given
     for name in ("tokens", "hands"):
         if name in given and (not _is_int(given[name]) or not 1 <= given[name] <= 99):
             raise OptionError(

@@ -26,6 +26,7 @@ from companion.store.roster import _keep_figures, _seat_players
 from companion.store.rows import (
     _add_deals,
     _dump_state,
+    _dumps,
     _load_state,
     _now,
     _said,
@@ -505,6 +506,30 @@ def m017_names_of_one_script_kept_apart(conn, dialect: Dialect) -> None:
     conn.execute("DROP INDEX players_by_key")
     _key_every_player(conn, _now())
     conn.execute("CREATE UNIQUE INDEX players_by_key ON players (name_key)")
+
+
+@migration
+def m018_hundred_variants_keep_their_rules(conn, dialect: Dialect) -> None:
+    """A 100/99/98 variant brings its rule set (issue 44: ``hundred.PRESETS``, what the form's
+    starts set), so ``{"variant": "99quentin"}`` ends a hand landing exactly on 99. A game
+    stored before with the variant alone (made through the API or an import) was played with
+    the options' defaults of the time: they are written into its options, so it replays as
+    it was played. The values are this migration's own, as they were then."""
+    then = {"exact_target": "play_on", "floor_at_zero": True, "unforced_bust": "loss"}
+    presets = {
+        "99quentin": ("exact_target",),
+        "99tgames": ("floor_at_zero", "unforced_bust"),
+        "99chicago": ("floor_at_zero", "unforced_bust"),
+        "99jokerrules": ("floor_at_zero", "unforced_bust"),
+        "99gonzo": ("floor_at_zero", "unforced_bust"),
+    }
+    for game_id, options in conn.execute("SELECT id, options FROM games WHERE game = 'hundred'").fetchall():
+        given = json.loads(options)
+        if not isinstance(given, dict) or not isinstance(given.get("variant"), str):
+            continue
+        missing = {name: then[name] for name in presets.get(given["variant"], ()) if name not in given}
+        if missing:
+            conn.execute("UPDATE games SET options = ? WHERE id = ?", (_dumps(given | missing), game_id))
 
 
 # -- the runner ----------------------------------------------------------------------

@@ -13,12 +13,13 @@ from importlib.metadata import version as package_version
 from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 
-from companion import schemas, timing
-from companion.errors import MoveError, OptionError, Refusal
-from companion.extensions import creating_games
+from companion import games, schemas, timing, web
+from companion.errors import MoveError, OptionError, Reason, Refusal
+from companion.extensions import creating_games, made_a_game
 from companion.i18n import say
 from companion.store import BadTranscript, Conflict, NotFound, NotReferee
 from companion.views.common import external_url, store, table_of
+from companion.web.query import labelled
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -27,10 +28,34 @@ def _error(status: int, message: str, **more):
     return jsonify({"error": message, **more}), status
 
 
-def _refused(status: int, e: Refusal, **more):
+def _refused(status: int, e: Refusal, game: object = None, body: object = None, **more):
     """A refusal as data (DESIGN.md, JSON API): ``code``, ``params`` and ``rule`` (always
-    English), and its words in the request's language (``Accept-Language``, ``?lang=``)."""
-    return jsonify(e.reason.as_json() | {"error": say(e.reason)} | more), status
+    English: ``params.field`` is the field's path, "players.0"), and its words in the
+    request's language (``Accept-Language``, ``?lang=``), naming the field or option by its
+    label as the form does. ``game``: the game the body is for, ``body`` the JSON sent."""
+    return jsonify(e.reason.as_json() | {"error": say(_named(e, game, body))} | more), status
+
+
+def _named(e: Refusal, game: object, body: object) -> Reason:
+    """The refusal with the field or option it names by its label (an unknown field, or one
+    with no label, by its path)."""
+    if e.code in schemas.CODES and e.code != "unknown_field" and "field" in e.params:  # the schema's words
+        label = web.field_label(str(e.params.get("field", "")), game if isinstance(game, str) else None, body)
+        return e.reason.replace(field=label) if label else e.reason
+    if isinstance(e, OptionError) and isinstance(game, str) and game in games.GAMES:
+        return labelled(e, games.get(game))
+    return e.reason
+
+
+def _kind(game_id: str) -> str | None:
+    """The game a refused move was sent to (read only to name a field of the move)."""
+    row = store().get(game_id)
+    return row["game"] if row else None
+
+
+def _game_of(body: object) -> object:
+    """The game a create or import body names (checked by the schema, not here)."""
+    return body.get("game") if isinstance(body, dict) else None
 
 
 def _body() -> object:
@@ -60,13 +85,16 @@ def _game_json(row: dict) -> dict:
 @bp.post("/games")
 @creating_games
 def create():
+    sent: object = None
     try:
-        body = schemas.check_new_game(_body())
+        sent = _body()
+        body = schemas.check_new_game(sent)
         row, key = store().create(body["game"], body["players"], body.get("options"))
     except schemas.SchemaError as e:
-        return _refused(400, e)
+        return _refused(400, e, _game_of(sent), sent)
     except OptionError as e:  # fits the schema, refused by the game (a dealer not playing)
-        return _refused(422, e)
+        return _refused(422, e, _game_of(sent), sent)
+    made_a_game()
     return jsonify(
         {"id": row["id"], "edit_key": key, "version": row["version"], "view": table_of(row).rules.view(row["state"])}
     ), 201
@@ -97,10 +125,12 @@ def _change(game_id: str, model: type[schemas.Strict], action):
     game exists and the key is in force (the key: the store records which referee phone
     made the change). Refused as :func:`_refusal` says first, then as the body fails."""
     key = request.headers.get("X-Edit-Key", "")
+    sent: object = None
     try:
-        body = schemas.check_body(model, _body())
+        sent = _body()
+        body = schemas.check_body(model, sent)
     except schemas.SchemaError as e:  # a game unknown or a key refused says so first
-        return _refusal(game_id) or _refused(400, e)
+        return _refusal(game_id) or _refused(400, e, body=sent)
     try:
         with timing.part("store"):
             game = action(body, key)
@@ -108,13 +138,13 @@ def _change(game_id: str, model: type[schemas.Strict], action):
         return _error(404, _("No such game"))
     except NotReferee:
         return _error(403, _("Missing or wrong X-Edit-Key"))
-    except schemas.SchemaError as e:
-        return _refused(400, e)
+    except schemas.SchemaError as e:  # the move, checked as its game's
+        return _refused(400, e, _kind(game_id), sent)
     except Conflict as e:
         return _error(409, _("Stale version: the game has changed"), version=e.version)
     except MoveError as e:
         extra = {"options": e.options} if e.options else {}
-        return _refused(422, e, **extra)
+        return _refused(422, e, _kind(game_id) if "field" in e.params else None, sent, **extra)
     # The same size at move 1,000 as at move 10: the view's history holds the last finished
     # deal only (GET lists them all), and "deals" says how many there are.
     return jsonify({"version": game["version"], "deals": game["deals"], "view": game["view"]})
@@ -176,12 +206,15 @@ def transcript(game_id: str):
 @bp.post("/games/import")
 @creating_games
 def import_transcript():
+    sent: object = None
     try:
-        row, key = store().import_transcript(schemas.check_transcript(_body()))
+        sent = _body()
+        row, key = store().import_transcript(schemas.check_transcript(sent))
     except schemas.SchemaError as e:
-        return _refused(400, e)
+        return _refused(400, e, _game_of(sent), sent)
     except BadTranscript as e:
         return _error(422, str(e), **({"move": e.index} if e.index is not None else {}))
+    made_a_game()
     return jsonify({"id": row["id"], "edit_key": key}), 201
 
 

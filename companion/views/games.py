@@ -11,7 +11,7 @@ from flask_babel import gettext as _
 
 from companion import games
 from companion.errors import OptionError
-from companion.extensions import creating_games
+from companion.extensions import creating_games, made_a_game
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import (
     game_context,
@@ -102,6 +102,7 @@ def create():
             except OptionError as e:
                 attach_error(form, e)
             else:
+                made_a_game()
                 remember_key(row["id"], key)
                 if nonce:
                     kept = {k: v for k, v in session.get("made", {}).items() if k != nonce}

@@ -160,7 +160,7 @@ def page(game: str):
         "rules": rules,
         "lab": lab,
         "problems": q.errors + q.problems,
-        "option_rows": option_rows(rules, web.get(game).LAB_OPTIONS, raw),
+        "option_rows": option_rows(rules, web.get(game).LAB_OPTIONS, raw, opts),
         "share": request.url if request.args else None,
         "back": url_for("games.show", game_id=left) if left else None,
         "start_over": url_for("rules.page", game=game, **kept),

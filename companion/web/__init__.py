@@ -15,7 +15,10 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, Protocol
 
+from flask_babel import gettext as _
+
 from companion import games, schemas
+from companion.errors import N_
 from companion.schemas import Move
 from companion.web.board import DealWords
 from companion.web.tally import TallyForm
@@ -44,6 +47,9 @@ class Adapter(Protocol):
     PICKER: tuple[str, ...]
     #: What the shared pages call one of its deals.
     DEAL: DealWords
+    #: Its moves' fields as a refusal of the API names them, by field ("card") or by a
+    #: move's type and field ("layout.cards"); ``type`` and ``player`` are every game's.
+    FIELD_LABELS: Mapping[str, str]
 
     def position(self, view: dict[str, Any]) -> dict[str, Any]:
         """The lab's query for a live game's position ("Rules question?")."""
@@ -69,11 +75,37 @@ _MEMBERS: dict[str, Any] = {
     "RECORD": tuple,
     "PICKER": tuple,
     "DEAL": DealWords,
+    "FIELD_LABELS": Mapping,
     "position": Callable,
     "lab": Callable,
     "ended": Callable,
     "turns": Callable,
 }
+
+
+#: The fields every move has.
+MOVE_LABELS = {"type": N_("Kind of move"), "player": N_("Player")}
+#: The API bodies' own fields (DESIGN.md, JSON API), as the form and the pages name them.
+BODY_LABELS = {
+    "game": N_("Game"),
+    "players": N_("Players"),
+    "options": N_("Rules"),
+    "moves": N_("Moves"),
+    "move": N_("Move"),
+    "version": N_("Version"),
+    "kind": N_("Kind of link"),
+    "format": N_("Transcript format"),
+    "body": N_("The body"),
+}
+
+
+def _tag(model: type[Move]) -> str:
+    return str(typing.get_args(model.model_fields["type"].annotation)[0])
+
+
+def _move_label(adapter: Any, kind: object, field: str) -> str | None:
+    labels = {**MOVE_LABELS, **adapter.FIELD_LABELS}
+    return labels.get(f"{kind}.{field}") or labels.get(field)
 
 
 def problems(name: str, module: ModuleType) -> list[str]:
@@ -98,6 +130,12 @@ def problems(name: str, module: ModuleType) -> list[str]:
     else:
         kinds = {typing.get_args(m.model_fields["type"].annotation)[0] for m in module.MOVES}
         out += [f"{module.__name__}.PICKER: {k!r} is not one of its moves" for k in module.PICKER if k not in kinds]
+        out += [
+            f"{module.__name__}.FIELD_LABELS: {m.__name__}.{f} has no label"
+            for m in module.MOVES
+            for f in m.model_fields
+            if _move_label(module, _tag(m), f) is None
+        ]
     if set(module.SAMPLE) != {"players", "moves", "said", "finished"}:
         out.append(f"{module.__name__}.SAMPLE must hold players, moves, said and finished")
     else:
@@ -125,3 +163,67 @@ for _name, _adapter in ADAPTERS.items():  # the API's schemas know each game's m
 
 def get(name: str) -> Adapter:
     return ADAPTERS[name]
+
+
+# -- the API's fields as a refusal names them ------------------------------------------
+
+
+def field_label(path: str, game: str | None, body: object = None) -> str | None:
+    """A field of an API body as the new-game form and the pages name it, in the request's
+    language, quoted: "players.0" “Player 1”, "options.loss_limit" “Loss marks that end the
+    game”, "move.cards" “Face-up cards” (in a layout); what lies within it after it ("Sweeps
+    of Ann, no. 2"). None for a field that has no label (one the body should not hold, such
+    as an unknown key): its refusal keeps the path, as the JSON's ``params.field`` always
+    does. ``game``: the game the body is for (None if not known); ``body``: the request's
+    JSON, for the types of its moves."""
+    from companion.web.query import option_label, quoted_label
+
+    steps = path.split(".")
+    data = body if isinstance(body, dict) else {}
+    adapter = ADAPTERS.get(game) if isinstance(game, str) else None
+    head, rest = steps[0], steps[1:]
+    label: str | None
+    if head == "players" and rest and rest[0].isdigit():
+        label, rest = _("Player %(n)s", n=int(rest[0]) + 1), rest[1:]
+    elif head == "options" and rest and adapter is not None:
+        option, rest = rest[0], rest[1:]
+        rules = games.get(str(game))
+        label = (
+            _("First dealer")
+            if option == "dealer"
+            else _("Number of players")
+            if option == "players"
+            else option_label(rules, option)
+            if option in rules.OPTION_LABELS
+            else None
+        )
+    elif head == "move" and rest and adapter is not None:
+        move = data.get("move")
+        label, rest = _label_of_move(adapter, move, rest)
+    elif head == "moves" and rest and rest[0].isdigit() and adapter is not None:
+        n, rest = int(rest[0]), rest[1:]
+        moves = data.get("moves")
+        move = moves[n] if isinstance(moves, list) and n < len(moves) else None
+        if rest:
+            within, rest = _label_of_move(adapter, move, rest)
+            label = None if within is None else _("%(field)s in move %(n)s", field=within, n=n + 1)
+        else:
+            label = _("Move %(n)s", n=n + 1)
+    else:
+        label = _(BODY_LABELS[head]) if head in BODY_LABELS else None
+    if label is None:
+        return None
+    for step in rest:  # within the field: an item of a list, a side's entry
+        label = (
+            _("%(field)s, no. %(n)s", field=label, n=int(step) + 1)
+            if step.isdigit()
+            else _("%(field)s of %(name)s", field=label, name=step)
+        )
+    return quoted_label(label)
+
+
+def _label_of_move(adapter: Any, move: object, steps: list[str]) -> tuple[str | None, list[str]]:
+    """A move's field (``steps[0]``, with what lies within it after) as the adapter labels it."""
+    kind = move.get("type") if isinstance(move, dict) else None
+    label = _move_label(adapter, kind, steps[0])
+    return (None if label is None else _(label)), steps[1:]

@@ -64,6 +64,8 @@ class HundredTally(Move):
 
 
 MOVES = (HundredPlay, HundredLose, HundredTally)
+#: Each move's fields as a refusal names them ("play.card": that move's only).
+FIELD_LABELS = {"card": N_("Card played"), "total": N_("Total"), "hand": N_("Hand shown"), "loser": N_("Lost the hand")}
 
 #: Nothing below the grid: no record to send again.
 RECORD = ()

@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 from companion.cards import Card
 from companion.errors import N_, MoveError, OptionError, Reason
 from companion.games.common import option_types
+from companion.i18n import language
 
 #: The largest number any lab field takes (a score, a total, a numeric option): a
 #: 20-digit number is a wrong value, never a slow answer or an overflow.
@@ -351,14 +352,20 @@ def _resolve(q: Query, rules, chosen: dict, raw: dict):
         return rules.resolve_options({}, None), {}
 
 
+def quoted_label(label: str) -> str:
+    """A field's label as a refusal quotes it: “Largest group”, 「最大の組」 (as the rules
+    pages quote an option's name)."""
+    return f"「{label}」" if language() == "ja" else f"“{label}”"
+
+
 def labelled(e: OptionError, rules, named: bool = False) -> Reason:
     """An option's refusal with the option's label in place of its name ("“Largest
     group” must be ..."); ``named``: and its name, as the lab's query string spells it."""
     name = e.option
     if name not in rules.OPTION_LABELS:
         return e.reason
-    label = _(rules.OPTION_LABELS[name])
-    return e.reason.replace(option=f"“{label}” ({name})" if named else f"“{label}”")
+    label = quoted_label(_(rules.OPTION_LABELS[name]))
+    return e.reason.replace(option=f"{label} ({name})" if named else label)
 
 
 def read_options(q: Query, rules, names) -> tuple:
@@ -370,8 +377,10 @@ def toggled(cards: list[str], code: str) -> list[str]:
     return [c for c in cards if c != code] if code in cards else cards + [code]
 
 
-#: Options the new-game form sets by its one-tap starts only (a rule set), never as a field.
-BY_START = frozenset({"preset"})
+#: Options the new-game form sets by its one-tap starts only (a rule set: Tablanette's
+#: preset, 100/99/98's variant, each a start), never as a field: a field changed under another
+#: start would keep that start's rules beside another rule set's name.
+BY_START = frozenset({"preset", "variant"})
 
 
 def option_label(rules, name: str) -> str:
@@ -390,10 +399,12 @@ def choice_label(rules, name: str, value) -> str:
     return _("Yes") if value is True else _("No") if value is False else _("As usual") if value is None else str(value)
 
 
-def option_rows(rules, names, raw: dict) -> list[dict]:
-    """The lab's option controls: name, label, help, choices, current value."""
+def option_rows(rules, names, raw: dict, in_force=None) -> list[dict]:
+    """The lab's option controls: name, label, help, choices, current value (as typed, else
+    the value ``in_force``, the options resolved, takes: a rule set's, such as t_games'
+    floor, not the option's default; without them, the default)."""
     hints = option_types(rules.Options)
-    defaults = {f.name: f.default for f in fields(rules.Options)}
+    defaults = {f.name: getattr(in_force, f.name) if in_force else f.default for f in fields(rules.Options)}
     rows = []
     for name in names:
         kind = hints[name]

@@ -15,7 +15,7 @@ from pydantic import Field as Declared
 from wtforms import Field, SelectChoice, SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
-from companion.errors import MoveError, Reason
+from companion.errors import N_, MoveError, Reason
 from companion.games import side_label
 from companion.i18n import side_name
 from companion.schemas import BySide, CardCode, CardList, Count, Move
@@ -93,6 +93,16 @@ class TablanetteTally(Move):
 
 
 MOVES = (TablanetteLayout, TablanettePlay, TablanetteTally)
+#: Each move's fields as a refusal names them ("layout.cards": that move's only).
+FIELD_LABELS = {
+    "layout.cards": N_("Face-up cards"),
+    "buried": N_("Jacks put under the stock"),
+    "card": N_("Card played"),
+    "capture": N_("Cards captured"),
+    "tally.cards": N_("Cards taken"),
+    "counters": N_("Counting cards"),
+    "sweeps": N_("Sweeps"),
+}
 
 #: Nothing below the grid: no record to send again.
 RECORD = ()

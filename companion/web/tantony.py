@@ -11,7 +11,7 @@ from typing import Literal
 from flask_babel import lazy_gettext as _l
 from wtforms import Field, SubmitField
 
-from companion.errors import OptionError, Reason
+from companion.errors import N_, OptionError, Reason
 from companion.schemas import BySide, CardCode, CardList, Move, Name
 from companion.web.board import DealWords, finished_deal, in_turn, rest_of_trick
 from companion.web.board import turns as board_turns
@@ -68,6 +68,8 @@ class TantonyTally(Move):
 
 
 MOVES = (TantonyPlay, TantonyGive, TantonyTally)
+#: Each move's fields as a refusal names them.
+FIELD_LABELS = {"card": N_("Card played"), "to": N_("Given to"), "scoring": N_("Scoring cards")}
 
 #: What the record below the grid (play/tantony/_record.html) shows: sent again when one changes.
 RECORD = ("result", "trick_number", "last_trick", "revokes", "players", "scoring", "points")

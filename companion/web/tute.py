@@ -16,7 +16,7 @@ from pydantic import Field as Declared
 from wtforms import Field, SelectChoice, SelectMultipleField, SubmitField
 from wtforms.validators import Length, NumberRange
 
-from companion.errors import MoveError, OptionError, Reason
+from companion.errors import N_, MoveError, OptionError, Reason
 from companion.schemas import BySide, CardCode, Count, Move, Name, Word
 from companion.web.board import DealWords, finished_deal, in_turn, rest_of_trick
 from companion.web.board import turns as board_turns
@@ -88,6 +88,16 @@ class TuteTally(Move):
 
 
 MOVES = (TuteTrump, TutePlay, TuteDeclare, TuteTally)
+#: Each move's fields as a refusal names them ("trump.card": that move's only).
+FIELD_LABELS = {
+    "trump.card": N_("Trump card"),
+    "play.card": N_("Card played"),
+    "suit": N_("Suit"),
+    "card_points": N_("Card points"),
+    "last_trick": N_("Last trick"),
+    "marriages": N_("Cantes"),
+    "tricks": N_("Tricks taken"),
+}
 
 #: What the record below the grid (play/tute/_record.html) shows: sent again when one changes.
 RECORD = ("result", "tricks", "revokes")
