@@ -26,28 +26,42 @@ LEFT, RIGHT, TOP, BOTTOM = 40, 76, 10, 26
 MAX_POINTS = 60
 #: The least room between two names at the lines' ends, so they never overlap.
 LABEL_GAP = 13
-#: What a line's end label may take of the right margin, and how wide its characters draw
-#: there (11-unit bold type): a wide one (健, さ) is a square, the others about 0.6 of it.
-LABEL_ROOM, WIDE, NARROW = RIGHT - 8, 11.0, 6.6
+#: What a line's end label may take of the right margin at least and at most (the plot
+#: keeps the rest), and how wide its characters draw there (11-unit bold type): a wide one
+#: (健, さ) is a square, the others about 0.65 of it.
+LABEL_ROOM, MOST_LABEL_ROOM, WIDE, NARROW = RIGHT - 8, 124, 11.0, 7.2
 
 
-def end_label(last: int, name: str) -> str:
-    """A line's end label, "165 Ann", cut with an ellipsis to what the margin holds:
+def label_width(text: str) -> float:
+    """How wide ``text`` draws as a line's end label, in the SVG's units."""
+    return sum(WIDE if unicodedata.east_asian_width(ch) in "WF" else NARROW for ch in text)
+
+
+def end_label(last: int, name: str, room: float = LABEL_ROOM) -> str:
+    """A line's end label, "165 Ann", cut with an ellipsis to what ``room`` holds:
     「256 健太郎 & 翔太郎」 ran off the chart's right edge.
 
     >>> end_label(12, "Ann"), end_label(88, "さくら"), end_label(165, "健太郎 & 翔太郎")
-    ('12 Ann', '88 さくら', '165 健太郎…')
+    ('12 Ann', '88 さくら', '165 健太…')
     """
     text = f"{last} {name}"
-
-    def width(t: str) -> float:
-        return sum(WIDE if unicodedata.east_asian_width(ch) in "WF" else NARROW for ch in t)
-
-    if width(text) <= LABEL_ROOM:
+    if label_width(text) <= room:
         return text
-    while text and width(text + "…") > LABEL_ROOM:
+    while text and label_width(text + "…") > room:
         text = text[:-1]
     return text.rstrip() + "…"
+
+
+def label_room(series: dict[str, list[int]]) -> float:
+    """The room the lines' end labels take: the widest whole label's, from ``LABEL_ROOM``
+    up to ``MOST_LABEL_ROOM`` (the plot narrows for it): "1 Tablanette" and 「3 長谷川大輔」
+    were cut to "1 Tablane…" and 「3 長谷川大…」 with room to spare on the phone.
+
+    >>> label_room({"Ann": [0, 12]}), label_room({"Tablanette": [0, 1]}), label_room({"x" * 40: [1]})
+    (68, 87, 124)
+    """
+    widest = max(label_width(f"{values[-1]} {name}") for name, values in series.items())
+    return min(MOST_LABEL_ROOM, max(LABEL_ROOM, math.ceil(widest)))
 
 
 def running_scores(rules, view: dict) -> dict[str, list[int]] | None:
@@ -99,7 +113,9 @@ def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
         xlabels = [xlabels[i] for i in keep]
         n = len(keep)
     ticks = _ticks(max(max(v) for v in series.values()))
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    room = label_room(series)
+    right = room + (RIGHT - LABEL_ROOM)
+    plot_w, plot_h = WIDTH - LEFT - right, HEIGHT - TOP - BOTTOM
 
     def x(i: int) -> float:
         return LEFT + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
@@ -114,7 +130,7 @@ def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
             {
                 "name": name,
                 "last": values[-1],
-                "label": end_label(values[-1], name),
+                "label": end_label(values[-1], name, room),
                 "dots": dots,
                 "points": " ".join(f"{a},{b}" for a, b in dots),
             }
@@ -135,9 +151,9 @@ def line_chart(series: dict[str, list[int]], xlabels: list[str]) -> dict:
         "width": WIDTH,
         "height": HEIGHT,
         "left": LEFT,
-        "right": WIDTH - RIGHT,
+        "right": WIDTH - right,
         "bottom": HEIGHT - BOTTOM,
-        "label_x": WIDTH - RIGHT + 6,
+        "label_x": WIDTH - right + 6,
         "dotted": n <= 20,  # a dot at each value while they stay apart
         "series": lines,
         "ticks": [{"value": t, "y": round(y(t))} for t in ticks],

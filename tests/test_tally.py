@@ -243,3 +243,32 @@ def test_watchers_cannot_tally(client, app):
     created = client.post("/api/games", json={"game": "hundred", "players": ["Ann", "Ben"]}).get_json()
     other = app.test_client()
     assert other.get(f"/games/{created['id']}/tally").status_code == 403
+
+
+@pytest.mark.parametrize("target", [251, 1], ids=["deal-end", "game-over"])
+@pytest.mark.parametrize("bens", [[], ["AS", "AH", "AD"]], ids=["no-counting-card", "three-aces"])
+def test_the_scoreboard_after_a_tallied_deal_says_what_was_taken(client, target, bens):
+    """Issue 44: a tally gives the cards each side took and which side took each counting
+    card; the scoreboard above the deal's table says the same cards and card points (a
+    tally's pile holds only its counting cards: Ann's 30 cards read "21 cards", and Ben's
+    22 cards without a counting card "no cards yet"), while the deal's end shows and for
+    good once the game is over."""
+    created = client.post(
+        "/api/games", json={"game": "tablanette", "players": ["Ann", "Ben"], "options": {"target": target}}
+    ).get_json()
+    become_referee(client, created["id"], created["edit_key"])
+    game_id = created["id"]
+    counters = [c for c in map(str, TB.PACK) if TB.card_points([c])]
+    owners = {f"owner_{c}": int(c in bens) for c in counters}
+    assert tally(client, game_id, cards_0="30", record="record", **owners).status_code == 204
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+
+    def row(title: str) -> list[int]:
+        cells = re.search(rf"<th scope=\"row\">{title} .*?</th>(.*?)</tr>", page, flags=re.S).group(1)
+        return [int(n) for n in re.findall(r"<td>(\d+)</td>", cells)]
+
+    board = re.findall(r'<span class="sweeps">(\d+) cards? · (\d+) pts?</span>', page)
+    assert row("Cards taken") == [30, 22]
+    assert [int(cards) for cards, _ in board] == [30, 22]
+    assert [int(points) for _, points in board] == row("Card points")
+    assert "no cards yet" not in page

@@ -1,16 +1,21 @@
 """Referee a hand of 100 on a phone-sized screen, by tapping: a reversal, a black ace
 with its number pad, a bust confirm, and a checked "can't go" (RULES.md §4)."""
 
+import re
+
+import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.deals import perform, script
 from tests.e2e.helpers import (
     PHONE,
+    PHONES,
     answered,
     api_game,
     assert_answered_in_view,
     assert_fits_a_phone,
     assert_thumb_zone,
+    axe,
     engine_view,
     expect_version,
     phone,
@@ -131,3 +136,36 @@ def test_a_whole_hand_on_every_phone(page, base_url, shot):
     expect(end).to_contain_text("The hand shown was checked.")
     expect(end.locator("tbody td")).to_have_text([str(view["tokens"][p]) for p in players])
     assert end.locator("a").evaluate_all("links => links.map(a => a.hash)") == ["#s4-2", "#s4-4"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("size", [PHONES[1], PHONES[2]], ids=["375x667", "320x568"])
+def test_the_black_aces_pad_says_why_a_total_is_refused(page, base_url, shot, size, lang):
+    """Issue 44: 150 typed on the black ace's pad (100: any total from 0 to 100) is refused
+    in the page, not only in the browser's own bubble: the rules' reason under the sheet's
+    title, in view, announced (an alert the box names as its description); axe finds nothing."""
+    page.set_viewport_size(size)
+    api_game(page, base_url, "hundred", ["Ann", "Ben"], {"tokens": 1}, [{"type": "play", "card": "8H"}])
+    speak(page, lang)
+    tap_card(page, "AS")
+    box = page.locator("#announced")
+    box.fill("150")
+    answered(page, lambda: page.locator(".pad button[type=submit]").click())
+    why = page.locator("#live .choice [role=alert]")
+    expect(why).to_have_text(
+        {"en": "A♠ on 8 can make any total from 0 to 100, not 150.", "ja": re.compile(r"(?=.*A♠)(?=.*100)(?=.*150)")}[
+            lang
+        ]
+    )
+    expect(why).to_be_in_viewport(ratio=1)
+    expect(box).to_have_value("150")  # what was typed stays, to correct
+    expect(box).to_have_attribute("aria-invalid", "true")
+    described = box.get_attribute("aria-describedby")
+    assert described and why.get_attribute("id") in described.split()
+    assert_answered_in_view(page, "a refused total")
+    shot(f"hundred-pad-refused-{lang}-{size['width']}", full_page=False)
+    results = axe(page)
+    assert results.violations_count == 0, results.generate_report()
+    box.fill("100")  # a total the ace can make: announced
+    answered(page, lambda: page.locator(".pad button[type=submit]").click())
+    expect(page.locator(".running .now")).to_have_text("100")
