@@ -30,6 +30,14 @@ def japanese(words: str) -> None:
     assert not [w for w in WORD.findall(rest) if w not in NOT_ENGLISH | JSON_WORDS], words
 
 
+def seat(app, n: int) -> str:
+    """The form's label of the ``n``-th player's name, in Japanese."""
+    with app.test_request_context(headers=JAPANESE):
+        from flask_babel import gettext
+
+        return gettext("Player %(n)s", n=n)
+
+
 def label(app, text: str) -> str:
     """``text`` (a label's English, or a function of the request) in Japanese, as the form says it."""
     with app.test_request_context(headers=JAPANESE):
@@ -58,8 +66,8 @@ def test_a_new_games_refusals_name_each_field_by_its_label(client, app, game):
     players = list(web.get(game).SAMPLE["players"])
     bodies = [
         ({"game": game}, "players", label(app, "Players")),
-        ({"game": game, "players": ["X" * (NAME_LENGTH + 1), *players[1:]]}, "players.0", "1人目"),
-        ({"game": game, "players": [*players[:-1], 7]}, f"players.{len(players) - 1}", f"{len(players)}人目"),
+        ({"game": game, "players": ["X" * (NAME_LENGTH + 1), *players[1:]]}, "players.0", seat(app, 1)),
+        ({"game": game, "players": [*players[:-1], 7]}, f"players.{len(players) - 1}", seat(app, len(players))),
         ({"game": game, "players": players, "options": {"dealer": True}}, "options.dealer", "最初のディーラー"),
         ({"game": game, "players": players, "options": {"players": "3"}}, "options.players", "人数"),
         ({"game": game, "players": players, "options": [1]}, "options", "ルール"),
