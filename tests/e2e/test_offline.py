@@ -16,7 +16,7 @@ from tests.conftest import served
 from tests.e2e.conftest import e2e_app
 from tests.e2e.helpers import (
     PHONE,
-    PHONES,
+    SHORT_PHONES,
     answered,
     assert_thumb_zone,
     engine_view,
@@ -173,14 +173,6 @@ def test_a_waiting_tap_is_refused_with_its_reason_when_another_phone_moved_first
     expect(banner).to_be_hidden()
 
 
-#: The phones and languages a reload offline is tried on: 375x667 and 320x568, English and Japanese.
-RELOADS = [
-    pytest.param(size, lang, id=f"{size['width']}x{size['height']}-{lang}")
-    for size in PHONES[1:]
-    for lang in ("en", "ja")
-]
-
-
 def reload_offline(page, context, played: list[str], waiting: list[str]) -> dict:
     """Tap ``played`` in (each answered), go offline, tap ``waiting`` (each waits on the
     phone), then reload without the network: what the board, the waiting taps and Undo said
@@ -201,7 +193,7 @@ def reload_offline(page, context, played: list[str], waiting: list[str]) -> dict
     return shown
 
 
-@pytest.mark.parametrize("size, lang", RELOADS)
+@pytest.mark.parametrize("size, lang", SHORT_PHONES)
 def test_a_reload_offline_shows_a_hand_of_100_as_it_stands_with_its_waiting_taps(page, context, base_url, size, lang):
     """Issue 44: the page kept on the phone is the board of its last answer, not the board
     as first opened (a total of 0, the waiting cards given to the wrong players, no Undo)."""
@@ -224,7 +216,7 @@ def test_a_reload_offline_shows_a_hand_of_100_as_it_stands_with_its_waiting_taps
     expect(page.locator(".running .now")).to_have_text(str(engine_view(page, base_url, game_id)["total"]))
 
 
-@pytest.mark.parametrize("size, lang", RELOADS)
+@pytest.mark.parametrize("size, lang", SHORT_PHONES)
 def test_a_reload_offline_does_not_ask_for_tablanettes_layout_again(page, context, base_url, size, lang):
     """Issue 44: the layout entered is on the board the reload shows, with the taps waiting."""
     page.set_viewport_size(size)

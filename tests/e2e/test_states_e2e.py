@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from companion.games import tantony as TT
 from tests.e2e.deals import script
 from tests.e2e.helpers import (
-    PHONES,
+    SHORT_PHONES,
     answered,
     api_game,
     assert_thumb_zone,
@@ -177,8 +177,7 @@ def test_tute_states(page, base_url, check):
     check("tute-game-over")
 
 
-@pytest.mark.parametrize("lang", ["en", "ja"])
-@pytest.mark.parametrize("size", PHONES[1:], ids=lambda s: f"{s['width']}x{s['height']}")
+@pytest.mark.parametrize("size, lang", SHORT_PHONES)
 def test_nothing_interactive_inside_another_at_a_tute_deal_end(page, base_url, check, size, lang):
     """Issue 44: Undo named the deal's last move in the log's words, the rule they cite
     linked: a link inside a button (axe: nested-interactive, serious). Its label is text."""
