@@ -286,7 +286,7 @@ window.companionRoles = function () {
   function unshow(root) {
     var b = root.querySelector("#waiting"), spot = root.querySelector("#live [data-pending]");
     var prompt = root.querySelector("#live .prompt[data-said]"), button = root.querySelector("#undo button[data-sent]");
-    if (b && !b.hidden) { b.hidden = true; }
+    if (!b.hidden) { b.hidden = true; }
     if (spot && spot.firstChild) { spot.textContent = ""; }
     if (spot && !spot.hidden) { spot.hidden = true; }
     if (prompt) {
@@ -305,23 +305,22 @@ window.companionRoles = function () {
   // the service worker answers it then (templates/offline/sw.js), and it shows the board of
   // the last answer, with the taps still waiting shown on it from their list, instead of
   // the board as the page was first opened. Kept after each answer, as the server would
-  // send it: without what this script says of the taps waiting, of a tap on its way, of the
-  // stream or of the connection (the banner).
-  var keeping = null;
+  // send it: without what this script says of the taps waiting, of a tap on its way or of the
+  // connection (the banner). (What it says of the stream, .game's data-push, is said anew.)
+  var keeping = 0;
   function keep() {
     var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
-    if (!worker || !box() || keeping !== null) { return; }
+    if (!worker || !box() || keeping) { return; }
     keeping = window.setTimeout(function () {  // once, after the answer is shown
-      keeping = null;
-      var copy = document.documentElement.cloneNode(true);
-      unshow(copy);
-      var b = copy.querySelector("#waiting"), game = copy.querySelector(".game");
+      keeping = 0;
+      var copy = document.documentElement.cloneNode(true), b = copy.querySelector("#waiting");
       var banner = copy.querySelector("#net-error");
-      if (b) { b.removeAttribute("data-sending"); b.classList.remove("sending"); }
-      if (game) { game.removeAttribute("data-push"); }
-      if (banner) { banner.hidden = true; banner.removeAttribute("data-sticky"); }
-      worker.postMessage({ keep: window.location.href, page: "<!doctype html>\n" + copy.outerHTML });
-    }, 0);
+      unshow(copy);
+      delete b.dataset.sending;  // its class "sending" is set anew with the taps shown again
+      banner.hidden = true;
+      delete banner.dataset.sticky;
+      worker.postMessage([location.href, "<!doctype html>" + copy.outerHTML]);
+    });
   }
 
   function say(text) {
@@ -409,8 +408,7 @@ window.companionRoles = function () {
       else if (answer.status === 200) { why = b.dataset.asked; }
       else if (answer.status === 403) { why = b.dataset.forbidden; }
       else { why = b.dataset.failed.replace("{status}", answer.status); }
-      save([]);
-      unmark([entry].concat(rest));
+      save([]);  // their cards marked are unmarked (unshow)
       say(why.replace("{card}", named([entry])).replace("{cards}", named([entry].concat(rest))));
       settled();
       if (answer.status === 403) { window.companionRoles(); }

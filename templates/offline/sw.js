@@ -47,21 +47,20 @@ function keep(request, response) {
   return inTurn(function () { return put(request, response); });
 }
 
-// A page as it stands now (static/app.js, keep: the board after the last answer), kept in
+// A page as it stands now ([its address, its HTML] from static/app.js, keep: the board after the last answer), kept in
 // place of the copy the server sent when it was opened, so a reload without the network
 // shows it. It goes with the headers the server sent with that page (its security policy
 // first), less those that described the body it had then; a page the server never sent
 // through this worker is not kept.
 self.addEventListener("message", function (event) {
-  var data = event.data || {};
-  var url = typeof data.keep === "string" && new URL(data.keep, self.location.href);
-  if (!url || url.origin !== self.location.origin || typeof data.page !== "string") { return; }
+  var data = event.data, url = Array.isArray(data) && typeof data[0] === "string" && new URL(data[0], self.location.href);
+  if (!url || url.origin !== self.location.origin || typeof data[1] !== "string") { return; }
   event.waitUntil(inTurn(function () {
     return caches.match(url.href, { ignoreSearch: true, ignoreVary: true, cacheName: PAGES }).then(function (sent) {
       if (!sent) { return null; }
       var headers = new Headers(sent.headers);
       ["Content-Length", "Content-Encoding", "ETag", "Last-Modified"].forEach(function (name) { headers.delete(name); });
-      return put(new Request(url.href), new Response(data.page, { status: 200, headers: headers }));
+      return put(new Request(url.href), new Response(data[1], { status: 200, headers: headers }));
     });
   }));
 });
