@@ -227,9 +227,9 @@ window.companionRoles = function () {
   function show(queue) {
     var b = box();
     if (!b || watching()) { return; }
-    if (b.hidden !== !queue.length) { b.hidden = !queue.length; }
+    if (!queue.length) { unshow(document); return; }
+    if (b.hidden) { b.hidden = false; }
     thread(queue);
-    if (!queue.length) { undoLabel(queue); return; }
     var one = busy ? b.dataset.busyOne : b.dataset.one, many = busy ? b.dataset.busyMany : b.dataset.many;
     b.querySelector(".text").textContent = queue.length === 1 ? one : many.replace("{n}", queue.length);
     b.querySelector(".cards").textContent = named(queue);
@@ -243,18 +243,6 @@ window.companionRoles = function () {
     var spot = document.querySelector("#live [data-pending]");
     var prompt = document.querySelector("#live .prompt");
     if (!spot) { return; }
-    if (!queue.length) {
-      // Nothing waits (after every answer, as a rule): only what waiting taps changed is put
-      // back. A board just swapped in is left alone, so its frame is worked out once (issue 34).
-      if (spot.firstChild) { spot.textContent = ""; }
-      if (!spot.hidden) { spot.hidden = true; }
-      if (prompt && prompt.dataset.said !== undefined) {
-        prompt.innerHTML = prompt.dataset.said;
-        delete prompt.dataset.said;
-        prompt.classList.remove("waiting-next");
-      }
-      return;
-    }
     var turns = { players: [], breaks: [] };
     try { turns = JSON.parse(spot.dataset.turns); } catch (e) { /* none said: nobody named */ }
     var words = box().dataset, sure = true;
@@ -286,13 +274,53 @@ window.companionRoles = function () {
   function undoLabel(queue) {
     var button = document.querySelector("#undo button");
     if (!button) { return; }
-    if (queue.length) {
-      if (!button.dataset.sent) { button.dataset.sent = button.textContent; }
-      button.textContent = "↶ " + box().dataset.undo.replace("{card}", named(queue.slice(-1)));
-    } else if (button.dataset.sent) {
+    if (!button.dataset.sent) { button.dataset.sent = button.textContent; }
+    button.textContent = "↶ " + box().dataset.undo.replace("{card}", named(queue.slice(-1)));
+  }
+
+  // What the taps waiting showed, taken away: the page as the server's last answer left it.
+  // In the page once none waits (after every answer, as a rule): only what they changed is
+  // put back, a board just swapped in is left alone, so its frame is worked out once (issue
+  // 34). And in the copy of the page kept for a reload (keep, below), which shows them again
+  // from their list.
+  function unshow(root) {
+    var b = root.querySelector("#waiting"), spot = root.querySelector("#live [data-pending]");
+    var prompt = root.querySelector("#live .prompt[data-said]"), button = root.querySelector("#undo button[data-sent]");
+    if (!b.hidden) { b.hidden = true; }
+    if (spot && spot.firstChild) { spot.textContent = ""; }
+    if (spot && !spot.hidden) { spot.hidden = true; }
+    if (prompt) {
+      prompt.innerHTML = prompt.dataset.said;
+      delete prompt.dataset.said;
+      prompt.classList.remove("waiting-next");
+    }
+    if (button) {
       button.textContent = button.dataset.sent;
       delete button.dataset.sent;
     }
+    root.querySelectorAll(".queued").forEach(function (c) { c.classList.remove("queued"); c.disabled = false; });
+  }
+
+  // The page as it stands is kept on this phone for a reload without the network (issue 44):
+  // the service worker answers it then (templates/offline/sw.js), and it shows the board of
+  // the last answer, with the taps still waiting shown on it from their list, instead of
+  // the board as the page was first opened. Kept after each answer, as the server would
+  // send it: without what this script says of the taps waiting, of a tap on its way or of the
+  // connection (the banner). (What it says of the stream, .game's data-push, is said anew.)
+  var keeping = 0;
+  function keep() {
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (!worker || !box() || keeping) { return; }
+    keeping = window.setTimeout(function () {  // once, after the answer is shown
+      keeping = 0;
+      var copy = document.documentElement.cloneNode(true), b = copy.querySelector("#waiting");
+      var banner = copy.querySelector("#net-error");
+      unshow(copy);
+      delete b.dataset.sending;  // its class "sending" is set anew with the taps shown again
+      banner.hidden = true;
+      delete banner.dataset.sticky;
+      worker.postMessage([location.href, "<!doctype html>" + copy.outerHTML]);
+    });
   }
 
   function say(text) {
@@ -380,8 +408,7 @@ window.companionRoles = function () {
       else if (answer.status === 200) { why = b.dataset.asked; }
       else if (answer.status === 403) { why = b.dataset.forbidden; }
       else { why = b.dataset.failed.replace("{status}", answer.status); }
-      save([]);
-      unmark([entry].concat(rest));
+      save([]);  // their cards marked are unmarked (unshow)
       say(why.replace("{card}", named([entry])).replace("{cards}", named([entry].concat(rest))));
       settled();
       if (answer.status === 403) { window.companionRoles(); }
@@ -446,7 +473,7 @@ window.companionRoles = function () {
   }, true);
   document.addEventListener("htmx:afterRequest", function (e) { if (e.detail.successful) { flush(); } });
   // A board swapped in shows the taps still waiting (after htmx settles its attributes).
-  document.addEventListener("htmx:afterSettle", function () { show(load()); });
+  document.addEventListener("htmx:afterSettle", function () { show(load()); keep(); });
   window.addEventListener("online", flush);
   // Taps left waiting on a page that is a watcher's now (this phone stopped being a
   // referee): they can't be recorded from here, and are said so.

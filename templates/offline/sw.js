@@ -23,16 +23,47 @@ self.addEventListener("activate", function (event) {
   }).then(function () { return self.clients.claim(); }));
 });
 
-// The newest pages stay; the oldest go past MAX_PAGES.
-function keep(request, response) {
+// Pages are kept one at a time, in the order they came: a copy never replaces a newer one.
+var turn = Promise.resolve();
+function inTurn(work) {
+  turn = turn.then(work, work);
+  return turn;
+}
+
+// The newest pages stay; the oldest go past MAX_PAGES. One copy an address, whatever the
+// request's headers its answer varies by (the copy taken is matched ignoring them).
+function put(request, response) {
   return caches.open(PAGES).then(function (cache) {
-    return cache.put(request, response).then(function () { return cache.keys(); }).then(function (keys) {
+    return cache.delete(request, { ignoreVary: true }).then(function () {
+      return cache.put(request, response);
+    }).then(function () { return cache.keys(); }).then(function (keys) {
       return Promise.all(keys.slice(0, Math.max(0, keys.length - MAX_PAGES)).map(function (old) {
         return cache.delete(old);
       }));
     });
   });
 }
+function keep(request, response) {
+  return inTurn(function () { return put(request, response); });
+}
+
+// A page as it stands now ([its address, its HTML] from static/app.js, keep: the board after the last answer), kept in
+// place of the copy the server sent when it was opened, so a reload without the network
+// shows it. It goes with the headers the server sent with that page (its security policy
+// first), less those that described the body it had then; a page the server never sent
+// through this worker is not kept.
+self.addEventListener("message", function (event) {
+  var data = event.data, url = Array.isArray(data) && typeof data[0] === "string" && new URL(data[0], self.location.href);
+  if (!url || url.origin !== self.location.origin || typeof data[1] !== "string") { return; }
+  event.waitUntil(inTurn(function () {
+    return caches.match(url.href, { ignoreSearch: true, ignoreVary: true, cacheName: PAGES }).then(function (sent) {
+      if (!sent) { return null; }
+      var headers = new Headers(sent.headers);
+      ["Content-Length", "Content-Encoding", "ETag", "Last-Modified"].forEach(function (name) { headers.delete(name); });
+      return put(new Request(url.href), new Response(data[1], { status: 200, headers: headers }));
+    });
+  }));
+});
 
 var OFFLINE = "<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>" +
   "<title>companion</title><body style='font:1.1rem/1.5 system-ui;margin:2rem'>" +

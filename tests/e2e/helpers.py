@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from axe_playwright_python.base import AxeResults
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
@@ -23,6 +24,12 @@ PHONE = {"width": 390, "height": 844}
 PHONES = ({"width": 390, "height": 844}, {"width": 375, "height": 667}, {"width": 320, "height": 568})
 #: From this height on, the whole grid and Undo fit the first screen.
 FIRST_SCREEN = 667
+#: The short phones (375x667, 320x568) in English and in Japanese: a test's ``size, lang`` to run on each (issue 44).
+SHORT_PHONES = [
+    pytest.param(size, lang, id=f"{size['width']}x{size['height']}-{lang}")
+    for size in PHONES[1:]
+    for lang in ("en", "ja")
+]
 
 
 _AXE = Axe()

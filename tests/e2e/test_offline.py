@@ -8,12 +8,24 @@ server gone; the manifest makes the app installable."""
 
 import struct
 
+import pytest
 from flask import request
 from playwright.sync_api import expect
 
 from tests.conftest import served
 from tests.e2e.conftest import e2e_app
-from tests.e2e.helpers import PHONE, answered, assert_thumb_zone, expect_version, lay_out, start_game
+from tests.e2e.helpers import (
+    PHONE,
+    SHORT_PHONES,
+    answered,
+    assert_thumb_zone,
+    engine_view,
+    expect_version,
+    lay_out,
+    speak,
+    start_game,
+    tap_card,
+)
 
 LAYOUT = ["2S", "3H", "5D", "9C"]
 # After that layout each of these has one outcome (no question): 4♠ is laid down, 6♥ takes
@@ -159,6 +171,70 @@ def test_a_waiting_tap_is_refused_with_its_reason_when_another_phone_moved_first
     expect(banner).to_be_visible()  # ...and the refusal is still there
     page.click("#net-error .dismiss")
     expect(banner).to_be_hidden()
+
+
+def reload_offline(page, context, played: list[str], waiting: list[str]) -> dict:
+    """Tap ``played`` in (each answered), go offline, tap ``waiting`` (each waits on the
+    phone), then reload without the network: what the board, the waiting taps and Undo said
+    before the reload, which the reloaded page must say again."""
+    page.wait_for_function(CONTROLLED)  # the page is kept on the phone from its first answer
+    for code in played:
+        tap_card(page, code)
+    context.set_offline(True)
+    for n, code in enumerate(waiting, start=1):
+        page.click(f"#pick-{code}")
+        expect(page.locator("#live [data-pending] .chip")).to_have_count(n)
+    shown = {part: page.locator(part).inner_text() for part in ("#live", "#waiting", "#undo-box")}
+    page.reload()
+    for part, text in shown.items():
+        expect(page.locator(part)).to_have_text(text, use_inner_text=True)
+    for code in waiting:
+        expect(page.locator(f"#pick-{code}")).to_be_disabled()
+    return shown
+
+
+@pytest.mark.parametrize("size, lang", SHORT_PHONES)
+def test_a_reload_offline_shows_a_hand_of_100_as_it_stands_with_its_waiting_taps(page, context, base_url, size, lang):
+    """Issue 44: the page kept on the phone is the board of its last answer, not the board
+    as first opened (a total of 0, the waiting cards given to the wrong players, no Undo)."""
+    page.set_viewport_size(size)
+    game_id = start_game(page, base_url, "hundred", ["Ann", "Ben", "Cat"], dealer=2)  # Ann plays first
+    speak(page, lang)
+    reload_offline(page, context, ["8H", "7C"], ["5D", "2S"])  # Ann 8, Ben 15; Cat's 5♦ and Ann's 2♠ wait
+    expect_version(page, 2)
+    expect(page.locator(".running .now")).to_have_text("15")
+    expect(page.locator("#live [data-pending] .chip")).to_have_text(["5♦Cat", "2♠"])
+    expect(page.locator("#undo button")).to_contain_text("2♠")
+    page.click("#undo button")  # takes back the last waiting tap, as before the reload
+    expect(page.locator("#live [data-pending] .chip")).to_have_text(["5♦Cat"])
+    expect(page.locator("#pick-2S")).to_be_enabled()
+
+    context.set_offline(False)
+    expect(page.locator("#waiting")).to_be_hidden()
+    expect_version(page, 3)
+    assert plays(page, base_url, game_id) == ["8H", "7C", "5D"]
+    expect(page.locator(".running .now")).to_have_text(str(engine_view(page, base_url, game_id)["total"]))
+
+
+@pytest.mark.parametrize("size, lang", SHORT_PHONES)
+def test_a_reload_offline_does_not_ask_for_tablanettes_layout_again(page, context, base_url, size, lang):
+    """Issue 44: the layout entered is on the board the reload shows, with the taps waiting."""
+    page.set_viewport_size(size)
+    game_id = start_game(page, base_url)
+    speak(page, lang)
+    page.wait_for_function(CONTROLLED)
+    lay_out(page, LAYOUT)
+    reload_offline(page, context, ["4S"], ["6H", "QC"])  # 6♥ takes 2♠ + 4♠ once sent
+    expect(page.locator(".layout-form")).to_have_count(0)
+    expect(page.locator("#live .table-cards .chip:not(.waited)")).to_have_count(5)
+    expect(page.locator("#live [data-pending] .chip")).to_have_text(["6♥Ann", "Q♣Ben"])
+
+    context.set_offline(False)
+    expect(page.locator("#waiting")).to_be_hidden()
+    expect_version(page, 4)
+    assert plays(page, base_url, game_id) == OFFLINE_TAPS
+    table = engine_view(page, base_url, game_id)["table"]
+    expect(page.locator("#live .table-cards .chip")).to_have_count(len(table))
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -14,7 +14,17 @@ from playwright.sync_api import expect
 
 from companion.games import tantony as TT
 from tests.e2e.deals import script
-from tests.e2e.helpers import answered, api_game, assert_thumb_zone, axe, expect_version, lay_out, tap_card
+from tests.e2e.helpers import (
+    SHORT_PHONES,
+    answered,
+    api_game,
+    assert_thumb_zone,
+    axe,
+    expect_version,
+    lay_out,
+    speak,
+    tap_card,
+)
 from tests.e2e.test_tute_e2e import PLAYERS as TUTE_PLAYERS
 from tests.e2e.test_tute_e2e import scripted_deal
 
@@ -165,6 +175,20 @@ def test_tute_states(page, base_url, check):
     api_game(page, base_url, "tute", TUTE_PLAYERS, {"loss_limit": 1}, moves)
     expect(page.locator("#live .result")).to_be_visible()
     check("tute-game-over")
+
+
+@pytest.mark.parametrize("size, lang", SHORT_PHONES)
+def test_nothing_interactive_inside_another_at_a_tute_deal_end(page, base_url, check, size, lang):
+    """Issue 44: Undo named the deal's last move in the log's words, the rule they cite
+    linked: a link inside a button (axe: nested-interactive, serious). Its label is text."""
+    page.set_viewport_size(size)
+    players, moves = deal_moves("tute")  # the deal's last words cite Tute 2.6
+    api_game(page, base_url, "tute", players, {}, moves)
+    speak(page, lang)
+    expect(page.locator("#live .deal-end")).to_be_visible()
+    expect(page.locator("#undo button")).to_contain_text("2.6")
+    check(f"tute-deal-end-{size['width']}-{lang}")
+    expect(page.locator(":is(button, a, summary) :is(a, button, input, select, textarea)")).to_have_count(0)
 
 
 def _tute_revoke_flagged(moves) -> bool:
