@@ -3,8 +3,11 @@ every stylesheet and script it links, in bytes over the wire (tests/weight.py), 
 game, as a phone's Chrome fetches it (brotli) and as a gzip-only browser does.
 
 The design's bar is 24 KB; htmx alone is 14.9 KB of it in brotli (16.5 in gzip). These
-ceilings are where the page is now (27.2 KB brotli, 30.4 gzip, from 38.8 and 36.5 before
-issue 34) with a little room: they stop it growing while the rest of the way is found."""
+ceilings are where the page is now with a little room: they stop it growing while the rest
+of the way is found. 27.2 KB brotli and 30.4 gzip after issue 34 (from 38.8 and 36.5);
+27.8 and 31.1 after issue 44, whose page keeps a copy of itself for a reload without the
+network (about 190 bytes of script in gzip) and gives five names on a phone the room each
+needs (about 90 of style)."""
 
 import pytest
 
@@ -12,7 +15,7 @@ from companion import games, web
 from tests.conftest import become_referee
 from tests.weight import first_load
 
-CEILING = {"br": 27.8 * 1024, "gzip": 31.0 * 1024}
+CEILING = {"br": 28.0 * 1024, "gzip": 31.3 * 1024}
 
 
 @pytest.mark.parametrize("game", games.GAMES)

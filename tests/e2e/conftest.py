@@ -12,7 +12,7 @@ import pytest
 
 from companion import create_app
 from tests.conftest import served
-from tests.e2e.helpers import PHONE
+from tests.e2e.helpers import PHONE, PHONES
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -86,3 +86,17 @@ def shot(page, screens):
         page.screenshot(path=str(screens / f"{name}.png"), full_page=full_page)
 
     return take
+
+
+@pytest.fixture(params=["en", "ja"])
+def bilingual_phone(request, browser):
+    """A page on a touch phone (390x844 until a test sets its size), in English and in Japanese."""
+    context = browser.new_context(
+        viewport=PHONES[0],
+        locale="ja-JP" if request.param == "ja" else "en-US",
+        device_scale_factor=1,
+        has_touch=True,
+        is_mobile=True,
+    )
+    yield context.new_page()
+    context.close()

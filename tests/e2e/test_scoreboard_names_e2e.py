@@ -16,22 +16,9 @@ CUT = (
 )
 
 
-@pytest.fixture(params=["en", "ja"])
-def phone(request, browser):
-    context = browser.new_context(
-        viewport=PHONES[0],
-        locale="ja-JP" if request.param == "ja" else "en-US",
-        device_scale_factor=1,
-        has_touch=True,
-        is_mobile=True,
-    )
-    yield context.new_page()
-    context.close()
-
-
 @pytest.mark.parametrize("game", ["tute", "hundred"])
-def test_five_names_whole_where_the_row_has_room(phone, base_url, game):
-    page = phone
+def test_five_names_whole_where_the_row_has_room(bilingual_phone, base_url, game):
+    page = bilingual_phone
     api_game(page, base_url, game, FIVE)
     expect(page.locator(".scoreboard .name")).to_have_text(FIVE)
     for size in PHONES:

@@ -62,22 +62,9 @@ def club(tmp_path_factory):
         yield url, roster
 
 
-@pytest.fixture(params=["en", "ja"])
-def phone(request, browser):
-    context = browser.new_context(
-        viewport=PHONES[0],
-        locale="ja-JP" if request.param == "ja" else "en-US",
-        device_scale_factor=1,
-        has_touch=True,
-        is_mobile=True,
-    )
-    yield context.new_page()
-    context.close()
-
-
 @pytest.mark.parametrize("size", SIZES)
-def test_the_standings_and_the_players_pages_fit_the_phone(phone, club, size, screens):
-    page = phone
+def test_the_standings_and_the_players_pages_fit_the_phone(bilingual_phone, club, size, screens):
+    page = bilingual_phone
     page.set_viewport_size(SIZES[size])
     width = SIZES[size]["width"]
     base, roster = club
@@ -109,8 +96,8 @@ def test_the_standings_and_the_players_pages_fit_the_phone(phone, club, size, sc
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_five_players_names_whole_on_100s_chart_and_cancel_on_one_line(phone, base_url, size, screens):
-    page = phone
+def test_five_players_names_whole_on_100s_chart_and_cancel_on_one_line(bilingual_phone, base_url, size, screens):
+    page = bilingual_phone
     page.set_viewport_size(SIZES[size])
     hands = [{"type": "tally", "loser": FIVE[0]}, {"type": "tally", "loser": FIVE[2]}]
     api_game(page, base_url, "hundred", FIVE, moves=hands)
