@@ -397,6 +397,9 @@ window.companionRoles = function () {
         inView();
       }
       if (applied) {
+        // Its cards are played: no longer waiting, and not given back to tap (unshow gives
+        // back the cards of taps not recorded, when the board was not swapped in anew).
+        codes(entry).forEach(function (code) { var c = control(code); if (c) { c.classList.remove("queued"); } });
         save(rest);
         flush();
         settled();
