@@ -15,8 +15,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from babel.lists import format_list
-
 
 def _plain(value: object) -> Any:
     """A param as JSON: cards as their codes, any sequence as a list."""
@@ -40,12 +38,21 @@ class Spaced(list[Any]):
         return " ".join(map(str, self))
 
 
+def _english(items: list[str], word: str) -> str:
+    """``items`` joined as CLDR's English list patterns join them ("A", "A and B",
+    "A, B, and C"; ``word`` "and" or "or"): the engine layer imports only the standard
+    library (it runs in the phone too), and the web words lists in the reader's language."""
+    if len(items) < 3:
+        return f" {word} ".join(items)
+    return f"{', '.join(items[:-1])}, {word} {items[-1]}"
+
+
 class Joined(list[Any]):
-    """Names as an English sentence joins them (CLDR's list patterns, as Babel has them):
+    """Names as an English sentence joins them (CLDR's list pattern, :func:`_english`):
     ``%(players)s`` is "Ann, Ben, and Cat"."""
 
     def __str__(self) -> str:
-        return format_list([str(x) for x in self], style="standard", locale="en")
+        return _english([str(x) for x in self], "and")
 
 
 class Either(list[Any]):
@@ -53,7 +60,7 @@ class Either(list[Any]):
     "2, 12, or 22"."""
 
     def __str__(self) -> str:
-        return format_list([str(x) for x in self], style="or", locale="en")
+        return _english([str(x) for x in self], "or")
 
 
 #: Params that are lists of player names (placed as :class:`Joined`; the web joins them
