@@ -248,10 +248,10 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     app.session_interface = SecureWhenHttps()
     if app.config["TRUST_PROXY"]:  # COMPANION_TRUST_PROXY=1 (the env value is read as JSON)
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)  # type: ignore[method-assign]
-    from companion import i18n
+    from companion import languages
 
     timing.init_app(app)  # first: its clock runs over every other extension's hooks
-    i18n.init_app(app)
+    languages.init_app(app)
     csrf.init_app(app)
     htmx.init_app(app)
     limiter.init_app(app)
@@ -278,11 +278,22 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         return response
 
     from companion import cli
-    from companion.views import api, events, games, offline, play, players, rules, share, tally
+    from companion.views import api, events, games, offline, phone, play, players, rules, share, tally
     from companion.views.common import CONVERTERS
 
     app.url_map.converters.update(CONVERTERS)  # before the rules that use them
-    for blueprint in (games.bp, play.bp, events.bp, share.bp, api.bp, rules.bp, tally.bp, players.bp, offline.bp):
+    for blueprint in (
+        games.bp,
+        play.bp,
+        events.bp,
+        share.bp,
+        api.bp,
+        rules.bp,
+        tally.bp,
+        players.bp,
+        offline.bp,
+        phone.bp,
+    ):
         app.register_blueprint(blueprint)
     from companion.views import assets
 

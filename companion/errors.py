@@ -6,7 +6,7 @@ Every refusal carries a stable ``code`` (what API clients and tests check), an E
 keys on, as Django's ``ValidationError`` and gettext do), its ``params`` (plain JSON
 values: card codes, names, numbers) and the ``rule`` it rests on, as docs/RULES.md cites
 it (``"Tute 4.2"``). ``str()`` words it in English; the web words it with the rule
-linked (``views.common.reason_html``), so nothing parses the sentence afterwards.
+linked (``board.markup.reason_html``), so nothing parses the sentence afterwards.
 """
 
 from __future__ import annotations

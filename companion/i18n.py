@@ -1,9 +1,10 @@
-"""Languages: Japanese and English, chosen by the phone (Flask-Babel).
+"""Words: Japanese and English, put in the language the phone chose, without Flask.
 
-The language of a request is, in order: ``?lang=`` on the link (a shared watch link may
-carry one; it is then remembered), the ``lang`` cookie the switch on every page sets, the
-phone's ``Accept-Language``, else English. Catalogs live in ``companion/translations``
-(``make run``/``make test`` compile them); ``babel.cfg`` says what is extracted.
+What a page says is worded here, on the server and in the phone alike (issue 45): the
+language and its catalog are a :class:`Speech`, the request's on the server (installed by
+companion/languages.py, which chooses it with Flask-Babel), or the one the phone's worker
+renders in (:func:`speaking`). Catalogs live in ``companion/translations`` (``make run``/``make
+test`` compile them); ``babel.cfg`` says what is extracted.
 
 The engines stay pure and English: what they say is data (a :class:`Reason`: a code, its
 English %-format ``text`` as the message id, and params), and :func:`say` words it in the
@@ -12,14 +13,13 @@ request's language from that data, never by translating a finished sentence.
 
 from __future__ import annotations
 
+import gettext
 import json
-from collections.abc import Iterable
-from urllib.parse import urlencode
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 
-from babel.lists import format_list
-from flask import Flask, g, request
-from flask_babel import Babel, get_locale, get_translations
-from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from companion.cards import RANK_NAMES, SUIT_NAMES, Card, as_symbols
@@ -29,92 +29,91 @@ from companion.games.common import SIDE_JOIN
 #: The languages there are catalogs for, and how each is named on its own switch.
 LANGUAGES = {"ja": "日本語", "en": "English"}
 DEFAULT = "en"
-COOKIE = "lang"
-#: A year: the phone keeps its choice.
-COOKIE_AGE = 365 * 24 * 3600
-
-babel = Babel()
 
 
-def select_locale() -> str:
-    asked = request.args.get("lang")
-    if asked in LANGUAGES:
-        return asked
-    kept = request.cookies.get(COOKIE)
-    if kept in LANGUAGES:
-        return kept
-    return request.accept_languages.best_match(LANGUAGES, default=DEFAULT)
+@dataclass(frozen=True)
+class Speech:
+    """A language as the words are put in it: its code ("ja") and its compiled catalog (the
+    standard library's gettext reads the same .mo files Flask-Babel does)."""
+
+    language: str
+    catalog: gettext.NullTranslations
 
 
-def _catalog():
-    """The request's translations, kept in ``g`` at the first lookup: its language is chosen
-    once (``select_locale``) and nothing here switches it during a request."""
+#: English, the engines' own words: no catalog needed.
+ENGLISH = Speech(DEFAULT, gettext.NullTranslations())
+_speaking: ContextVar[Speech | None] = ContextVar("speaking", default=None)
+_resolve: Callable[[], Speech] = lambda: ENGLISH  # noqa: E731
+
+
+def install(resolve: Callable[[], Speech]) -> None:
+    """Where the language comes from when none is set by :func:`speaking`: the server
+    installs the request's (companion/languages.py); outside a request, English."""
+    global _resolve
+    _resolve = resolve
+
+
+@contextmanager
+def speaking(speech: Speech) -> Iterator[Speech]:
+    """Words put in ``speech``'s language inside the block (the phone renders this way)."""
+    token = _speaking.set(speech)
     try:
-        return g.catalog
-    except AttributeError:
-        g.catalog = get_translations()
-        return g.catalog
+        yield speech
+    finally:
+        _speaking.reset(token)
+
+
+def current() -> Speech:
+    """The language words are put in now."""
+    return _speaking.get() or _resolve()
 
 
 def language() -> str:
-    """The request's language code ("ja" or "en"), kept in ``g`` as :func:`_catalog` is (a
-    board names dozens of cards); English outside a request."""
-    try:
-        return g.language
-    except AttributeError:
-        g.language = str(get_locale() or DEFAULT)
-        return g.language
-    except RuntimeError:  # no app context: no request to have a language
-        return DEFAULT
+    """The language's code ("ja" or "en")."""
+    return current().language
 
 
-def switch_url(code: str) -> str:
-    """This page in language ``code``: the same address with ``lang=code`` (it sets the
-    cookie), leaving out the query values the page refused (``g.refused_args``). A page
-    shown in answer to a form's POST links to the home page."""
-    if request.method in ("GET", "HEAD"):
-        refused = {"lang", *g.get("refused_args", ())}
-        path, args = request.path, [(k, v) for k, v in request.args.items(multi=True) if k not in refused]
-    else:
-        path, args = "/", []
-    return path + "?" + urlencode([*args, ("lang", code)])
+def _(string: str, **variables) -> str:
+    """``string`` in the current language, its ``%(name)s`` places filled from ``variables``
+    (as Flask-Babel's ``gettext`` does, so both sides say the same)."""
+    said = current().catalog.gettext(string)
+    return said % variables if variables else said
 
 
-def init_app(app: Flask) -> None:
-    babel.init_app(app, locale_selector=select_locale)
-    app.jinja_env.policies["ext.i18n.trimmed"] = True
-    # Templates find the request's catalog once: Flask-Babel's own callables look it up again
-    # on every ``_()``, and a board says some twenty things (a quarter of its rendering time).
-    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]  # added by the i18n extension
-        gettext=lambda s: _catalog().ugettext(s),
-        ngettext=lambda s, p, n: _catalog().ungettext(s, p, n),
-        newstyle=True,
-        pgettext=lambda c, s: _catalog().upgettext(c, s),
-        npgettext=lambda c, s, p, n: _catalog().unpgettext(c, s, p, n),
-    )
-    # ``_()`` is the same newstyle gettext, called directly: Jinja's ``_`` looks ``gettext`` up
-    # and calls it again at every use (a board says ``_()`` some fifteen times: 7% of it).
-    app.jinja_env.globals["_"] = app.jinja_env.globals["gettext"]
-    app.jinja_env.globals.update(LANGUAGES=LANGUAGES, language=language, switch_url=switch_url)
-    app.jinja_env.filters["names"] = names
-    app.jinja_env.filters["side_name"] = side_name
-    app.jinja_env.filters["listed"] = listed
+def ngettext(singular: str, plural: str, num: int, **variables) -> str:
+    variables.setdefault("num", num)
+    return current().catalog.ngettext(singular, plural, num) % variables
 
-    @app.context_processor
-    def sentence_gap() -> dict:
-        """``gap``: what a template writes between two sentences it joins ("A." gap "B."):
-        a space in English, nothing after Japanese's 。; ``colon``: a label's colon, before
-        the gap (":" and the full-width 「：」)."""
-        return {"gap": gap(), "colon": colon()}
 
-    @app.after_request
-    def remember_language(response):
-        asked = request.args.get("lang")
-        if asked in LANGUAGES and request.cookies.get(COOKIE) != asked:
-            response.set_cookie(COOKIE, asked, max_age=COOKIE_AGE, samesite="Lax", httponly=True)
-        response.vary.add("Accept-Language")
-        response.vary.add("Cookie")
-        return response
+#: CLDR's list patterns (Unicode CLDR 47, as Babel carries them; tests/test_i18n.py compares
+#: each with Babel's ``format_list``): a list as a sentence joins it ("standard") and as it
+#: offers alternatives ("or"), in each language.
+LIST_PATTERNS = {
+    "en": {
+        "standard": {"2": "{0} and {1}", "start": "{0}, {1}", "middle": "{0}, {1}", "end": "{0}, and {1}"},
+        "or": {"2": "{0} or {1}", "start": "{0}, {1}", "middle": "{0}, {1}", "end": "{0}, or {1}"},
+    },
+    "ja": {
+        "standard": {"2": "{0}、{1}", "start": "{0}、{1}", "middle": "{0}、{1}", "end": "{0}、{1}"},
+        "or": {"2": "{0}または{1}", "start": "{0}、{1}", "middle": "{0}、{1}", "end": "{0}、または{1}"},
+    },
+}
+
+
+def format_list(values: list[str], style: str = "standard") -> str:
+    """``values`` joined by the current language's CLDR pattern (CLDR's algorithm: the
+    pattern for two, else start, middles and end)."""
+    patterns = LIST_PATTERNS[language()][style]
+    if not values:
+        return ""
+    if len(values) == 1:
+        return values[0]
+    if len(values) == 2:
+        return patterns["2"].format(*values)
+    said = patterns["start"].format(values[0], values[1])
+    for value in values[2:-1]:
+        said = patterns["middle"].format(said, value)
+    return patterns["end"].format(said, values[-1])
 
 
 # -- cards and engine words in the request's language ----------------------------------
@@ -175,7 +174,7 @@ def names(values, joined: bool = False) -> str:
     (partners, as the engines label them) is named as :func:`side_name` says."""
     values = [side_name(str(v)) for v in values]
     if joined:
-        return format_list(values, style="standard", locale=get_locale())
+        return format_list(values)
     return ("、" if language() == "ja" else ", ").join(values)
 
 
@@ -185,13 +184,13 @@ def alternatives(values: list[str]) -> str:
     themselves several words (a capture's cards) those are quoted: 「2♣ 3♦ 9♠」または「5♥ 9♠」."""
     if language() == "ja":
         values = [f"「{v}」" if " " in v else v for v in values]
-    return format_list(values, style="or", locale=get_locale())
+    return format_list(values, "or")
 
 
 def listed(values) -> Markup:
     """Items (text, or HTML such as card chips) as the request's language lists them, each
     escaped: "A, B, and C", 「A、B、C」."""
-    return Markup(format_list([str(escape(v)) for v in values], style="standard", locale=get_locale()))
+    return Markup(format_list([str(escape(v)) for v in values]))
 
 
 #: The games as a rule's citation names them ("Tute 2.6"), for extraction: the adapters' CITED.
@@ -290,12 +289,10 @@ __all__ = [
     "joined",
     "sentences",
     "words_of",
-    "init_app",
     "language",
     "names",
     "side_name",
     "say",
     "say_html",
     "suit_name",
-    "switch_url",
 ]

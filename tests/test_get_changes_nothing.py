@@ -77,7 +77,15 @@ def a_referees_table(client, app, game) -> dict:
         "player_id": roster[sample["players"][0]],
         "change_id": change,
         "table": "games",
+        "digest": _bundle_digest(app),
     }
+
+
+def _bundle_digest(app) -> str:
+    from companion.views.phone import bundle
+
+    with app.test_request_context():
+        return bundle()[0]
 
 
 @pytest.mark.parametrize("game", games.GAMES)

@@ -538,3 +538,20 @@ def test_a_template_translates_formats_and_escapes_its_words(app):
     played, table, percent = said["ja"].split("|")
     assert "&lt;b&gt;Ann&lt;/b&gt;" in played and card in played and "played" not in played
     assert table not in ("", "Table") and percent == "100%"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("style", ["standard", "or"])
+def test_lists_are_worded_by_cldrs_patterns_as_babel_words_them(language, style):
+    """companion/i18n.py carries CLDR's list patterns itself (the phone has no Babel): every
+    length of list comes out as Babel's ``format_list`` words it."""
+    import gettext
+
+    from babel.lists import format_list as babels
+
+    from companion import i18n
+
+    with i18n.speaking(i18n.Speech(language, gettext.NullTranslations())):
+        for n in range(6):
+            values = [f"v{i}" for i in range(n)]
+            assert i18n.format_list(values, style) == babels(values, style=style, locale=language)

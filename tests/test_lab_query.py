@@ -12,7 +12,7 @@ from flask import request, url_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion import create_app, web
+from companion import board, create_app
 from companion.web.query import Query
 
 HUGE = "9" * 20
@@ -399,7 +399,7 @@ values = st.one_of(numbers, text, card_lists, st.sampled_from(WORDS), st.just(""
 
 def queries(game):
     """A base position with some values changed or added, and a few parameters repeated."""
-    names = FIELDS[game] + web.get(game).LAB_OPTIONS
+    names = FIELDS[game] + board.get(game).LAB_OPTIONS
     keys = st.one_of(
         st.sampled_from(names),
         st.sampled_from(names),

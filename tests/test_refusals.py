@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from companion import games, store, web  # noqa: F401 (store: its refusal kinds)
+from companion import board, games, store, web  # noqa: F401 (store: its refusal kinds)
 from companion.errors import Refusal
 from tests import ROOT
 
@@ -126,7 +126,7 @@ def test_refusals_cite_rules():
 
 @pytest.mark.parametrize("rule", sorted(cited_rules()))
 def test_every_cited_rule_is_a_section_of_its_rules_page(app, rule):
-    from companion.views.rules import rule_url
+    from companion.board.markup import rule_url
 
     with app.test_request_context():
         page, anchor = rule_url(rule).split("#")
@@ -136,4 +136,4 @@ def test_every_cited_rule_is_a_section_of_its_rules_page(app, rule):
 
 
 def test_every_game_cites_its_rules_by_its_adapter():
-    assert {web.get(g).CITED for g in games.GAMES} >= {rule.rsplit(" ", 1)[0] for rule in cited_rules()}
+    assert {board.get(g).CITED for g in games.GAMES} >= {rule.rsplit(" ", 1)[0] for rule in cited_rules()}

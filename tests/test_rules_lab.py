@@ -250,7 +250,7 @@ def test_adding_who_plays_next(client, vid, args, next_seat, direction):
 def test_every_cited_rule_has_its_section_on_the_rules_page(client):
     """Every refusal links the rule it cites: each "<Game> <section>" in the engines' messages
     is an anchor of that game's plain-words rules page."""
-    from companion.views.rules import CITATION, SLUGS, anchor
+    from companion.board.markup import CITATION, SLUGS, anchor
 
     cited = set()
     for path in Path(__file__).parents[1].joinpath("companion", "games").glob("*.py"):

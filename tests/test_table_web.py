@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from companion import web
+from companion import board
 from companion.games import hundred as H
 from companion.games import tantony as TT
 from companion.games import tute as TU
@@ -47,10 +47,10 @@ def test_a_tute_deal_record_keeps_its_last_trick_for_the_screen_that_ends_it():
     assert [c for _, c in record["last"]["cards"]] == [c for _, c in before["trick"]] + [
         c for _, c in record["last"]["cards"]
     ][len(before["trick"]) :]
-    assert web.get("tute").ended(after) == record  # between the deals: the screen shows it
-    assert web.get("tute").ended(before) is None
+    assert board.get("tute").ended(after) == record  # between the deals: the screen shows it
+    assert board.get("tute").ended(before) is None
     turned = TU.apply(states[-1], {"type": "trump", "card": "5D"})
-    assert web.get("tute").ended(TU.view(turned)) is None  # deal 2's first move ends it
+    assert board.get("tute").ended(TU.view(turned)) is None  # deal 2's first move ends it
 
 
 def test_a_tantony_deal_record_keeps_the_13th_trick_and_its_exchange():
@@ -69,7 +69,7 @@ def test_a_tantony_deal_record_keeps_the_13th_trick_and_its_exchange():
         s = TT.apply(s, {"type": "play", "card": card})
     record = TT.view(s)["history"][-1]
     assert record["last"]["n"] == 13 and record["last"]["winner"] in players
-    assert record["line"] == 60 and web.get("tantony").ended(TT.view(s)) == record
+    assert record["line"] == 60 and board.get("tantony").ended(TT.view(s)) == record
 
 
 #: What each game's screen at a deal's end says first, from the deal's record, and the
@@ -134,9 +134,9 @@ def test_a_hand_several_players_lose_names_them_all_and_the_rule_of_it(client):
 
 def test_who_plays_next_is_said_as_far_as_the_rules_make_it_certain():
     tute = TU.view(TU.apply(TU.start(["Ann", "Ben", "Cat", "Dan"]), {"type": "trump", "card": "5D"}))
-    assert web.get("tute").turns(tute) == {"players": ["Ben", "Cat", "Dan", "Ann"], "breaks": []}  # the trick
+    assert board.get("tute").turns(tute) == {"players": ["Ben", "Cat", "Dan", "Ann"], "breaks": []}  # the trick
     hundred = H.view(H.start(["Ann", "Ben", "Cat"], {"dealer": "Cat"}))
-    said = web.get("hundred").turns(hundred)
+    said = board.get("hundred").turns(hundred)
     # 100 (RULES.md 4.3): no card that only adds adds more than 10 (a queen), so ten cards
     # can't end the hand from 0; after a 4 (reverses), a black ace (any total), a 10 (sets
     # 100), a jack (-10) or the 2♠ (doubles), nobody is named.
@@ -147,7 +147,7 @@ def test_who_plays_next_is_said_as_far_as_the_rules_make_it_certain():
     for card in ("QS", "QD", "QC", "9S", "9H", "9D", "9C", "8S", "8H", "8D", "8C"):  # Q♥ sets 0 in 100
         near = H.apply(near, {"type": "play", "card": card})
     assert H.view(near)["total"] == 98
-    assert web.get("hundred").turns(H.view(near))["players"] == ["Ann"]  # the next card may end the hand
+    assert board.get("hundred").turns(H.view(near))["players"] == ["Ann"]  # the next card may end the hand
 
 
 def test_the_board_tells_the_page_who_plays_next(client):

@@ -8,7 +8,7 @@ import pytest
 from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 
-from companion import games, web
+from companion import board, games, web
 from companion.web import ADAPTERS
 from tests.conftest import become_referee
 
@@ -62,11 +62,19 @@ def test_every_game_has_a_complete_web_adapter(game):
     assert web.problems(game, ADAPTERS[game]) == []  # type: ignore[arg-type]
 
 
-def test_an_adapter_naming_a_picker_move_its_game_has_not_is_refused():
-    adapter = types.SimpleNamespace(**vars(ADAPTERS["tute"]))
-    adapter.PICKER = ("trump", "lay")
-    adapter.__name__ = "companion.web.tute"
-    assert web.problems("tute", adapter) == ["companion.web.tute.PICKER: 'lay' is not one of its moves"]
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_has_a_complete_board(game):
+    """What the board shows beyond the engine's view (companion/board/<game>.py) is checked too."""
+    assert board.problems(game, board.get(game)) == []  # type: ignore[arg-type]
+
+
+def test_a_board_naming_a_picker_move_its_game_has_not_is_refused():
+    shown = types.SimpleNamespace(**vars(board.get("tute")))
+    shown.PICKER = ("trump", "lay")
+    shown.__name__ = "companion.board.tute"
+    assert web.problems("tute", ADAPTERS["tute"], shown) == [
+        "companion.board.tute.PICKER: 'lay' is not one of its moves"
+    ]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -175,7 +183,7 @@ def test_the_record_a_phone_holds_is_the_pages_after_every_tap(client, game):
         if (got := _record(answer)) is not None:
             held, sent = got, sent + 1
         assert held == _record(page), step
-    if web.get(game).RECORD:
+    if board.get(game).RECORD:
         assert 0 < sent < taps, sent  # sent at some taps, not at every one
     else:
         assert sent == 0

@@ -4,8 +4,8 @@ flags, the end of a deal and its loss marks (RULES.md §2)."""
 import random
 import re
 
+from companion.board.markup import reason_html
 from companion.games import tute as T
-from companion.views.rules import reason_html
 from tests.conftest import post_move as post
 
 PLAYERS = ("Ann", "Ben", "Cat", "Dan")

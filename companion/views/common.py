@@ -5,10 +5,8 @@ built for other phones."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -16,14 +14,12 @@ import segno
 from flask import abort, current_app, g, get_flashed_messages, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from jinja2 import pass_context
 from markupsafe import Markup
 from werkzeug.routing import BaseConverter, IntegerConverter
 
-from companion import charts, games, stats, web
-from companion.cards import CARD_CODE, PACK_52, RANKS, SUIT_SYMBOLS, SUITS, Card
-from companion.games.tricks import DUTY_TEXT
-from companion.i18n import card_name, language, names, side_name, suit_name
+from companion import board, games, stats, web
+from companion.board import links
+from companion.i18n import names
 
 
 def store():
@@ -62,11 +58,12 @@ class Table:
     game: str
     rules: Any
     adapter: Any
+    board: Any
 
 
 def table_of(row: dict) -> Table:
     """The stored game's engine and web adapter: the one lookup a request makes."""
-    return Table(row["game"], games.get(row["game"]), web.get(row["game"]))
+    return Table(row["game"], games.get(row["game"]), web.get(row["game"]), board.get(row["game"]))
 
 
 def load_game(game_id: str) -> dict:
@@ -196,147 +193,6 @@ def external_url(endpoint: str, **values) -> str:
     return url_for(endpoint, _external=True, **values)
 
 
-#: Spanish-pack display (RULES.md §0.2): rey = K (R), caballo = Q (C), sota = J (S), as = A
-#: (1) on a chip; only the letters and names change, the codes stay French.
-SPANISH_LETTERS = {"K": "R", "Q": "C", "J": "S", "A": "1"}
-
-
-def spanish_names(row: dict) -> bool:
-    """Whether a game names its cards as a Spanish pack (Tute's display option): the
-    pages of a game put it in their template context as ``spanish_names``, and the card
-    helpers below read it from there."""
-    return bool((row["options"] or {}).get("spanish_names"))
-
-
-def with_card_names(helper):
-    """``helper(value, spanish)`` for templates: ``spanish`` from the page's context."""
-    return pass_context(lambda context, value: helper(value, bool(context.get("spanish_names"))))
-
-
-def game_context(table: Table, row: dict, view: dict | None = None) -> dict:
-    """What every page of a game renders with: its ``table``, the stored game (``row``), its
-    engine's ``view`` (computed unless given), its name and title, and its cards' names."""
-    return {
-        "table": table,
-        "row": row,
-        "view": table.rules.view(row["state"]) if view is None else view,
-        "game": table.game,
-        "title": table.rules.TITLE,
-        "spanish_names": spanish_names(row),
-        "version": row["version"],
-    }
-
-
-def card_face(code: str, spanish: bool = False) -> dict:
-    """How a card is shown: rank, suit symbol, colour, spoken name in the page's language
-    ("queen of spades", "スペードのクイーン"); ``spanish``: "R" and "rey de oros" for KD.
-    A board shows a hundred cards: each face is worked out once per language."""
-    return _face(code, spanish, language())
-
-
-@lru_cache(maxsize=2048)
-def _face(code: str, spanish: bool, lang: str) -> dict:
-    c = Card.parse(code)
-    rank = SPANISH_LETTERS.get(c.rank, c.rank) if spanish else c.rank
-    return {"code": str(c), "rank": rank, "suit": SUIT_SYMBOLS[c.suit], "red": c.red, "name": card_name(c, spanish)}
-
-
-#: The card helpers every board calls (a board shows dozens of cards, and a Jinja macro
-#: costs a context of its own per call): each card's markup is built once per language.
-_CHIP = Markup('<span class="chip{}" role="img" aria-label="{}">{}{}</span>')
-_PICK = Markup(
-    '<button type="submit" name="card" value="{code}" id="pick-{code}" class="pick{red}{played}" aria-label="{name}"'
-    '{disabled}{oob}>{rank}<span class="suit">{suit}</span></button>'
-)
-_BOX = Markup(
-    '<label class="pick{red}{played} {extra}"{under}><input type="checkbox" name="{field}" value="{code}"{checked}'
-    '{disabled}><span aria-hidden="true">{rank}<span class="suit">{suit}</span></span>'
-    '<span class="sr">{name}{played_word}</span></label>'
-)
-
-
-@pass_context
-def chip(context, code: str) -> Markup:
-    """A card as the players see it: rank in large type, suit in its colour, its name spoken."""
-    return _chip(str(code), bool(context.get("spanish_names")), language())
-
-
-@lru_cache(maxsize=2048)
-def _chip(code: str, spanish: bool, lang: str) -> Markup:
-    c = _face(code, spanish, lang)
-    return _CHIP.format(" red" if c["red"] else "", c["name"], c["rank"], c["suit"])
-
-
-@pass_context
-def chips(context, codes, empty=None) -> Markup:
-    """Cards in a row, or ``empty`` (else "none") when there are none."""
-    if not codes:
-        return Markup('<span class="muted">{}</span>').format(_("none") if empty is None else empty)
-    spanish, lang = bool(context.get("spanish_names")), language()
-    return Markup('<span class="chips">%s</span>') % Markup("").join(_chip(str(x), spanish, lang) for x in codes)
-
-
-@pass_context
-def pick_button(context, code: str, seen: bool = False, oob: bool = False) -> Markup:
-    """A card of the grid. One already played is struck through (aria-disabled), yet a tap
-    on it is sent: the rules answer where it went ("6♦ was already played in trick 3")."""
-    return _pick(str(code), bool(seen), bool(oob), bool(context.get("spanish_names")), language())
-
-
-@lru_cache(maxsize=4096)
-def _pick(code: str, seen: bool, oob: bool, spanish: bool, lang: str) -> Markup:
-    c = _face(code, spanish, lang)
-    return _PICK.format(
-        code=c["code"],
-        red=" red" if c["red"] else "",
-        played=" played" if seen else "",
-        name=c["name"],
-        disabled=Markup(' aria-disabled="true"') if seen else "",
-        oob=Markup(' hx-swap-oob="true"') if oob else "",
-        rank=c["rank"],
-        suit=c["suit"],
-    )
-
-
-@pass_context
-def pick_box(context, code: str, field: str, extra_class: str = "", checked=False, played=False) -> Markup:
-    """A card to tick; a jack that can go under the stock says so when ticked (its word in
-    data-under). ``played``: already played (100's "can't go": not in the hand shown),
-    struck through and not to tick."""
-    spanish = bool(context.get("spanish_names"))
-    return _box(str(code), field, extra_class, bool(checked), bool(played), spanish, language())
-
-
-@lru_cache(maxsize=4096)
-def _box(code: str, field: str, extra_class: str, checked: bool, played: bool, spanish: bool, lang: str) -> Markup:
-    c = _face(code, spanish, lang)
-    under = Markup(' data-under="{}"').format(_("under")) if extra_class == "jack" else ""
-    return _BOX.format(
-        red=" red" if c["red"] else "",
-        played=" played" if played else "",
-        extra=extra_class,
-        under=under,
-        field=field,
-        code=c["code"],
-        checked=Markup(" checked") if checked else "",
-        disabled=Markup(" disabled") if played else "",
-        rank=c["rank"],
-        suit=c["suit"],
-        name=c["name"],
-        played_word=_(" (played)") if played else "",
-    )
-
-
-def card_text(text, spanish: bool = False) -> str:
-    """A message with every card code written as players read it: "QC 6C" -> "Q♣ 6♣"."""
-
-    def symbols(m: re.Match) -> str:
-        face = card_face(m.group(0), spanish)
-        return face["rank"] + face["suit"]
-
-    return CARD_CODE.sub(symbols, str(text))
-
-
 def status_text(status: dict, game: str) -> str:
     """A game's status in the list, in words (the store keeps it as data), as ``game``
     words its deals: "Won by Ann", "Draw: Ann and Ben", "Deal 2 · Ann 40, Ben 12",
@@ -344,26 +200,13 @@ def status_text(status: dict, game: str) -> str:
     if "winners" in status:
         winners = names(status["winners"], joined=True)
         return _("Draw: %(names)s", names=winners) if status.get("draw") else _("Won by %(names)s", names=winners)
-    words = web.get(game).DEAL
+    words = board.get(game).DEAL
     parts = [_(words.number, n=status["deal"])] if status.get("deal") else []
     if status.get("scores"):
         parts.append(names(f"{side} {points}" for side, points in status["scores"].items()))
     elif status.get("losses"):
         parts.append(_(words.losses, list=names(f"{p} {n}" for p, n in status["losses"].items())))
     return " · ".join(parts) or _("In progress")
-
-
-def pack_rows(codes=None) -> tuple[int, list[list[str | None]]]:
-    """The card grid: two rows a suit (DESIGN.md: 13 columns don't fit a phone), so
-    ``(columns, rows)``; a short second row is padded with None (a gap)."""
-    codes = [str(c) for c in (codes or PACK_52)]
-    rows = []
-    by_suit = [[c for c in codes if c[-1] == s] for s in SUITS]
-    cols = max((len(cards) + 1) // 2 for cards in by_suit)
-    for cards in by_suit:
-        for half in (cards[:cols], cards[cols:]):
-            rows.append(half + [None] * (cols - len(half)))
-    return cols, rows
 
 
 def qr_svg(url: str, label: str) -> Markup:
@@ -397,16 +240,6 @@ def with_history(row: dict, view: dict) -> dict:
     return {**view, "history": kept[key]}
 
 
-@pass_context
-def score_chart(context, view: dict) -> dict | None:
-    """A game's running scores as a chart (deal by deal), or None before a deal has ended."""
-    series = charts.running_scores(context["table"].rules, view)
-    if series is None:
-        return None
-    series = {side_name(side): values for side, values in series.items()}  # 「健太郎・翔太」
-    return charts.line_chart(series, [""] + [str(i) for i in range(1, len(view["history"]) + 1)])
-
-
 #: What each kind of share link does (store.LINK_KINDS), as the share panel names it.
 LINK_TITLES = {
     "add": _l("Add a referee"),
@@ -416,43 +249,20 @@ LINK_TITLES = {
 
 
 def register_template_helpers(app) -> None:
+    """What only the server's pages use, besides the board's helpers (companion/languages.py
+    configures those, as the phone's renderer has them): share links, the roster's figures,
+    the finished deals read from the store, times by the table's clock."""
+    links.install(url_for)
     app.jinja_env.globals.update(
         LINK_TITLES=LINK_TITLES,
-        score_chart=score_chart,
         with_history=with_history,
         STATS_SHOWN=stats.SHOWN,
         figure=stats.shown,
-        card=with_card_names(card_face),
-        chip=chip,
-        chips=chips,
-        pick_button=pick_button,
-        pick_box=pick_box,
         external_url=external_url,
         qr_svg=qr_svg,
-        DUTY_TEXT=DUTY_TEXT,
-        suit_name=with_card_names(suit_name),
-        pack_rows=pack_rows,
-        RANKS=RANKS,
-        SUITS=SUITS,
-        SUIT_SYMBOLS=SUIT_SYMBOLS,
-        GAME_TITLES={n: games.get(n).TITLE for n in games.GAMES},
     )
-    app.jinja_env.filters["card_text"] = with_card_names(card_text)
     app.jinja_env.filters["status_text"] = status_text
-    app.jinja_env.filters["run_on"] = run_on
     app.jinja_env.filters["clock"] = clock
-    app.jinja_env.trim_blocks = True
-    app.jinja_env.lstrip_blocks = True
-
-
-_BETWEEN_PARAGRAPHS = re.compile(r"</p>\s+<p\b")
-
-
-def run_on(html: str) -> Markup:
-    """The last move's sentences as a phone runs them on (static/app.css: ``.last > p``
-    inline): nothing between the paragraphs, so Japanese joins them as it is written and
-    the style sheet puts the space other languages need."""
-    return Markup(_BETWEEN_PARAGRAPHS.sub("</p><p", str(html)))
 
 
 def rules_log(moves: list[dict]) -> list[dict]:

@@ -10,11 +10,11 @@ from flask import Blueprint, Response, redirect, render_template, request, sessi
 from flask_babel import gettext as _
 
 from companion import games
+from companion.board.templating import game_context
 from companion.errors import OptionError
 from companion.extensions import creating_games, made_a_game
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
 from companion.views.common import (
-    game_context,
     is_referee,
     just_joined,
     load_game,

@@ -11,6 +11,8 @@ from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
 from companion import schemas, timing
+from companion.board import taps, templating
+from companion.board.markup import reason_html, spanish_names
 from companion.errors import AmbiguousMove, MoveError
 from companion.extensions import htmx
 from companion.store import AskFirst, Conflict, NotFound, NotReferee
@@ -18,58 +20,38 @@ from companion.views.common import (
     Table,
     confirms_here,
     dropped_key,
-    game_context,
     is_referee,
     key_in_force,
     load_game,
     referee_key,
     rules_log,
-    spanish_names,
     store,
     table_of,
 )
-from companion.views.rules import reason_html
 
 bp = Blueprint("play", __name__, url_prefix="/games/<game_id:game_id>")
 
-# Form fields that are not part of the move itself ("resume": sent by a choice's answer,
-# naming the field that carries it; "reveal": sent by a hand shown, which a refusal keeps open;
-# "entry": the id the phone gave the tap, so a tap sent again is applied once, static/app.js).
-_NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal", "entry"}
 _ENTRY = re.compile(r"[0-9a-f]{32}")
 
 
 def board_context(table: Table, row: dict, view: dict | None = None, said: list | None = None, **extra) -> dict:
-    """What the board renders with: the game's context (its ``view`` built unless given),
-    who is looking, and what waits for an answer. ``said``: the words of the move Undo
-    would take back, when the caller has them (the move was just entered), else read."""
+    """What the board renders with (``templating.board_context``, as the phone builds it):
+    the game's ``view`` (built unless given), who is looking, and what waits for an answer.
+    ``said``: the words of the move Undo would take back, when the caller has them (the move
+    was just entered), else read."""
     referee = is_referee(row["id"])
-    demoted = dropped_key(row["id"])  # said once, on the page this phone refereed
-    context = {
-        "demoted": demoted,
-        **game_context(table, row, view),
-        "referee": referee,
-        "error": None,
-        "choice": None,
-        "confirm": None,
-        "notice": None,
-        "share_open": False,
-        "reveal": False,
-        "hide_hands": row["id"] in session.get("hide_hands", []),
+    return templating.board_context(
+        table,
+        row,
+        table.rules.view(row["state"]) if view is None else view,
+        referee=referee,
+        undo=_undo_label(row, said) if referee else None,
+        recent=None if referee else recent_moves(row),
+        demoted=dropped_key(row["id"]),  # said once, on the page this phone refereed
+        confirmer=confirms_here(row["id"]),
+        hide_hands=row["id"] in session.get("hide_hands", []),
         **extra,
-    }
-    # One thing at a time: while a choice waits for its answer, no card can be tapped.
-    context["locked"] = bool(context["choice"] or context["confirm"])
-    # Opponent confirmation: the finished deals the other side has not confirmed yet.
-    finished = row["deals"]
-    confirmed = finished if row["confirmed"] is None else row["confirmed"]
-    context["unconfirmed"] = list(range(confirmed + 1, finished + 1))
-    context["confirmer"] = confirms_here(row["id"])
-    context["undo"] = _undo_label(row, said) if referee else None
-    context["recent"] = None if referee else recent_moves(row)
-    context["ended"] = table.adapter.ended(context["view"])
-    context["turns"] = table.adapter.turns(context["view"]) if referee else None
-    return context
+    )
 
 
 #: Watchers see this many moves, newest first.
@@ -103,29 +85,10 @@ def _undo_label(row: dict, said: list | None = None) -> str | None:
     return reason_html(said, spanish_names(row))
 
 
-def move_from_form(form) -> dict:
-    """A move dict from posted fields: ``name[]`` fields are lists (blanks dropped), the
-    rest are strings. Every game's picker posts its moves this way."""
-    move = {}
-    for name in form:
-        if name in _NOT_MOVE:
-            continue
-        if name.endswith("[]"):
-            move[name[:-2]] = [v for v in form.getlist(name) if v]
-        else:
-            move[name] = form[name]
-    return move
-
-
 def _answer(table: Table, row: dict, before: dict | None, status: int = 200, said: list | None = None, **extra):
-    """The live region, plus out-of-band updates of the card picker and the record.
-
-    ``before``: the game as the phone saw it (None: it may have seen anything). Only the
-    picker cards whose state changed are sent (a played card greys out), so a move costs a
-    few hundred bytes; a new deal or phase re-sends the whole picker, the record only when
-    what it shows changed (the adapter's ``RECORD``), and the finished deals (their table
-    and chart) only when one ended or was undone.
-    """
+    """The live region, plus out-of-band updates of what changed besides it
+    (``templating.answer_context``). ``before``: the game as the phone saw it (None: it may
+    have seen anything)."""
     view: dict | None = row.get("view")  # the store's answer to a change brings the view after it
     prior: dict | None = None
     if before is not None and before["version"] == row["version"]:  # refused or asked: one view serves both
@@ -138,30 +101,10 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, sai
     headers = {"X-Version": str(row["version"])}
     if not htmx:
         return render_template("play/page.html", **context), status, headers
-    address = _address(row, context)
-    view = context["view"]
-    changed, whole = [], True
-    # A choice locks the picker and its answer unlocks it on the page (#live's data-locked),
-    # so only a new deal or phase re-sends it whole.
-    if prior is not None and _mode(prior, table.adapter.PICKER) == _mode(view, table.adapter.PICKER):
-        whole = False
-        changed = sorted(set(prior.get("seen", [])) ^ set(view.get("seen", [])))
-    finished = (
-        before is None
-        or prior is None
-        or (before["deals"], prior["result"] is None) != (row["deals"], view["result"] is None)
-    )
-    # The record below the grid (a deal's tricks) changes at a trick's end, not with each card.
-    record = prior is None or any(prior.get(k) != view.get(k) for k in table.adapter.RECORD)
+    address = taps.address(row["id"], context, htmx.current_url or "")
     with timing.part("render"):
-        body = render_template(
-            "play/_answer.html",
-            changed=changed,
-            whole_picker=whole,
-            finished_changed=finished,
-            record_changed=record,
-            **context,
-        )
+        deals = None if before is None else before["deals"]
+        body = render_template("play/_answer.html", **templating.answer_context(table, context, prior, deals))
     return htmx_response(body, status, headers, replace_url=address or None)
 
 
@@ -172,21 +115,6 @@ def _as_watcher(row: dict):
     context["demoted"] = True
     body = render_template("play/_game.html", **context)
     return htmx_response(body, 200, {"X-Version": str(row["version"])}, retarget=".game", reswap="outerHTML")
-
-
-def _address(row: dict, context: dict) -> str | None:
-    """The page's address after this answer, when it changes: with the question the board
-    is asking (``ask``: the move that asked it; ``reveal``: 100's "can't go"), so a reload
-    asks it again, or back to the game's own once it is answered. None: as it is."""
-    pending = context["choice"] or context["confirm"]
-    if pending:
-        return url_for("games.show", game_id=row["id"], ask=json.dumps(pending["move"], separators=(",", ":")))
-    if context["reveal"]:
-        return url_for("games.show", game_id=row["id"], reveal=1)
-    asking = htmx.current_url or ""
-    if "ask=" in asking or "reveal=" in asking:
-        return url_for("games.show", game_id=row["id"])
-    return None
 
 
 def asked_again(table: Table, row: dict, asked: str) -> dict:
@@ -209,12 +137,6 @@ def asked_again(table: Table, row: dict, asked: str) -> dict:
     except MoveError:
         pass
     return {}
-
-
-def _mode(view: dict, picker: tuple[str, ...]):
-    """What the picker shows depends on these (``picker``: the adapter's PICKER, the moves
-    that change it); when they change it is re-sent whole."""
-    return (view.get("deal"), tuple(m for m in view.get("expects", ()) if m in picker), view.get("result") is None)
 
 
 def _entry() -> str | None:
@@ -262,7 +184,7 @@ def move(game_id: str):
         return _answer(table, row, row if seen else None, status, **extra)
 
     try:
-        move = schemas.check_move(game, move_from_form(request.form))
+        move = schemas.check_move(game, taps.move_from_form(request.form.items(multi=True)))
     except MoveError as e:  # not a move any picker sends, or another game's: said in place
         if referee_key(game_id) is None:  # a phone no longer a referee is told that first
             abort(403)
@@ -289,7 +211,7 @@ def move(game_id: str):
         return board(200, choice=choice)
     except MoveError as e:  # the engine's refusal
         row = load_game(game_id)
-        again = _ask_again(table.rules, row, move)
+        again = taps.ask_again(table.rules, row["state"], move, request.form.get("resume"))
         return board(422, row=row, error=e.reason, choice=again, reveal=request.form.get("reveal") == "1")
     key_in_force(game_id, key)  # the change found it so: the board asks no more
     if not htmx:
@@ -298,22 +220,6 @@ def move(game_id: str):
     # A tap sent again (its entry already applied) is answered with the game as it is,
     # whose last move may be another phone's (no words come with it: they are read).
     return _answer(table, after, after["before"], said=after["said"])
-
-
-def _ask_again(rules, row: dict, refused: dict) -> dict | None:
-    """A choice's answer that was refused (a number typed on the black-ace pad) asks the
-    same choice again, with what was entered, so it can be corrected in place."""
-    answer = request.form.get("resume")
-    if answer not in refused:
-        return None
-    move = {k: v for k, v in refused.items() if k != answer}
-    try:
-        rules.apply(row["state"], move)
-    except AmbiguousMove as e:
-        return {"move": move, "options": e.options, "message": e.reason, "entered": refused[answer]}
-    except MoveError:
-        pass
-    return None
 
 
 @bp.post("/undo")

@@ -5,7 +5,6 @@ every answer is a link to share. Each game's lab is in its web adapter
 
 from __future__ import annotations
 
-import re
 import typing
 from dataclasses import fields
 
@@ -13,85 +12,15 @@ from flask import Blueprint, abort, g, render_template, request, url_for
 from flask_babel import gettext
 from flask_htmx import make_response as htmx_response
 from jinja2 import pass_context
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
-from companion import games, web
-from companion.errors import NAME_LISTS, Reason, Spaced
+from companion import board, games, web
 from companion.extensions import htmx
-from companion.i18n import cite, gap, join_html, language, say_html, sentences, words_of
-from companion.views.common import card_text, store, with_card_names
+from companion.i18n import language
+from companion.views.common import store
 from companion.web.query import BY_START, Query, choice_label, option_label, option_rows, read_options
 
 bp = Blueprint("rules", __name__, url_prefix="/rules")
-
-#: The game each citation names ("Tablanette" -> tablanette), from the adapters.
-SLUGS = {web.get(name).CITED: name for name in games.GAMES}
-#: A refusal cites its rule as "<Game> <section>"; the plain-words rules page has that anchor.
-CITATION = re.compile(r"\b(" + "|".join(map(re.escape, SLUGS)) + r") (P\d|\d+\.\d+)")
-
-
-def anchor(section: str) -> str:
-    return section if section.startswith("P") else "s" + section.replace(".", "-")
-
-
-def rule_url(rule: str) -> str:
-    """The rules page's section a refusal cites (``"Tute 4.2"``), in plain words."""
-    cited, section = rule.rsplit(" ", 1)
-    return url_for("rules.words", game=SLUGS[cited], _anchor=anchor(section))
-
-
-def rule_link(rule: str) -> Markup:
-    """A rule as cited ("Tute 2.4", "トゥテ 2.4"), linked to its section of the rules page."""
-    return Markup('<a href="{}">{}</a>').format(rule_url(rule), cite(rule))
-
-
-def cited(rule: str) -> Markup:
-    """A rule linked at the end of a sentence, the space before it included: " (Tute 2.7)." in
-    English, "（トゥテ 2.7）。" in Japanese (a template writes ``text{{ rule|cited }}``)."""
-    return Markup(gap() + gettext("(%(rule)s).", rule=rule_link(rule)))
-
-
-def reason_html(said: Reason | dict | list | str, spanish: bool = False) -> Markup:
-    """What an engine said (a refusal, an explanation, one or several sentences) in words:
-    its params escaped, card codes as players read them (Q♣), the rule it cites linked to
-    its section. A plain message (a form field's) is escaped."""
-    if not isinstance(said, (Reason, dict, list)):  # a form field's message (a string, or a lazy one)
-        return escape(card_text(str(said), spanish))
-    parts = []
-    for reason in sentences(said):
-        words = {
-            k: v if k in NAME_LISTS else card_text(v, spanish) if isinstance(v, (str, Spaced)) else v
-            for k, v in words_of(reason, spanish).items()
-        }
-        if reason.rule:
-            words["rule"] = rule_link(reason.rule)
-        parts.append(say_html(reason, words))
-    return join_html(parts)
-
-
-def rule_links(text) -> Markup:
-    """Escape ``text``, write its card codes as players read them (Q♣), and link each cited
-    rule. Only for the outcome explanations the engines keep in a game's state as English
-    sentences (a deal's or a game's "reason"); refusals are data (:func:`reason_html`)."""
-    if not isinstance(text, str):  # an explanation kept as data
-        return reason_html(text)
-    return Markup(CITATION.sub(lambda m: str(rule_link(m.group(0))), str(escape(card_text(text)))))
-
-
-@pass_context
-def position_url(context, view: dict) -> str:
-    """The dispute lab set to a game's current position and rules (one tap from the game:
-    its page's ``table`` gives the adapter)."""
-    game, o = view["game"], view.get("options", {})
-    adapter = context["table"].adapter
-    args: dict[str, typing.Any] = {
-        k: ("none" if o[k] is None else str(o[k]).lower() if isinstance(o[k], bool) else o[k])
-        for k in adapter.LAB_OPTIONS
-        if k in o
-    }
-    args |= adapter.position(view)
-    args["from"] = context["row"]["id"]  # the lab leads back to the game
-    return url_for("rules.page", game=game, **{k: v for k, v in args.items() if v not in ("", None)})
 
 
 def quoted(name: str) -> Markup:
@@ -119,20 +48,8 @@ def start_name(context, start: str) -> Markup:
     return quoted(gettext(context["rules"].STARTS[start].label))
 
 
-def _in_request(helper):
-    """``helper`` as a filter that words a rule in the request's language each time: Jinja
-    would otherwise work out ``"Tute 2.6"|rule_link`` once, when it compiles the template,
-    in whatever language that request had."""
-    return pass_context(lambda context, rule: helper(rule))
-
-
 def register(app) -> None:
     app.jinja_env.globals.update(option_name=option_name, start_name=start_name)
-    app.jinja_env.filters["rule_links"] = rule_links
-    app.jinja_env.filters["rule_link"] = _in_request(rule_link)
-    app.jinja_env.filters["cited"] = _in_request(cited)
-    app.jinja_env.filters["reason"] = with_card_names(reason_html)
-    app.jinja_env.globals["lab_position_url"] = position_url
 
 
 # -- the pages ---------------------------------------------------------------------------
@@ -160,7 +77,7 @@ def page(game: str):
         "rules": rules,
         "lab": lab,
         "problems": q.errors + q.problems,
-        "option_rows": option_rows(rules, web.get(game).LAB_OPTIONS, raw, opts),
+        "option_rows": option_rows(rules, board.get(game).LAB_OPTIONS, raw, opts),
         "share": request.url if request.args else None,
         "back": url_for("games.show", game_id=left) if left else None,
         "start_over": url_for("rules.page", game=game, **kept),
@@ -182,9 +99,8 @@ def _game_left() -> str | None:
 def _read(game: str, rules, leave_out=frozenset()) -> tuple:
     """The lab's query, options in force (and their raw words) and answers."""
     q = Query(game, request.args, leave_out)
-    adapter = web.get(game)
-    opts, raw = read_options(q, rules, adapter.LAB_OPTIONS)
-    return q, opts, raw, adapter.lab(rules, opts, q)
+    opts, raw = read_options(q, rules, board.get(game).LAB_OPTIONS)
+    return q, opts, raw, web.get(game).lab(rules, opts, q)
 
 
 @bp.get("/<game>/words")

@@ -12,10 +12,11 @@ from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
 from companion import schemas
+from companion.board.templating import game_context
 from companion.errors import MoveError, Reason
 from companion.extensions import htmx
 from companion.store import Conflict
-from companion.views.common import Table, game_context, load_game, referee_key, store, table_of
+from companion.views.common import Table, load_game, referee_key, store, table_of
 
 bp = Blueprint("tally", __name__, url_prefix="/games/<game_id:game_id>/tally")
 

@@ -2,7 +2,8 @@
 registered from ``games.GAMES`` and checked when imported, as the engines are: a game
 whose adapter lacks a member stops the app at start-up, not a request.
 
-Adding a game is its engine (companion/games/), its adapter here, and its templates
+Adding a game is its engine (companion/games/), its board (companion/board/), its adapter
+here, and its templates
 (templates/play/<game>/, templates/rules/_lab_<game>.html and _text_<game>.html).
 """
 
@@ -17,69 +18,35 @@ from typing import Any, Protocol
 
 from flask_babel import gettext as _
 
-from companion import games, schemas
+from companion import board, games, schemas
 from companion.errors import N_
 from companion.schemas import Move
-from companion.web.board import DealWords
 from companion.web.tally import TallyForm
 
 
 class Adapter(Protocol):
     """A game's adapter module."""
 
-    #: How the engine's refusals cite this game's rules ("Tablanette 1.4", "100/99/98 4.3").
-    CITED: str
-    #: The options its dispute lab lets you change in place.
-    LAB_OPTIONS: tuple[str, ...]
     #: A game as the page posts it: {"players", "moves", "said"} (the second move in words).
     SAMPLE: Mapping[str, Any]
     #: The tally screen's form.
     Tally: type[TallyForm]
     #: Its moves as the API and the picker send them: one ``schemas.Move`` per type.
     MOVES: tuple[type[Move], ...]
-    #: The parts of the view its record below the grid shows (play/<game>/_record.html;
-    #: none for a game without one): an answer sends the record again only when one changed.
-    RECORD: tuple[str, ...]
-    #: The moves whose turn changes what the card picker shows (play/<game>/_picker.html
-    #: asks ``'x' in view.expects``): an answer sends the whole picker again only when one
-    #: of them comes or goes, or the deal or the game's end does; else just the cards that
-    #: changed. Tute's cante, open after each trick, changes nothing in it.
-    PICKER: tuple[str, ...]
-    #: What the shared pages call one of its deals.
-    DEAL: DealWords
     #: Its moves' fields as a refusal of the API names them, by field ("card") or by a
     #: move's type and field ("layout.cards"); ``type`` and ``player`` are every game's.
     FIELD_LABELS: Mapping[str, str]
 
-    def position(self, view: dict[str, Any]) -> dict[str, Any]:
-        """The lab's query for a live game's position ("Rules question?")."""
-
     def lab(self, rules: Any, opts: Any, q: Any) -> dict[str, Any]:
         """The dispute lab's answers for the position ``q`` reads."""
 
-    def ended(self, view: dict[str, Any]) -> dict[str, Any] | None:
-        """The deal just finished, from its end to the next deal's first move (or for good
-        once the game is over): its record, which the screen that ends a deal shows."""
-
-    def turns(self, view: dict[str, Any]) -> dict[str, list[str]]:
-        """Who plays the next cards, as far as the rules make it certain without the server
-        (``board.turns``): what a phone shows of the taps waiting while it is offline."""
-
 
 _MEMBERS: dict[str, Any] = {
-    "CITED": str,
-    "LAB_OPTIONS": tuple,
     "SAMPLE": Mapping,
     "Tally": type,
     "MOVES": tuple,
-    "RECORD": tuple,
-    "PICKER": tuple,
-    "DEAL": DealWords,
     "FIELD_LABELS": Mapping,
-    "position": Callable,
     "lab": Callable,
-    "ended": Callable,
-    "turns": Callable,
 }
 
 
@@ -108,8 +75,9 @@ def _move_label(adapter: Any, kind: object, field: str) -> str | None:
     return labels.get(f"{kind}.{field}") or labels.get(field)
 
 
-def problems(name: str, module: ModuleType) -> list[str]:
-    """What the adapter of game ``name`` lacks or gets wrong (empty: it is complete)."""
+def problems(name: str, module: ModuleType, shown: Any = None) -> list[str]:
+    """What the adapter of game ``name`` lacks or gets wrong (empty: it is complete), its
+    moves checked against what its board (``shown``: else the game's) says of them."""
     out = [
         f"{module.__name__}.{m} is missing or not a {kind.__name__}"
         for m, kind in _MEMBERS.items()
@@ -117,19 +85,14 @@ def problems(name: str, module: ModuleType) -> list[str]:
     ]
     if out:
         return out
-    rules = games.get(name)
-    out += [
-        f"{module.__name__}.LAB_OPTIONS: {o!r} is not an option"
-        for o in module.LAB_OPTIONS
-        if o not in rules.OPTION_NAMES
-    ]
+    rules, shown = games.get(name), shown or board.get(name)
     if not issubclass(module.Tally, TallyForm):
         out.append(f"{module.__name__}.Tally must be a TallyForm")
     if not all(isinstance(m, type) and issubclass(m, Move) for m in module.MOVES):
         out.append(f"{module.__name__}.MOVES must hold schemas.Move models")
     else:
         kinds = {typing.get_args(m.model_fields["type"].annotation)[0] for m in module.MOVES}
-        out += [f"{module.__name__}.PICKER: {k!r} is not one of its moves" for k in module.PICKER if k not in kinds]
+        out += [f"{shown.__name__}.PICKER: {k!r} is not one of its moves" for k in shown.PICKER if k not in kinds]
         out += [
             f"{module.__name__}.FIELD_LABELS: {m.__name__}.{f} has no label"
             for m in module.MOVES
@@ -140,10 +103,9 @@ def problems(name: str, module: ModuleType) -> list[str]:
         out.append(f"{module.__name__}.SAMPLE must hold players, moves, said and finished")
     else:
         view = rules.view(rules.start(list(module.SAMPLE["players"])))
-        out += [f"{module.__name__}.RECORD: {k!r} is not in the view" for k in module.RECORD if k not in view]
-    for fn, params in (("position", 1), ("lab", 3), ("ended", 1), ("turns", 1)):
-        if len(inspect.signature(getattr(module, fn)).parameters) != params:
-            out.append(f"{module.__name__}.{fn} must take {params} parameter(s)")
+        out += [f"{shown.__name__}.RECORD: {k!r} is not in the view" for k in shown.RECORD if k not in view]
+    if len(inspect.signature(module.lab).parameters) != 3:
+        out.append(f"{module.__name__}.lab must take 3 parameter(s)")
     return out
 
 

@@ -19,8 +19,6 @@ from companion.errors import N_, MoveError, Reason
 from companion.games import side_label
 from companion.i18n import side_name
 from companion.schemas import BySide, CardCode, CardList, Count, Move
-from companion.web.board import DealWords, finished_deal, in_turn
-from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, toggled
 from companion.web.tally import (
     Cards,
@@ -35,10 +33,6 @@ from companion.web.tally import (
     whole,
 )
 
-#: How the engine's refusals cite a rule: "Tablanette 1.4" (the plain-words page's anchor).
-CITED = "Tablanette"
-#: The options the lab lets you change in place (the ones its answers depend on).
-LAB_OPTIONS = ("max_group_size", "jack_is_12", "forced_capture", "ace_as_one", "sweep_aces")
 #: The legal captures the lab lists at most: a free-capture table of 20 cards has
 #: thousands (a 5 MB page, a second to build); any other is checked by tapping it as a claim.
 LAB_SHOWN = 50
@@ -103,33 +97,6 @@ FIELD_LABELS = {
     "counters": N_("Counting cards"),
     "sweeps": N_("Sweeps"),
 }
-
-#: Nothing below the grid: no record to send again.
-RECORD = ()
-#: The moves that change what the card picker shows: the four face-up cards to tick, then the
-#: cards to tap.
-PICKER = ("layout",)
-#: What the shared pages call one of its deals.
-DEAL = DealWords()
-
-
-def ended(view: dict) -> dict | None:
-    """The deal just finished, until the next deal's layout (or for good, the game over)."""
-    return finished_deal(view, between="layout" in view["expects"])
-
-
-def turns(view: dict) -> dict:
-    """Who plays the next cards: in turn, to the end of the deal (RULES.md 1.2)."""
-    if "play" not in view["expects"]:
-        return board_turns(in_turn(view["players"], view["to_act"], 1))
-    left = sum(view["hands"].values()) + view["stock"]
-    return board_turns(in_turn(view["players"], view["to_act"], left))
-
-
-def position(view: dict) -> dict:
-    """The lab's query for the game's current position ("Rules question?")."""
-    return {"table": ",".join(view["table"])}
-
 
 # -- the dispute lab: reads its position through the Query and asks the engine -----------
 

@@ -18,23 +18,9 @@ from wtforms.validators import Length, NumberRange
 
 from companion.errors import N_, MoveError, OptionError, Reason
 from companion.schemas import BySide, CardCode, Count, Move, Name, Word
-from companion.web.board import DealWords, finished_deal, in_turn, rest_of_trick
-from companion.web.board import turns as board_turns
 from companion.web.query import BIG, Query, quoted, toggled
 from companion.web.tally import Pick, TallyForm, all_but_last, seat_choice, whole
 
-#: How the engine's refusals cite a rule: "Tute 1.4" (the plain-words page's anchor).
-CITED = "Tute"
-#: The options the lab lets you change in place (the ones its answers depend on).
-LAB_OPTIONS = (
-    "duties",
-    "undertrump_required",
-    "must_head",
-    "win_threshold",
-    "triple_tie",
-    "over_100_loses",
-    "loss_limit",
-)
 #: A game as the page posts it: the players, two moves, and how the second is told.
 SAMPLE = {
     "players": ["Ann", "Ben", "Cat", "Dan"],
@@ -98,34 +84,6 @@ FIELD_LABELS = {
     "marriages": N_("Cantes"),
     "tricks": N_("Tricks taken"),
 }
-
-#: What the record below the grid (play/tute/_record.html) shows: sent again when one changes.
-RECORD = ("result", "tricks", "revokes")
-#: The moves that change what the card picker shows: the turned card, then the cards played
-#: (not the cante, open after each trick).
-PICKER = ("trump",)
-#: What the shared pages call one of its deals.
-DEAL = DealWords()
-
-
-def ended(view: dict) -> dict | None:
-    """The deal just finished, until the next deal's first card (the turned one, with 4-5 players)."""
-    return finished_deal(view, between=view["trick_number"] == 1 and not view["trick"] and not view["turned"])
-
-
-def turns(view: dict) -> dict:
-    """Who plays the next cards: in turn to the end of the trick, whose winner leads the
-    next (RULES.md 2.4); the dealer turns the trump card."""
-    if "play" not in view["expects"]:
-        return board_turns(in_turn(view["players"], view["to_act"], 1))
-    return board_turns(rest_of_trick(view))
-
-
-def position(view: dict) -> dict:
-    """The lab's query for the game's current position ("Rules question?")."""
-    trick = ",".join(c for _, c in view["trick"])
-    return {"trump": view["trump"] or "none", "trick": trick, "players": len(view["players"])}
-
 
 # -- the dispute lab: reads its position through the Query and asks the engine -----------
 

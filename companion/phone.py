@@ -1,0 +1,275 @@
+"""The referee in the phone (issue 45): what the page's worker (static/phone.js) runs in
+Pyodide, with the same engines, templates and catalogs as the server.
+
+The server sends the phone a game as it stands (``companion/views/phone.py``: its row, its
+state as the store keeps it, the words of its last move, its finished deals, and the links a
+board holds). The phone then answers each tap itself, as ``views/play.py`` would: the move
+read from the posted fields, asked about, refused or applied by the engine, and the board's
+answer rendered from ``templates/play/_answer.html`` through ``board.templating`` (the
+server's own context and settings), so the HTML is the server's, byte for byte
+(tests/test_phone_render.py). What it changes is what the store's change would: the version,
+the finished deals, the state kept with its last deal only. Every tap the phone applied is
+still sent to the server (static/app.js), which stays the record: when its answer differs,
+the phone takes the server's game again (:func:`take`).
+
+Each call takes and returns JSON text (the worker's messages carry strings). Nothing here
+imports Flask, the store or anything compiled: only the engine layer, the words, the board,
+Jinja2 and MarkupSafe (pyproject.toml's import contracts hold it).
+"""
+
+from __future__ import annotations
+
+import gettext
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from jinja2 import FileSystemLoader
+
+from companion import board, games, i18n
+from companion.board import links, taps, templating
+from companion.board.markup import reason_html, spanish_names
+from companion.errors import AmbiguousMove, InvalidMove, MoveError
+
+#: The bundle's root (the worker unpacks it and puts it on ``sys.path``): templates/ and the
+#: compiled catalogs beside the package, as in the checkout.
+ROOT = Path(__file__).resolve().parent.parent
+CATALOGS = Path(__file__).resolve().parent / "translations"
+
+#: What the store's answer to a change says of a game (``store.rows._summary`` keeps more,
+#: for the list of games, which no board shows).
+ROW_KEYS = ("id", "game", "players", "options", "version", "deals", "confirmed")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A game's kind as the board needs it (``views.common.Table`` without the web adapter,
+    which holds the server's forms and schemas)."""
+
+    game: str
+    rules: Any
+    board: Any
+
+
+@dataclass
+class Game:
+    """One game as this phone knows it: the store's row, the state it keeps (its last
+    finished deal only), every finished deal's record, and the words of its last move."""
+
+    table: Table
+    row: dict
+    state: Any
+    history: list
+    said: Any
+    #: The game before each move the phone applied, newest last: what Undo gives back.
+    before: list = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    """How the page renders: its language, links, form token and settings."""
+
+    speech: i18n.Speech
+    routes: links.Routes
+    csrf: str
+    config: dict
+    env: Any
+
+
+_page: Page | None = None
+_game: Game | None = None
+
+
+def _catalog(language: str) -> gettext.NullTranslations:
+    if language == i18n.DEFAULT:
+        return gettext.NullTranslations()
+    with open(CATALOGS / language / "LC_MESSAGES" / "messages.mo", "rb") as f:
+        return gettext.GNUTranslations(f)
+
+
+def _with_history(row: dict, view: dict) -> dict:
+    """``views.common.with_history`` from what the phone keeps: every finished deal's record."""
+    return view if row["deals"] <= len(view["history"]) else {**view, "history": row["history"]}
+
+
+def _page_for(p: dict) -> Page:
+    """How the page renders: its language, the server's link patterns (``links.patterns``),
+    the form token the page holds, and POLL_SECONDS and PUSH_POLL_SECONDS. Kept while they
+    stay the same (its templates are compiled once)."""
+    global _page
+    if _page is None or (_page.speech.language, _page.routes.patterns, _page.csrf, _page.config) != (
+        p["language"],
+        p["routes"],
+        p["csrf"],
+        p["config"],
+    ):
+        env = templating.environment(FileSystemLoader(str(ROOT / "templates")))
+        routes = links.Routes(p["routes"])
+        csrf = p["csrf"]
+        env.globals.update(url_for=routes, csrf_token=lambda: csrf, config=p["config"], with_history=_with_history)
+        _page = Page(i18n.Speech(p["language"], _catalog(p["language"])), routes, csrf, p["config"], env)
+    return _page
+
+
+def take(payload: str) -> str:
+    """Take a game as the server has it (``views/phone.py``, ``record``: ``{"row", "state",
+    "history", "said", "routes", "config"}``) with the page's ``language`` and ``csrf``
+    token. Forgets what this phone had of the game."""
+    global _game
+    p = json.loads(payload)
+    _page_for(p)
+    name = p["row"]["game"]
+    rules = games.get(name)
+    row = {k: p["row"][k] for k in ROW_KEYS} | {"history": p["history"]}
+    _game = Game(Table(name, rules, board.get(name)), row, rules.load(p["state"]), p["history"], p["said"])
+    _game.before = [_kept(rules, b) for b in p.get("before", [])]
+    return json.dumps({"version": row["version"]})
+
+
+def _render(game: Game, view: dict, prior: dict | None, deals_before: int | None, status: int, **extra) -> dict:
+    """The board's answer, as ``views.play._answer`` renders it for htmx."""
+    assert _page is not None
+    undo = None
+    if game.said == "?":  # a move kept without words (the engine no longer takes it)
+        undo = i18n._("the last move")
+    elif game.said is not None:
+        undo = reason_html(game.said, spanish_names(game.row))
+    context = templating.board_context(game.table, game.row, view, referee=True, undo=undo, **extra)
+    context |= templating.punctuation()
+    body = _page.env.get_template("play/_answer.html").render(
+        templating.answer_context(game.table, context, prior, deals_before)
+    )
+    return {"status": status, "html": body, "version": game.row["version"], "context": context}
+
+
+def _finish(answer: dict, current: str) -> str:
+    assert _game is not None
+    context = answer.pop("context")
+    answer["address"] = taps.address(_game.row["id"], context, current)
+    return json.dumps(answer)
+
+
+def tap(payload: str) -> str:
+    """A tap: ``{"fields": [[name, value], ...], "current": the page's address}``, as the
+    form would post it. Answers ``{"status", "html", "version", "address", "applied"}`` as the
+    server would (200 applied or asking, 422 refused), or ``{"status": 0}``: not one this
+    phone answers (not a move its engine can read), for the server to answer."""
+    assert _game is not None and _page is not None
+    p = json.loads(payload)
+    fields = [(str(k), str(v)) for k, v in p["fields"]]
+    form = dict(reversed(fields))  # the first of each name, as a form reads it
+    game, rules = _game, _game.table.rules
+    move = taps.move_from_form(fields)
+    current = p.get("current", "")
+    with i18n.speaking(_page.speech), links.building(_page.routes):
+        view = rules.view(game.state)
+        deals = game.row["deals"]
+        try:
+            question = None
+            if form.get("confirm") != "1" and hasattr(rules, "confirm_needed"):
+                question = rules.confirm_needed(game.state, move)
+            if question:
+                answer = _render(game, view, view, deals, 200, confirm={"move": move, "message": question})
+                return _finish(answer | {"applied": False}, current)
+            state = rules.apply(game.state, move)
+        except InvalidMove:
+            return json.dumps({"status": 0})
+        except AmbiguousMove as e:
+            choice = {"move": move, "options": e.options, "message": e.reason, "unanswered": "resume" in form}
+            answer = _render(game, view, view, deals, 200, choice=choice)
+            return _finish(answer | {"applied": False}, current)
+        except MoveError as e:
+            again = taps.ask_again(rules, game.state, move, form.get("resume"))
+            answer = _render(
+                game, view, view, deals, 422, error=e.reason, choice=again, reveal=form.get("reveal") == "1"
+            )
+            return _finish(answer | {"applied": False}, current)
+        game.before.append((dict(game.row), game.state, game.said, list(game.history)))
+        _applied(game, state, rules.narrate(state, move))
+        answer = _render(game, game.row["view"], view, deals, 200)
+        return _finish(answer | {"applied": True, "move": move}, current)
+
+
+def _applied(game: Game, state: Any, said: Any) -> None:
+    """What the store's change writes (``store.writes``): the finished deals counted (and the
+    new one's record kept), the state kept with its last deal only, one more version."""
+    rules = game.table.rules
+    base = game.row["deals"] - len(game.state.history)
+    deals = base + len(state.history)
+    history = game.history[: max(0, min(len(game.history), deals))]
+    for record in state.history[len(history) - base :]:
+        history.append(json.loads(json.dumps(record)))  # as the store reads a deal back
+    trimmed = replace(state, history=state.history[-1:])
+    confirmed = game.row["confirmed"]
+    game.row = {
+        **game.row,
+        "version": game.row["version"] + 1,
+        "deals": deals,
+        "confirmed": None if confirmed is None else min(confirmed, deals),
+        "history": history,
+        "view": rules.view(trimmed),
+    }
+    game.state, game.history, game.said = trimmed, history, said
+
+
+def undo(payload: str) -> str:
+    """Undo of the last move this phone applied (``{"current"}``): the game as it was before
+    it, one version on, as the store's undo does. ``{"status": 0}`` when this phone applied
+    none since it took the game: the server undoes it."""
+    assert _game is not None and _page is not None
+    game = _game
+    if not game.before:
+        return json.dumps({"status": 0})
+    p = json.loads(payload)
+    with i18n.speaking(_page.speech), links.building(_page.routes):
+        prior = game.table.rules.view(game.state)
+        deals = game.row["deals"]
+        row, state, said, history = game.before.pop()
+        version = game.row["version"] + 1
+        game.row = {**row, "version": version, "confirmed": _undone_confirmed(game.row, row)}
+        game.state, game.said, game.history = state, said, history
+        view = game.table.rules.view(state)
+        answer = _render(game, view, prior, deals, 200, notice=i18n._("Undone."))
+        return _finish(answer | {"applied": True}, p.get("current", ""))
+
+
+def show(payload: str) -> str:
+    """The board as it stands (``{"current", "reveal"}``), as the server's ``live`` answers a
+    page that may show anything: a choice cancelled, 100's hand to show (``reveal``)."""
+    assert _game is not None and _page is not None
+    p = json.loads(payload)
+    with i18n.speaking(_page.speech), links.building(_page.routes):
+        view = _game.table.rules.view(_game.state)
+        answer = _render(_game, view, None, None, 200, reveal=bool(p.get("reveal")))
+        return _finish(answer | {"applied": False}, p.get("current", ""))
+
+
+def _undone_confirmed(now: dict, before: dict) -> int | None:
+    return None if now["confirmed"] is None else min(now["confirmed"], before["deals"])
+
+
+def record(payload: str = "{}") -> str:
+    """The game as this phone has it, as :func:`take` takes it, with the games before each
+    move it applied (what Undo gives back): kept on the phone for a reload without the
+    network."""
+    assert _game is not None
+    game = _game
+    row = {k: game.row[k] for k in ROW_KEYS}
+    rules = game.table.rules
+    before = [
+        {"row": {k: b[0][k] for k in ROW_KEYS}, "state": rules.dump(b[1]), "said": _said(b[2]), "history": b[3]}
+        for b in game.before
+    ]
+    record = {"row": row, "state": rules.dump(game.state), "history": game.history, "said": _said(game.said)}
+    return json.dumps(record | {"before": before})
+
+
+def _kept(rules: Any, b: dict) -> tuple:
+    """A game before one of the phone's moves, as :func:`record` wrote it."""
+    return ({**b["row"], "history": b["history"]}, rules.load(b["state"]), b["said"], b["history"])
+
+
+def _said(said: Any) -> Any:
+    """The last move's words as data (``"?"`` and None as they came)."""
+    return said if said is None or said == "?" else [r.as_data() for r in i18n.sentences(said)]

@@ -1,0 +1,156 @@
+"""The phone answers a tap with the server's HTML, byte for byte (issue 45, "One way to
+render"): companion/phone.py (what the page's worker runs) against the server's answer to
+the same tap, over every state of a whole deal of each game, in both languages: each card,
+each question the rules ask first and its answer, a refusal, and Undo.
+
+Here the phone's module runs in CPython; tests/e2e/test_phone_e2e.py runs it in the phone's
+own Pyodide for a slice of the same, and `make bench` the whole cross-check there.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from werkzeug.datastructures import MultiDict
+
+from companion import games, phone
+from companion.cards import PACK_52
+from tests.conftest import become_referee, make_app
+from tests.e2e.deals import script
+
+LANGUAGES = ("en", "ja")
+#: The form token both render with (each request of the server's makes a new one).
+TOKEN = "token-for-both"
+
+
+@pytest.fixture
+def fixed_app(tmp_path):
+    app = make_app(tmp_path)
+    app.jinja_env.globals["csrf_token"] = lambda: TOKEN
+    return app
+
+
+class Both:
+    """One game on the server and in the phone's module: each tap goes to both."""
+
+    def __init__(self, app, game: str, players: list[str], language: str):
+        self.client = app.test_client()
+        self.client.set_cookie("lang", language)
+        created = self.client.post("/api/games", json={"game": game, "players": players, "options": {}}).get_json()
+        self.id = created["id"]
+        become_referee(self.client, self.id, created["edit_key"])
+        self.language = language
+        self.taken()
+        self.compared = 0
+
+    def taken(self):
+        """The phone takes the game as the server has it."""
+        record = self.client.get(f"/games/{self.id}/phone").get_json()
+        phone.take(json.dumps(record | {"language": self.language, "csrf": TOKEN}))
+        self.version = record["row"]["version"]
+
+    def compare(self, server, said: dict, what) -> dict:
+        assert said["status"] == server.status_code, (what, said["status"], server.status_code)
+        assert said["html"] == server.get_data(as_text=True), what
+        assert said["version"] == int(server.headers["X-Version"]), what
+        assert said["address"] == server.headers.get("HX-Replace-Url"), what
+        self.version = said["version"]
+        self.compared += 1
+        return said
+
+    def tap(self, move: dict, **extra) -> dict:
+        fields = [("version", str(self.version))]
+        for k, v in move.items():
+            fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
+        fields += [(k, str(v)) for k, v in extra.items()]
+        current = f"http://localhost/games/{self.id}"
+        server = self.client.post(
+            f"/games/{self.id}/moves",
+            data=MultiDict(fields),
+            headers={"HX-Request": "true", "HX-Current-URL": current},
+        )
+        said = json.loads(phone.tap(json.dumps({"fields": fields, "current": current})))
+        return self.compare(server, said, (move, extra))
+
+    def undo(self) -> dict:
+        current = f"http://localhost/games/{self.id}"
+        server = self.client.post(
+            f"/games/{self.id}/undo",
+            data={"version": str(self.version)},
+            headers={"HX-Request": "true", "HX-Current-URL": current},
+        )
+        said = json.loads(phone.undo(json.dumps({"current": current})))
+        return self.compare(server, said, "undo")
+
+
+def _bare(step) -> dict | None:
+    """The tap before the rules' question: the card alone (None: the step asks nothing)."""
+    if step.option is None and step.total is None:
+        return None
+    return {k: v for k, v in step.move.items() if k not in ("capture", "total")}
+
+
+def _refused(game: str, seen: set[str], step) -> dict | None:
+    """A tap the rules refuse now: a card already played; in 100/99/98, whose cards come
+    round again, a total the card cannot make."""
+    if game == "hundred":
+        return {**step.move, "total": 999} if step.move.get("type") == "play" else None
+    played = sorted(seen - set(step.cards))
+    if not played or step.kind not in ("card",) or "card" not in step.move:
+        return None
+    return {"type": "play", "card": played[0]}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("game", games.GAMES)
+def test_the_phone_answers_every_tap_of_a_whole_deal_with_the_servers_html(fixed_app, game, language):
+    players, steps = script(game)
+    both = Both(fixed_app, game, players, language)
+    seen: set[str] = set()
+    for i, step in enumerate(steps):
+        if (bare := _bare(step)) is not None:
+            asked = both.tap(bare)
+            assert not asked["applied"] and asked["status"] == 200
+        if i % 5 == 2 and (wrong := _refused(game, seen, step)) is not None:
+            assert both.tap(wrong)["status"] == 422
+        said = both.tap(step.move)
+        assert said["applied"], step
+        if i % 7 == 3:  # Undo, and the move again
+            both.undo()
+            both.tap(step.move)
+        seen |= {c for c in step.cards if c in {str(x) for x in PACK_52}}
+    both.undo()  # the deal's end taken back, and entered again
+    both.tap(steps[-1].move)
+    assert both.compared > len(steps)
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_a_reloaded_phone_goes_on_from_what_it_kept(fixed_app, game):
+    """The phone's game kept for a reload without the network (``phone.record``) is taken
+    back with the moves it applied, which Undo still takes back as the server does; a
+    choice cancelled shows the board as the server's ``live`` does."""
+    players, steps = script(game)
+    both = Both(fixed_app, game, players, "ja")
+    for step in steps[:4]:
+        both.tap(step.move)
+    phone.take(json.dumps(json.loads(phone.record()) | {"language": "ja", "csrf": TOKEN} | _page_of(both)))
+    both.undo()
+    both.undo()
+    both.tap(steps[2].move)
+    current = f"http://localhost/games/{both.id}"
+    server = both.client.get(f"/games/{both.id}/live", headers={"HX-Request": "true", "HX-Current-URL": current})
+    both.compare(server, json.loads(phone.show(json.dumps({"current": current}))), "shown")
+
+
+def _page_of(both: Both) -> dict:
+    record = both.client.get(f"/games/{both.id}/phone").get_json()
+    return {"routes": record["routes"], "config": record["config"]}
+
+
+def test_an_undo_of_a_move_the_phone_did_not_apply_is_left_to_the_server(fixed_app):
+    players, steps = script("tablanette")
+    both = Both(fixed_app, "tablanette", players, "en")
+    both.tap(steps[0].move)
+    both.taken()  # the page loaded again: the phone knows no move of its own
+    assert json.loads(phone.undo(json.dumps({"current": ""}))) == {"status": 0}
