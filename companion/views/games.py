@@ -14,6 +14,7 @@ from companion.board.templating import game_context
 from companion.errors import OptionError
 from companion.extensions import creating_games, made_a_game
 from companion.forms import attach_error, keep_names, new_game_form, options_of, players_of, rules_summary
+from companion.views import phone
 from companion.views.common import (
     is_referee,
     just_joined,
@@ -151,7 +152,10 @@ def show(game_id: str):
     asked = asked_again(table, row, request.args["ask"]) if "ask" in request.args and is_referee(game_id) else {}
     reveal = request.args.get("reveal") == "1"
     notice = just_joined()
-    return render_template("play/page.html", **board_context(table, row, reveal=reveal, notice=notice, **asked))
+    context = board_context(table, row, reveal=reveal, notice=notice, **asked)
+    # A referee's page starts the engines in the phone (issue 45): its taps are answered there.
+    phone_bundle = phone.bundle_url() if context["referee"] else None
+    return render_template("play/page.html", phone_bundle=phone_bundle, **context)
 
 
 #: Moves on a page of the log.
