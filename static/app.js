@@ -691,3 +691,44 @@ window.companionRoles = function () {
     typing = null;
   });
 }());
+
+// The referee on the phone itself (issue 45): on a game page whose body names a Python
+// bundle (data-phone-bundle), Pyodide boots in a Web Worker (static/phone.js) once the page
+// has loaded and is idle, so it never holds up a tap, which goes to the server as before.
+// window.companionPhone.ready resolves with the worker's timings once the engines are
+// imported (and rejects if it can't start); call(op, payload) sends the payload as JSON to
+// companion.phone.<op> and resolves with its answer, parsed, or rejects with its error.
+(function () {
+  "use strict";
+  var data = document.body && document.body.dataset;
+  if (!data || !data.phoneBundle || !window.Worker) { return; }
+  var worker, next = 0, calls = {}, settle;
+  var ready = new Promise(function (resolve, reject) { settle = { resolve: resolve, reject: reject }; });
+  ready.catch(function () { /* the server referees */ });
+  function start() {
+    try { worker = new Worker(data.phoneWorker, { type: "module" }); } catch (e) { settle.reject(e); return; }
+    worker.onerror = function (e) { settle.reject(new Error(e.message || "the worker failed")); };
+    worker.onmessage = function (e) {
+      var m = e.data, call = calls[m.id];
+      if ("ready" in m) {
+        if (m.ready) { settle.resolve(m.ms); } else { settle.reject(new Error(m.error)); }
+      } else if (call) {
+        delete calls[m.id];
+        try { call.resolve(m.ok ? JSON.parse(m.result) : Promise.reject(new Error(m.error))); } catch (x) { call.reject(x); }
+      }
+    };
+    worker.postMessage({ indexURL: data.phonePyodide, bundle: data.phoneBundle, module: "companion.phone" });
+  }
+  window.companionPhone = {
+    ready: ready,
+    call: function (op, payload) {
+      return ready.then(function () {
+        return new Promise(function (resolve, reject) {
+          calls[++next] = { resolve: resolve, reject: reject };
+          worker.postMessage({ id: next, op: op, args: JSON.stringify(payload) });
+        });
+      });
+    }
+  };
+  window.addEventListener("load", function () { (window.requestIdleCallback || setTimeout)(start); });
+}());
