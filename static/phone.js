@@ -1,19 +1,21 @@
-// companion's referee on the phone itself (issue 45): a module Web Worker, started by
+// companion's referee on the phone itself (issue 45): a module Web Worker, made by
 // static/app.js on a game page, that runs the game engines in Python (Pyodide, served by the
-// app from /pyodide/<version>/: companion/views/pyodide.py), off the page's thread.
+// app from /pyodide/<version>/: companion/views/pyodide.py), off the page's thread. Its own
+// URL names that folder: /static/phone.js?pyodide=/pyodide/<version>/&v=<hash>.
 //
-// The page's first message says what to load:
-//   {indexURL: "/pyodide/<version>/", bundle: "<URL of a zip of Python>", module: "companion.phone"}
+// The page's first message says what to load, once the page has loaded:
+//   {bundle: "<URL of a zip of Python>"}  (and, optionally, module: "companion.phone", the
+//   module to import, and indexURL: another Pyodide folder)
 // The worker boots Pyodide (no packages: nothing is fetched but the app's own files), fetches
 // the bundle meanwhile, unpacks it into /home/pyodide/bundle, puts that on sys.path and
 // imports the module. Then it posts {ready: true, ms: {...}} (what each step took, in ms:
 // import, boot, bundle, module, total), or {ready: false, error} when it can't (the server
 // referees as before).
 //
-// Every later message is a call {id, op, args}: the module's function op (a public name)
-// called with args, a JSON string, answered {id, ok: true, result} with the string it
+// Every other message is a call {id, op, args}: the module's function op (a public name)
+// called with args, a JSON string, answered {id, ok: true, result} with the JSON string it
 // returned, or {id, ok: false, error} with the Python error's words. Calls sent before it is
-// ready wait for it, in order.
+// ready wait for it, in order (and are answered with the error if it can't start).
 
 const DIR = "/home/pyodide/bundle";
 const started = performance.now();
@@ -37,6 +39,7 @@ function answer(message) {
       if (result && result.destroy) { result.destroy(); }
       throw new Error(op + " did not return a string");
     }
+    JSON.parse(result); // the page parses it: a string that is not JSON is said here
     postMessage({ id, ok: true, result });
   } catch (e) {
     postMessage({ id, ok: false, error: String(e && e.message || e) });
@@ -54,16 +57,17 @@ async function boot(config) {
     return response.arrayBuffer();
   });
   bundle.catch(() => {}); // said below, once Pyodide is up
-  const { loadPyodide } = await import(config.indexURL + "pyodide.mjs");
+  const indexURL = config.indexURL || new URL(self.location.href).searchParams.get("pyodide");
+  const { loadPyodide } = await import(new URL(indexURL + "pyodide.mjs", self.location.href).href);
   lap("import");
-  const pyodide = await loadPyodide({ indexURL: config.indexURL, packages: [] });
+  const pyodide = await loadPyodide({ indexURL, packages: [] });
   lap("boot");
   pyodide.unpackArchive(await bundle, "zip", { extractDir: DIR });
   lap("bundle");
   const sys = pyodide.pyimport("sys");
   sys.path.insert(0, DIR);
   sys.destroy();
-  module = pyodide.pyimport(config.module);
+  module = pyodide.pyimport(config.module || "companion.phone");
   lap("module");
   ms.total = Math.round(performance.now() - started);
   return ms;
@@ -71,7 +75,7 @@ async function boot(config) {
 
 self.onmessage = (event) => {
   const message = event.data || {};
-  if (message.id !== undefined) {
+  if ("id" in message) {
     if (module || failed) { answer(message); } else { waiting.push(message); }
     return;
   }
