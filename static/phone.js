@@ -9,8 +9,10 @@
 // The worker boots Pyodide (no packages: nothing is fetched but the app's own files), fetches
 // the bundle meanwhile, unpacks it into /home/pyodide/bundle, puts that on sys.path and
 // imports the module. Then it posts {ready: true, ms: {...}} (what each step took, in ms:
-// import, boot, bundle, module, total), or {ready: false, error} when it can't (the server
-// referees as before).
+// import, boot, bundle, module, save, total; snapshot: "made", "restored" or why none), or
+// {ready: false, error} when it can't (the server referees as before). The first start
+// keeps a snapshot of Python's memory, which the next one restores (below); the message's
+// snapshot: false starts afresh and keeps none.
 //
 // Every other message is a call {id, op, args}: the module's function op (a public name)
 // called with args, a JSON string, answered {id, ok: true, result} with the JSON string it
@@ -48,6 +50,37 @@ function answer(message) {
   }
 }
 
+// A memory snapshot (Pyodide's makeMemorySnapshot, experimental): Python's whole memory once
+// the module is imported, kept in IndexedDB (a phone on the room's plain-HTTP Wi-Fi has no
+// Cache API), so the next start restores it instead of starting Python and importing again.
+// Keyed by Pyodide's folder (its version) and the bundle's URL (which names its version);
+// Pyodide refuses a snapshot of another build. One that fails to restore is dropped, and
+// Python starts afresh.
+const STORE = "snapshots";
+
+function database() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open("companion-phone", 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function stored(how, key, value) {
+  const db = await database();
+  try {
+    return await new Promise((resolve, reject) => {
+      const store = db.transaction(STORE, how === "get" ? "readonly" : "readwrite").objectStore(STORE);
+      const request = how === "get" ? store.get(key) : how === "put" ? store.put(value, key) : store.clear();
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
 async function boot(config) {
   const ms = {};
   let t = performance.now();
@@ -58,17 +91,45 @@ async function boot(config) {
   });
   bundle.catch(() => {}); // said below, once Pyodide is up
   const indexURL = config.indexURL || new URL(self.location.href).searchParams.get("pyodide");
+  const name = config.module || "companion.phone";
+  const key = new URL(indexURL, self.location.href).href + " " + new URL(config.bundle, self.location.href).href;
+  const snapshot = config.snapshot === false ? null : stored("get", key).catch(() => null);
   const { loadPyodide } = await import(new URL(indexURL + "pyodide.mjs", self.location.href).href);
   lap("import");
-  const pyodide = await loadPyodide({ indexURL, packages: [] });
+  let pyodide = null;
+  const saved = await snapshot;
+  if (saved) {
+    try {
+      pyodide = await loadPyodide({ indexURL, packages: [], _loadSnapshot: saved });
+      ms.snapshot = "restored";
+    } catch (e) {
+      pyodide = null;
+      await stored("clear").catch(() => {});
+    }
+  }
+  const fresh = !pyodide;
+  if (fresh) {
+    pyodide = await loadPyodide({ indexURL, packages: [], _makeSnapshot: config.snapshot !== false });
+  }
   lap("boot");
-  pyodide.unpackArchive(await bundle, "zip", { extractDir: DIR });
+  pyodide.unpackArchive(await bundle, "zip", { extractDir: DIR }); // its files, for tracebacks and data
   lap("bundle");
-  const sys = pyodide.pyimport("sys");
-  sys.path.insert(0, DIR);
-  sys.destroy();
-  module = pyodide.pyimport(config.module || "companion.phone");
+  if (fresh) {
+    const sys = pyodide.pyimport("sys");
+    sys.path.insert(0, DIR);
+    sys.destroy();
+  }
+  module = pyodide.pyimport(name);
   lap("module");
+  if (fresh && config.snapshot !== false) {
+    try {
+      await stored("put", key, pyodide.makeMemorySnapshot());
+      ms.snapshot = "made";
+    } catch (e) {
+      ms.snapshot = "none: " + String(e && e.message || e);
+    }
+    lap("save");
+  }
   ms.total = Math.round(performance.now() - started);
   return ms;
 }

@@ -64,4 +64,11 @@ def test_a_game_page_starts_the_phones_referee_and_calls_it(page, phone_url):
     missing = "() => window.companionPhone.call('nothing', {}).then(() => 'answered', e => e.message)"
     assert "no function nothing" in page.evaluate(missing)
     assert page.evaluate("p => window.companionPhone.call('echo', p)", [1, 2]) == [1, 2]  # still answering
+    assert ms["snapshot"] == "made", ms
+    # The next start restores the snapshot of Python's memory the first one kept.
+    page.reload()
+    again = page.evaluate("() => window.companionPhone.ready")
+    assert again["snapshot"] == "restored", again
+    assert page.evaluate("p => window.companionPhone.call('echo', p)", payload) == payload
+    assert "ValueError: no such card: ZZ" in page.evaluate(refused)
     assert errors == []
