@@ -21,6 +21,7 @@ It also prints what the phone downloads once, each file as it is and as it was s
 from __future__ import annotations
 
 import io
+import logging
 import statistics
 import sys
 import tempfile
@@ -121,6 +122,7 @@ def line(name: str, results: list[dict]) -> None:
 
 
 def main(runs: int) -> None:
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # not each request
     app = e2e_app(Path(tempfile.mkdtemp()), POLL_SECONDS=60)
     version = served_version(app)
     if version is None:

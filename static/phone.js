@@ -71,10 +71,11 @@ async function stored(how, key, value) {
   const db = await database();
   try {
     return await new Promise((resolve, reject) => {
-      const store = db.transaction(STORE, how === "get" ? "readonly" : "readwrite").objectStore(STORE);
+      const transaction = db.transaction(STORE, how === "get" ? "readonly" : "readwrite");
+      const store = transaction.objectStore(STORE);
       const request = how === "get" ? store.get(key) : how === "put" ? store.put(value, key) : store.clear();
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
+      transaction.oncomplete = () => resolve(request.result); // written for good, not only queued
+      transaction.onerror = transaction.onabort = () => reject(transaction.error || request.error);
     });
   } finally {
     db.close();

@@ -60,7 +60,7 @@ def test_each_file_is_sent_as_its_type_compressed_as_the_phone_accepts_and_cache
         assert answer.mimetype == FILES[name].split(";")[0]
         cache = answer.cache_control
         assert cache.public and cache.immutable and cache.max_age == MAX_AGE and not cache.no_cache
-        assert "Accept-Encoding" in answer.headers["Vary"]
+        assert answer.headers["Vary"] == "Accept-Encoding"  # not the language or the cookies: one copy for all
         again = client.get(url, headers={"Accept-Encoding": accepted, "If-None-Match": answer.headers["ETag"]})
         assert again.status_code == 304
 
@@ -68,6 +68,8 @@ def test_each_file_is_sent_as_its_type_compressed_as_the_phone_accepts_and_cache
 def test_the_wasm_is_application_wasm_for_streaming_compilation(served_app):
     answer = served_app.test_client().get(f"/pyodide/{VERSION}/pyodide.asm.wasm", headers={"Accept-Encoding": "br"})
     assert answer.headers["Content-Type"] == "application/wasm"
+    loader = served_app.test_client().get(f"/pyodide/{VERSION}/pyodide.mjs")
+    assert loader.headers["Content-Type"] == "text/javascript; charset=utf-8"
 
 
 @pytest.mark.parametrize(

@@ -21,14 +21,15 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Flask, abort, current_app, request, send_file, url_for
+from flask import Blueprint, Flask, Response, abort, current_app, request, url_for
+from werkzeug.utils import send_file
 
 bp = Blueprint("pyodide", __name__)
 
 #: What the loader fetches, with the type each is sent as.
 FILES = {
-    "pyodide.mjs": "text/javascript; charset=utf-8",
-    "pyodide.asm.mjs": "text/javascript; charset=utf-8",
+    "pyodide.mjs": "text/javascript",
+    "pyodide.asm.mjs": "text/javascript",
     "pyodide.asm.wasm": "application/wasm",
     "python_stdlib.zip": "application/zip",
     "pyodide-lock.json": "application/json",
@@ -39,6 +40,19 @@ ENCODINGS = {"br": ".br", "gzip": ".gz"}
 
 #: A year: the URL names the version.
 MAX_AGE = 365 * 24 * 3600
+
+
+class SameForEveryone(Response):
+    """An answer that depends on nothing but its URL and the encodings accepted. Every answer
+    of the app varies by its language and cookies (i18n.py), and the session cookie is signed
+    again at each page load: a phone's cache would then ask for 15 MB of Pyodide again at
+    every visit (answered 304, but a round trip each, on the room's Wi-Fi)."""
+
+    def get_wsgi_headers(self, environ):
+        headers = super().get_wsgi_headers(environ)
+        headers["Vary"] = "Accept-Encoding"
+        return headers
+
 
 _VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+-]{0,40}")
 
@@ -90,11 +104,17 @@ def runtime_file(version: str, name: str):
     if not path.is_file():
         abort(404)
     response = send_file(
-        path, mimetype=FILES[name], conditional=True, etag=f"{served}-{name}-{encoding or 'identity'}", max_age=MAX_AGE
+        path,
+        request.environ,
+        mimetype=FILES[name],
+        download_name=name,
+        conditional=True,
+        etag=f"{served}-{name}-{encoding or 'identity'}",
+        max_age=MAX_AGE,
+        response_class=SameForEveryone,
     )
     if encoding:
         response.headers["Content-Encoding"] = encoding  # Flask-Compress leaves it as it is
-    response.vary.add("Accept-Encoding")
     response.cache_control.public = True
     response.cache_control.immutable = True
     return response
