@@ -12,7 +12,7 @@ HOST   ?= 0.0.0.0
 PORT   ?= 5000
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages lock unicode-tables
+.PHONY: run dev test lint screens bench fuzz chromium postgresql clean messages lock unicode-tables pyodide
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,15 @@ messages: $(DEV)
 	  -w 120 -o $(CATALOGS)/messages.pot .
 	$(VENV)/bin/pybabel -q update -i $(CATALOGS)/messages.pot -d $(CATALOGS) --no-fuzzy-matching --ignore-obsolete -w 120
 
+# Pyodide for the phones (issue 45): the npm package pinned in pyodide.lock, its tarball checked
+# against the integrity pinned there (a mismatch is refused), only what a browser fetches
+# kept in vendor/pyodide/ (git-ignored), the standard library trimmed, each file compressed
+# once. VERSION is written last: the stamp. Without npm the app runs without it (a warning).
+PYODIDE := vendor/pyodide/VERSION
+$(PYODIDE): pyodide.lock tools/vendor_pyodide.py | $(SERVE)
+	$(PY) tools/vendor_pyodide.py
+pyodide: $(PYODIDE)
+
 # Browser tests drive Debian's Chromium; never `playwright install` (it downloads a browser).
 # Chromium, and a Japanese font so the browser tests measure (and screenshots show) Japanese
 # text as a phone draws it rather than as missing-glyph boxes.
@@ -80,17 +89,17 @@ postgresql:
 
 # Serve the table: every interface by default (HOST=127.0.0.1 keeps it private), gunicorn
 # with threads; the first lines printed are the address to open on the phones and its QR code.
-run: $(SERVE) $(MO)
+run: $(SERVE) $(MO) $(PYODIDE)
 	@$(PY) -m companion.serve --host $(HOST) --port $(PORT)
 
 # Flask's debug server with the reloader, for working on the code (this machine only).
-dev: $(SERVE) $(MO)
+dev: $(SERVE) $(MO) $(PYODIDE)
 	$(VENV)/bin/flask --app companion run --debug --host 127.0.0.1 --port $(PORT)
 
 # Tests write only to temporary folders: no bytecode caches in the checkout either. Three
 # workers on two cores: a third of the suite waits (on Chromium, on servers it boots), and
 # with one worker a core the suite took 5 min 41 s here, with three 4 min 36 s.
-test: $(DEV) chromium postgresql $(MO)
+test: $(DEV) chromium postgresql $(MO) $(PYODIDE)
 	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n 3
 
 # The lock files against pyproject.toml (tools/check_locks.py: offline, no index asked), lint,
@@ -104,10 +113,10 @@ lint: $(DEV)
 	$(VENV)/bin/lint-imports --no-cache
 
 # The browser tests again, keeping their screenshots in tests/e2e/screens/ (git-ignored) to look at.
-screens: $(DEV) chromium $(MO)
+screens: $(DEV) chromium $(MO) $(PYODIDE)
 	COMPANION_SCREENS=tests/e2e/screens PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/e2e
 
-bench: $(DEV) chromium postgresql $(MO)
+bench: $(DEV) chromium postgresql $(MO) $(PYODIDE)
 	$(PY) bench/capture_options.py
 	$(PY) bench/server.py
 	$(PY) bench/watch.py
@@ -116,6 +125,7 @@ bench: $(DEV) chromium postgresql $(MO)
 	$(PY) bench/stats.py
 	$(PY) bench/phones.py
 	$(PY) bench/painted.py
+	$(PY) bench/phone_start.py
 
 # The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
 # every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a
@@ -125,4 +135,4 @@ fuzz: $(DEV) $(MO)
 	COMPANION_FUZZ=1 PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/test_crawl.py tests/test_openapi.py -s --timeout 1800
 
 clean:
-	rm -rf $(VENV) .hypothesis
+	rm -rf $(VENV) .hypothesis vendor

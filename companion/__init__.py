@@ -36,9 +36,11 @@ __version__ = "0.1.0"
 _PACKAGE = Path(__file__).resolve().parent
 
 # No inline script anywhere, so the policy can forbid it (htmx's indicator styles are off).
+# WebAssembly may be compiled ('wasm-unsafe-eval': Pyodide's CPython, which runs the engines
+# on the phone, issue 45; it allows no eval of JavaScript), in a Web Worker from this origin.
 CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
     "object-src 'none'"
 )
 
@@ -278,23 +280,12 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         return response
 
     from companion import cli
-    from companion.views import api, events, games, offline, phone, play, players, rules, share, tally
+    from companion.views import api, events, games, offline, phone, play, players, pyodide, rules, share, tally
     from companion.views.common import CONVERTERS
 
     app.url_map.converters.update(CONVERTERS)  # before the rules that use them
-    for blueprint in (
-        games.bp,
-        play.bp,
-        events.bp,
-        share.bp,
-        api.bp,
-        rules.bp,
-        tally.bp,
-        players.bp,
-        offline.bp,
-        phone.bp,
-    ):
-        app.register_blueprint(blueprint)
+    for view in (games, play, events, share, api, rules, tally, players, offline, pyodide, phone):
+        app.register_blueprint(view.bp)
     from companion.views import assets
 
     app.view_functions["static"] = assets.static  # scripts and stylesheets minified, compressed once

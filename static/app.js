@@ -831,3 +831,36 @@ window.companionRoles = function () {
     typing = null;
   });
 }());
+
+// The referee on the phone itself (issue 45): on a game page whose body names a Python
+// bundle (data-phone-bundle), a Web Worker (static/phone.js; its URL names the Pyodide it
+// loads) boots Pyodide and the bundle once the page has loaded, so it never holds up a tap,
+// which goes to the server as before. window.companionPhone.ready resolves with the
+// worker's timings once companion.phone is imported (and rejects if it can't start);
+// call(op, payload) sends the payload as JSON to companion.phone.<op> (the worker holds
+// calls made before it is ready) and resolves with its answer, parsed, or rejects with its
+// error. Kept short: it is part of every page's first load (tests/test_page_weight.py).
+(function () {
+  "use strict";
+  var d = document.body.dataset, n = 0, q = {}, w;
+  if (!d.phoneBundle) { return; }
+  w = new Worker(d.phoneWorker, { type: "module" });
+  window.companionPhone = {
+    ready: new Promise(function (y, f) { q[0] = [y, f]; w.onerror = f; }),
+    call: function (op, p) {
+      return new Promise(function (y, f) {
+        q[++n] = [y, f];
+        w.postMessage({ id: n, op: op, args: JSON.stringify(p) });
+      });
+    }
+  };
+  // A call's answer {id, ok, result / error}, or the worker's {ready: true, ms} / {ready: false, error}.
+  w.onmessage = function (e) {
+    var m = e.data, c = q[m.id || 0];
+    c[m.ok || m.ready ? 0 : 1](m.ms || (m.ok ? JSON.parse(m.result) : Error(m.error)));
+    delete q[m.id];
+  };
+  addEventListener("load", function () {
+    setTimeout(function () { w.postMessage({ bundle: d.phoneBundle }); });
+  });
+}());

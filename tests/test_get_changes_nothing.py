@@ -74,6 +74,8 @@ def a_referees_table(client, app, game) -> dict:
         "token": token,
         "game": game,
         "filename": "app.css",
+        "version": "314.0.7",  # Pyodide's files (views/pyodide.py)
+        "name": "pyodide.asm.wasm",
         "player_id": roster[sample["players"][0]],
         "change_id": change,
         "table": "games",
@@ -137,6 +139,8 @@ def test_no_post_without_its_token_changes_anything(csrf_app, game):
         "player_id": store.roster()[0]["id"],
         "change_id": 1,
         "filename": "app.css",
+        "version": "314.0.7",  # Pyodide's files (views/pyodide.py)
+        "name": "pyodide.asm.wasm",
         "table": "games",
     }
     before = snapshot(csrf_app)

@@ -9,17 +9,24 @@ import hashlib
 
 from flask import Blueprint, Response, render_template, request, url_for
 
+from companion.views.pyodide import served_version
+
 bp = Blueprint("offline", __name__)
 
-#: What a page needs besides its HTML, cached when the worker installs.
-SHELL = ("app.css", "pages.css", "app.js", "htmx.min.js", "icon.svg", "icon-192.png", "manifest.json")
+#: What a page needs besides its HTML, cached when the worker installs (phone.js: the
+#: phone's referee, a few KB; Pyodide's 15 MB are kept as they are first fetched instead).
+SHELL = ("app.css", "pages.css", "app.js", "phone.js", "htmx.min.js", "icon.svg", "icon-192.png", "manifest.json")
 
 
 @bp.get("/sw.js")
 def worker():
     shell = [url_for("static", filename=name) for name in SHELL]
     version = hashlib.sha256("\n".join(shell).encode()).hexdigest()[:12]
-    body = render_template("offline/sw.js", shell=shell, version=version)
+    # Pyodide's files are kept in a cache of their own, named by their version: a new shell
+    # keeps them, a new Pyodide replaces them.
+    pyodide = served_version()
+    runtime = f"companion-pyodide-{pyodide}" if pyodide else ""
+    body = render_template("offline/sw.js", shell=shell, version=version, runtime=runtime)
     # Checked on every visit (a worker is never served stale), and allowed to control every page;
     # unchanged, the check is answered 304 with nothing in it (a repeat load sends no bytes).
     response = Response(body, mimetype="text/javascript", headers={"Cache-Control": "no-cache"})

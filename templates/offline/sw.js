@@ -7,6 +7,10 @@
 var SHELL = {{ shell|tojson }};
 var CACHE = "companion-shell-{{ version }}";
 var PAGES = "companion-pages";
+// Pyodide (the phone's own referee: static/phone.js), kept as it is first fetched rather than
+// at install (15 MB would hold up the first page), in a cache named by its version, which
+// outlives the shell's: "" when the server has no Pyodide.
+var RUNTIME = {{ runtime|tojson }};
 var MAX_PAGES = 40;
 
 self.addEventListener("install", function (event) {
@@ -18,7 +22,8 @@ self.addEventListener("install", function (event) {
 self.addEventListener("activate", function (event) {
   event.waitUntil(caches.keys().then(function (keys) {
     return Promise.all(keys.filter(function (key) {
-      return key.indexOf("companion-shell-") === 0 && key !== CACHE;
+      return (key.indexOf("companion-shell-") === 0 && key !== CACHE) ||
+        (key.indexOf("companion-pyodide-") === 0 && key !== RUNTIME);
     }).map(function (key) { return caches.delete(key); }));
   }).then(function () { return self.clients.claim(); }));
 });
@@ -83,6 +88,17 @@ self.addEventListener("fetch", function (event) {
           caches.open(CACHE).then(function (cache) { cache.put(request, copy); });
         }
         return response;
+      });
+    }));
+  } else if (url.pathname.indexOf("/pyodide/") === 0 && RUNTIME) {
+    // Pyodide's URLs name its version and never change: the cache first, each file kept
+    // whole once fetched (a partial answer is not kept).
+    event.respondWith(caches.open(RUNTIME).then(function (cache) {
+      return cache.match(request).then(function (hit) {
+        return hit || fetch(request).then(function (response) {
+          if (response.status === 200) { cache.put(request, response.clone()); }
+          return response;
+        });
       });
     }));
   } else if (request.mode === "navigate") {
