@@ -188,6 +188,8 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         # before. An unchanged poll is a 0-byte 204.
         POLL_SECONDS=0.5,
         PUSH_POLL_SECONDS=10,
+        # A referee's page starts the engines in the phone (issue 45), which answer its taps.
+        PHONE_REFEREE=True,
         # Streams open at once per server process: each holds one of gunicorn's 8 threads, so half
         # of them stay free for the moves (a stream also ends after 25 s: views/events.py).
         PUSH_STREAMS=4,

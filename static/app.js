@@ -112,7 +112,7 @@ window.companionRoles = function () {
   document.addEventListener("input", function (e) {
     var m = e.target && e.target.name && /^player(\d+)$/.exec(e.target.name);
     var option = m && document.querySelector('#dealer option[value="' + m[1] + '"]');
-    var seat = document.querySelector('label[for="player' + m[1] + '"]');
+    var seat = option && document.querySelector('label[for="player' + m[1] + '"]');
     if (option) { option.textContent = e.target.value.trim() || (seat ? seat.textContent.trim() : m[1]); }
   });
 }());
@@ -160,20 +160,14 @@ window.companionRoles = function () {
 // [data-pending] carries the players of the next cards, and the cards after which the
 // order is no longer certain: board/<game>.py, turns).
 //
-// Once the page's worker runs the engines (issue 45: window.companionPhone, static/phone.js),
-// a referee's tap is answered on this phone instead: the worker applies it with the same
-// engine and renders the server's own answer (companion/phone.py), with or without the
-// network. A tap it applied waits here the same way, to be sent; the board already shows
-// it, so nothing is threaded on it and the banner shows only while the connection is down
-// or the server busy. Where the server's answer differs, its board stands (as above), and the
-// phone takes the server's game again. The phone's game is kept here too (localStorage,
-// "companion.phone:<game>"), so a page reloaded offline goes on from it.
+// Once the phone referees itself (issue 45: static/phone-page.js, window.companionReferee),
+// a tap it applied waits here the same way, to be sent; the board already shows it, so
+// nothing is threaded on it and the banner shows only while it can't be sent. Where the
+// server's answer differs, its board stands (as above), and the phone takes its game again.
 (function () {
   "use strict";
   var sending = false, timer = null, memory = {}, busy = false, failed = false;
-  // The phone's referee: the version of the game it holds (null: none, or not the page's),
-  // the links and settings the server gave with it, and its answers in order.
-  var phone = { version: null, page: null, chain: Promise.resolve(), taking: false };
+  function playing() { return window.companionReferee && window.companionReferee.playing(); }
 
   function box() { return document.getElementById("waiting"); }
   function storeKey() { var b = box(); return b ? "companion.waiting:" + b.dataset.game : null; }
@@ -415,7 +409,7 @@ window.companionRoles = function () {
       var rest = load().filter(function (e) { return e.id !== entry.id; });
       var applied = answer.status === 200 && answer.version > entry.version;
       var here = applied && playing();  // the phone showed it already: its board stands
-      if (!applied) { forget(); }  // the server's game stands: the phone takes it again
+      if (!applied && window.companionReferee) { window.companionReferee.forget(); }  // the server's game stands
       if (!here && (answer.status === 200 || answer.status === 409 || answer.status === 422)) {
         window.htmx.swap("#live", answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
         inView();
@@ -454,129 +448,23 @@ window.companionRoles = function () {
     if (window.companionInView) { window.companionInView(); }
   }
 
-  // -- the referee in the phone ----------------------------------------------------------
-
-  function shownVersion() {
-    var v = document.getElementById("version");
-    return v ? Number(v.value) : -1;
-  }
-  function playing() { return phone.version !== null && phone.version === shownVersion(); }
-  function phoneKey() { return "companion.phone:" + box().dataset.game; }
-  function posted(formData) {
-    var fields = [];
-    formData.forEach(function (value, name) {
-      if (name !== "entry" && name !== "server" && typeof value === "string") { fields.push([name, value]); }
-    });
-    return fields;
-  }
-  function call(op, payload) {
-    return window.companionPhone.call(op, JSON.stringify(payload)).then(function (answer) {
-      return typeof answer === "string" ? JSON.parse(answer) : answer;
-    });
-  }
-
-  // One tap answered by the phone: its board swapped in as the server's would be, the page's
-  // address kept with the question it asks, the tap waiting to be sent if it was applied.
-  // One at a time, in order. A tap the phone's engine cannot read goes to the server.
-  function here(op, payload, d, version) {
-    payload.current = window.location.href;
-    phone.chain = phone.chain.then(function () {
-      return call(op, payload).then(function (answer) {
-        if (!answer.status) { server(d); return; }
-        phone.version = answer.version;
-        window.htmx.swap("#live", answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
-        if (answer.address) { window.history.replaceState(window.history.state, "", answer.address); }
-        inView();
-        if (op === "tap" && answer.applied) { enqueue(d.formData, version); }
-        remember();
-      });
-    }).catch(function () {
-      phone.version = null;  // the worker failed: the server answers from now on
-      server(d);
-    });
-  }
-  function server(d) {
-    var values = {};
-    d.formData.forEach(function (value, name) {
-      if (typeof value !== "string") { return; }
-      if (values[name] === undefined) { values[name] = value; }
-      else { values[name] = [].concat(values[name], value); }
-    });
-    values.server = "1";  // not answered here again (removed before it is sent)
-    window.htmx.ajax(d.verb.toUpperCase(), d.path, { source: d.elt, target: "#live", swap: "outerHTML", values: values });
-  }
-
-  // The phone's game for a reload without the network, with how the page links.
-  function remember() {
-    call("record", {}).then(function (record) {
-      try { window.localStorage.setItem(phoneKey(), JSON.stringify(Object.assign(record, phone.page))); }
-      catch (e) { /* no room: a reload takes the server's */ }
-    });
-  }
-  function forget() {
-    phone.version = null;
-    try { window.localStorage.removeItem(phoneKey()); } catch (e) { /* none kept */ }
-  }
-  function take(record) {
-    phone.page = { routes: record.routes, config: record.config };
-    var body = Object.assign({}, record, { language: document.documentElement.lang || "en", csrf: csrf() });
-    return call("take", body).then(function (answer) { phone.version = answer.version; });
-  }
-  // The phone takes the game the page shows: its own kept copy when it is that version (a
-  // reload, maybe offline), else the server's (none waiting to be sent: the server has all).
-  function takeShown() {
-    var b = box();
-    if (!b || watching() || !b.dataset.phone || !window.companionPhone || phone.taking || playing()) { return; }
-    var kept = null;
-    try { kept = JSON.parse(window.localStorage.getItem(phoneKey()) || "null"); } catch (e) { kept = null; }
-    phone.taking = true;
-    var ready = window.companionPhone.ready;
-    var taking = kept && kept.row.version === shownVersion() ? ready.then(function () { return take(kept); }) :
-      load().length || navigator.onLine === false ? Promise.resolve() :
-        ready.then(function () {
-          return window.fetch(b.dataset.phone, { credentials: "same-origin", cache: "no-store" });
-        }).then(function (response) {
-          if (!response.ok) { throw new Error(String(response.status)); }
-          return response.json();
-        }).then(function (record) {
-          if (record.row.version === shownVersion()) { return take(record); }
-        });
-    taking.catch(function () { /* not now: the server answers */ }).then(function () {
-      phone.taking = false;
-      if (!playing() && phone.version !== null) { phone.version = null; }
-    });
-  }
-  document.addEventListener("htmx:afterSettle", function () { if (!playing() && !load().length) { takeShown(); } });
-
   function played(code) {
     var c = document.getElementById("pick-" + code);
     return c && c.getAttribute("aria-disabled") === "true";
   }
 
+  // What the phone's referee uses of this (static/phone-page.js).
+  window.companionWaiting = {
+    enqueue: enqueue, load: load, save: save, inView: inView, csrf: csrf,
+    sending: function () { return sending; }
+  };
+
   document.addEventListener("htmx:configRequest", function (e) {
     var d = e.detail;
     if (!box() || watching()) { return; }
-    if (d.verb === "get" && playing() && d.elt && d.elt.closest && d.elt.closest("button.cancel, .cant-go")) {
-      e.preventDefault();  // a choice cancelled, 100's hand to show: the board as it stands
-      here("show", { reveal: /[?&]reveal=1/.test(d.path) }, d, null);
-      return;
-    }
     if (d.verb !== "post") { return; }
-    if (isMove(d.path) && playing() && !d.parameters.server) {
-      e.preventDefault();
-      here("tap", { fields: posted(d.formData) }, d, d.formData.get("version"));
-      return;
-    }
-    if (isUndo(d.path) && playing() && load().length && !(sending && load().length === 1)) {
-      e.preventDefault();  // the last tap, not sent yet: taken back here, never sent
-      var waiting = load();
-      waiting.pop();
-      save(waiting);
-      here("undo", {}, d, null);
-      return;
-    }
     if (isMove(d.path)) {
-      delete d.parameters.server;
+      delete d.parameters.server;  // sent here by the phone's referee (static/phone-page.js)
       d.parameters.entry = newId();
       if (load().length || navigator.onLine === false) {
         e.preventDefault();
@@ -629,7 +517,6 @@ window.companionRoles = function () {
   document.addEventListener("DOMContentLoaded", function () {
     unsent();
     if (load().length) { show(load()); later(); flush(); }
-    if (window.companionPhone) { takeShown(); }
   });
 }());
 
@@ -839,14 +726,20 @@ window.companionRoles = function () {
 // worker's timings once companion.phone is imported (and rejects if it can't start);
 // call(op, payload) sends the payload as JSON to companion.phone.<op> (the worker holds
 // calls made before it is ready) and resolves with its answer, parsed, or rejects with its
-// error. Kept short: it is part of every page's first load (tests/test_page_weight.py).
+// error. Once ready, it loads the page's part of the referee (static/phone-page.js). Kept
+// short: it is part of every page's first load (tests/test_page_weight.py).
 (function () {
   "use strict";
   var d = document.body.dataset, n = 0, q = {}, w;
   if (!d.phoneBundle) { return; }
   w = new Worker(d.phoneWorker, { type: "module" });
   window.companionPhone = {
-    ready: new Promise(function (y, f) { q[0] = [y, f]; w.onerror = f; }),
+    ready: new Promise(function (y, f) { q[0] = [y, f]; w.onerror = f; }).then(function (ms) {
+      var s = document.createElement("script");
+      s.src = d.phonePage;
+      document.head.appendChild(s);
+      return ms;
+    }),
     call: function (op, p) {
       return new Promise(function (y, f) {
         q[++n] = [y, f];

@@ -7,7 +7,9 @@ ceilings are where the page is now with a little room: they stop it growing whil
 of the way is found. 27.2 KB brotli and 30.4 gzip after issue 34 (from 38.8 and 36.5);
 27.8 and 31.1 after issue 44, whose page keeps a copy of itself for a reload without the
 network (about 190 bytes of script in gzip) and gives five names on a phone the room each
-needs (about 90 of style)."""
+needs (about 90 of style). 28.1 and 31.4 after issue 45, whose page starts the phone's
+referee (a worker made and called, about 350 bytes; the referee's own script, phone-page.js,
+is loaded only once the worker is ready): issue 45 sets the bar at 32 KB gzip."""
 
 import pytest
 
@@ -15,7 +17,7 @@ from companion import games, web
 from tests.conftest import become_referee
 from tests.weight import first_load
 
-CEILING = {"br": 28.0 * 1024, "gzip": 31.3 * 1024}
+CEILING = {"br": 28.5 * 1024, "gzip": 32.0 * 1024}
 
 
 @pytest.mark.parametrize("game", games.GAMES)

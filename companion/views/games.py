@@ -6,7 +6,7 @@ import json
 import re
 import secrets
 
-from flask import Blueprint, Response, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, current_app, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
 from companion import games
@@ -154,7 +154,7 @@ def show(game_id: str):
     notice = just_joined()
     context = board_context(table, row, reveal=reveal, notice=notice, **asked)
     # A referee's page starts the engines in the phone (issue 45): its taps are answered there.
-    phone_bundle = phone.bundle_url() if context["referee"] else None
+    phone_bundle = phone.bundle_url() if context["referee"] and current_app.config["PHONE_REFEREE"] else None
     return render_template("play/page.html", phone_bundle=phone_bundle, **context)
 
 

@@ -81,13 +81,17 @@ def served_version(app: Flask | None = None) -> str | None:
 @bp.app_template_global()
 def phone_runtime() -> dict[str, str] | None:
     """What a page needs to start the phone's referee: the worker script's URL, which names
-    the folder Pyodide loads from (``/static/phone.js?pyodide=/pyodide/<version>/&v=...``);
-    None without Pyodide."""
+    the folder Pyodide loads from (``/static/phone.js?pyodide=/pyodide/<version>/&v=...``),
+    and the page's part, loaded once the worker is ready; None without Pyodide."""
     served = served_version()
     if served is None:
         return None
     index = url_for("pyodide.runtime_file", version=served, name="pyodide.mjs").rsplit("/", 1)[0] + "/"
-    return {"worker": url_for("static", filename="phone.js", pyodide=index), "index": index}
+    return {
+        "worker": url_for("static", filename="phone.js", pyodide=index),
+        "page": url_for("static", filename="phone-page.js"),
+        "index": index,
+    }
 
 
 @bp.get("/pyodide/<version>/<name>")

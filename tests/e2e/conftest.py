@@ -45,7 +45,16 @@ def browser_context_args(browser_context_args):
 
 def e2e_app(path, **config):
     # The suite starts games faster than any table (the real limit is tested in test_limits.py).
-    config = {"DATABASE": str(path / "e2e.db"), "SECRET_KEY": "e2e", "CREATE_LIMIT": "10000 per minute", **config}
+    # The server answers every tap, as before the phone refereed (issue 45), unless a test
+    # asks for the phone's referee (PHONE_REFEREE=True): its worker would otherwise take over
+    # mid-test, whenever Pyodide happened to be ready.
+    config = {
+        "DATABASE": str(path / "e2e.db"),
+        "SECRET_KEY": "e2e",
+        "CREATE_LIMIT": "10000 per minute",
+        "PHONE_REFEREE": False,
+        **config,
+    }
     return create_app(config, instance_path=str(path))
 
 

@@ -1,0 +1,145 @@
+// companion's referee in the phone, the page's part (issue 45). static/app.js loads this once
+// the page's worker runs the engines (window.companionPhone, static/phone.js): it is no part
+// of the page's first load, and until it runs every tap is the server's to answer.
+//
+// The phone takes the game the page shows (GET /games/<id>/phone, or the copy it kept here),
+// then answers a referee's taps itself: a move, Undo of a tap not sent yet, a choice
+// cancelled, 100's hand to show. companion/phone.py applies the tap with the same engine and
+// renders the server's own answer (byte for byte: tests/test_phone_render.py); its board is
+// swapped in as the server's would be, and the page's address keeps the question it asks. A
+// tap it applied waits in app.js's queue to be sent (the same versions and entry ids: the
+// server applies it once, and stays the record). Where the server's answer differs (another
+// phone moved first, a refusal, a question), app.js shows the server's board and says why,
+// and the phone takes the server's game again. The phone's game is kept in localStorage
+// ("companion.phone:<game>") after each answer, so a page reloaded offline goes on from it.
+// A tap the phone's engine cannot read as a move goes to the server.
+(function () {
+  "use strict";
+  var waiting = window.companionWaiting;
+  // The version of the game the phone holds (null: none), the links and settings the server
+  // gave with it, its answers in order, and whether it is taking a game.
+  var phone = { version: null, page: null, chain: Promise.resolve(), taking: false };
+
+  function box() { return document.getElementById("waiting"); }
+  function watching() { var b = box(); return !b || b.hasAttribute("data-watching"); }
+  function shownVersion() {
+    var v = document.getElementById("version");
+    return v ? Number(v.value) : -1;
+  }
+  function playing() { return phone.version !== null && phone.version === shownVersion() && !watching(); }
+  function phoneKey() { return "companion.phone:" + box().dataset.game; }
+  function isMove(path) { return /\/moves$/.test(path || ""); }
+  function isUndo(path) { return /\/undo$/.test(path || ""); }
+  function posted(formData) {
+    var fields = [];
+    formData.forEach(function (value, name) {
+      if (name !== "entry" && name !== "server" && typeof value === "string") { fields.push([name, value]); }
+    });
+    return fields;
+  }
+  function call(op, payload) { return window.companionPhone.call(op, payload); }
+
+  // One tap answered here: its board swapped in, the address kept with the question it asks,
+  // the tap waiting to be sent if it was applied. One at a time, in order.
+  function here(op, payload, d, version) {
+    payload.current = window.location.href;
+    phone.chain = phone.chain.then(function () {
+      return call(op, payload).then(function (answer) {
+        if (!answer.status) { server(d); return; }
+        phone.version = answer.version;
+        window.htmx.swap("#live", answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
+        if (answer.address) { window.history.replaceState(window.history.state, "", answer.address); }
+        waiting.inView();
+        if (op === "tap" && answer.applied) { waiting.enqueue(d.formData, version); }
+        remember();
+      });
+    }).catch(function () {
+      phone.version = null;  // the worker failed: the server answers from now on
+      server(d);
+    });
+  }
+  // The server answers it (htmx, as before this file ran).
+  function server(d) {
+    var values = {};
+    d.formData.forEach(function (value, name) {
+      if (typeof value !== "string") { return; }
+      values[name] = values[name] === undefined ? value : [].concat(values[name], value);
+    });
+    values.server = "1";  // not answered here again (app.js leaves it out)
+    window.htmx.ajax(d.verb.toUpperCase(), d.path, { source: d.elt, target: "#live", swap: "outerHTML", values: values });
+  }
+
+  // The phone's game for a reload without the network, with how the page links.
+  function remember() {
+    call("record", {}).then(function (record) {
+      try { window.localStorage.setItem(phoneKey(), JSON.stringify(Object.assign(record, phone.page))); }
+      catch (e) { /* no room: a reload takes the server's */ }
+    });
+  }
+  function forget() {
+    phone.version = null;
+    try { window.localStorage.removeItem(phoneKey()); } catch (e) { /* none kept */ }
+  }
+  function take(record) {
+    phone.page = { routes: record.routes, config: record.config };
+    var body = Object.assign({}, record, { language: document.documentElement.lang || "en", csrf: waiting.csrf() });
+    return call("take", body).then(function (answer) { phone.version = answer.version; });
+  }
+  // The phone takes the game the page shows: its own copy when it is that version (a reload,
+  // maybe offline), else the server's (with no tap waiting: then the server has them all).
+  function takeShown() {
+    var b = box();
+    if (watching() || !b.dataset.phone || phone.taking || playing()) { return; }
+    var kept = null;
+    try { kept = JSON.parse(window.localStorage.getItem(phoneKey()) || "null"); } catch (e) { kept = null; }
+    var taking;
+    if (kept && kept.row.version === shownVersion()) {
+      taking = take(kept);
+    } else if (waiting.load().length || navigator.onLine === false) {
+      return;
+    } else {
+      taking = window.fetch(b.dataset.phone, { credentials: "same-origin", cache: "no-store" })
+        .then(function (response) {
+          if (!response.ok) { throw new Error(String(response.status)); }
+          return response.json();
+        }).then(function (record) {
+          if (record.row.version === shownVersion()) { return take(record); }
+        });
+    }
+    phone.taking = true;
+    taking.catch(function () { phone.version = null; }).then(function () { phone.taking = false; });
+  }
+
+  // Taps, before app.js sees them (capture): answered here while the phone holds the game
+  // the page shows.
+  document.addEventListener("htmx:configRequest", function (e) {
+    var d = e.detail;
+    if (!playing()) { return; }
+    var answer = null;
+    if (d.verb === "get" && d.elt && d.elt.closest && d.elt.closest("button.cancel, .cant-go")) {
+      answer = function () { here("show", { reveal: /[?&]reveal=1/.test(d.path) }, d, null); };
+    } else if (d.verb === "post" && isMove(d.path) && !d.parameters.server) {
+      answer = function () { here("tap", { fields: posted(d.formData) }, d, d.formData.get("version")); };
+    } else if (d.verb === "post" && isUndo(d.path) && waiting.load().length &&
+      !(waiting.sending() && waiting.load().length === 1)) {
+      answer = function () {  // the last tap, not sent yet: taken back here, and never sent
+        var queue = waiting.load();
+        queue.pop();
+        waiting.save(queue);
+        here("undo", {}, d, null);
+      };
+    }
+    if (answer) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      answer();
+    }
+  }, true);
+  // A board the server sent (another phone's move, a tap it answered): the phone takes that game.
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!playing() && !waiting.load().length) { takeShown(); }
+  });
+
+  window.companionReferee = { playing: playing, forget: forget };
+  takeShown();
+}());
