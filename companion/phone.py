@@ -250,11 +250,14 @@ def _undone_confirmed(now: dict, before: dict) -> int | None:
 
 
 def record(payload: str = "{}") -> str:
-    """The game as this phone has it, as :func:`take` takes it, with the games before each
-    move it applied (what Undo gives back): kept on the phone for a reload without the
-    network."""
+    """The game as this phone has it, as :func:`take` takes it, with the games before the
+    last ``keep`` moves it applied (``{"keep": n}``: the taps not sent yet, which Undo takes
+    back here; the others are forgotten): kept on the phone for a reload without the network."""
     assert _game is not None
     game = _game
+    keep = json.loads(payload).get("keep")
+    if keep is not None:
+        game.before = game.before[len(game.before) - int(keep) :] if keep else []
     row = {k: game.row[k] for k in ROW_KEYS}
     rules = game.table.rules
     before = [

@@ -731,7 +731,7 @@ window.companionRoles = function () {
 (function () {
   "use strict";
   var d = document.body.dataset, n = 0, q = {}, w;
-  if (!d.phoneBundle) { return; }
+  if (!d.phoneBundle || !window.Worker) { return; }
   w = new Worker(d.phoneWorker, { type: "module" });
   window.companionPhone = {
     ready: new Promise(function (y, f) { q[0] = [y, f]; w.onerror = f; }).then(function (ms) {

@@ -143,6 +143,20 @@ def test_a_reloaded_phone_goes_on_from_what_it_kept(fixed_app, game):
     both.compare(server, json.loads(phone.show(json.dumps({"current": current}))), "shown")
 
 
+def test_the_phone_keeps_for_undo_only_the_taps_not_sent_yet(fixed_app):
+    """``record(keep=n)``: the games before the last n taps (those still waiting to be sent)
+    are kept for Undo; the server undoes the others."""
+    players, steps = script("tablanette")
+    both = Both(fixed_app, "tablanette", players, "en")
+    for step in steps[:3]:
+        both.tap(step.move)
+    kept = json.loads(phone.record(json.dumps({"keep": 1})))
+    assert len(kept["before"]) == 1
+    phone.take(json.dumps(kept | {"language": "en", "csrf": TOKEN} | _page_of(both)))
+    both.undo()  # the last tap, kept
+    assert json.loads(phone.undo(json.dumps({"current": ""}))) == {"status": 0}  # the rest: the server's
+
+
 def _page_of(both: Both) -> dict:
     record = both.client.get(f"/games/{both.id}/phone").get_json()
     return {"routes": record["routes"], "config": record["config"]}
