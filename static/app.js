@@ -331,6 +331,7 @@ window.companionRoles = function () {
       var copy = document.documentElement.cloneNode(true), b = copy.querySelector("#waiting");
       var banner = copy.querySelector("#net-error");
       unshow(copy);
+      copy.querySelectorAll("script.added").forEach(function (s) { s.remove(); });
       delete b.dataset.sending;  // its class "sending" is set anew with the taps shown again
       banner.hidden = true;
       delete banner.dataset.sticky;
@@ -737,6 +738,7 @@ window.companionRoles = function () {
     ready: new Promise(function (y, f) { q[0] = [y, f]; w.onerror = f; }).then(function (ms) {
       var s = document.createElement("script");
       s.src = d.phonePage;
+      s.className = "added";  // not in the copy kept for a reload (keep): its page loads it anew
       document.head.appendChild(s);
       return ms;
     }),

@@ -79,11 +79,13 @@ self.addEventListener("fetch", function (event) {
   var request = event.request;
   var url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin) { return; }
-  if (url.pathname.indexOf("/static/") === 0) {
-    // Versioned URLs (?v=<hash>) never change: the cache first.
+  var bundle = /^\/phone\/[0-9a-f]+\.zip$/.test(url.pathname);
+  if (url.pathname.indexOf("/static/") === 0 || bundle) {
+    // Versioned URLs (?v=<hash>; the phone's Python bundle, named by its contents) never
+    // change: the cache first.
     event.respondWith(caches.match(request).then(function (hit) {
       return hit || fetch(request).then(function (response) {
-        if (response.ok && url.search) {
+        if (response.ok && (url.search || bundle)) {
           var copy = response.clone();
           caches.open(CACHE).then(function (cache) { cache.put(request, copy); });
         }
