@@ -188,7 +188,8 @@ def tap(payload: str) -> str:
         game.before.append((dict(game.row), game.state, game.said, list(game.history)))
         _applied(game, state, rules.narrate(state, move))
         answer = _render(game, game.row["view"], view, deals, 200)
-        return _finish(answer | {"applied": True, "move": move}, current)
+        state_digest = taps.state_digest(rules, game.state)
+        return _finish(answer | {"applied": True, "move": move, "state": state_digest}, current)
 
 
 def _applied(game: Game, state: Any, said: Any) -> None:

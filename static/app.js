@@ -346,14 +346,14 @@ window.companionRoles = function () {
     banner.hidden = false;
   }
 
-  function enqueue(parameters, version, entry) {
+  function enqueue(parameters, version, entry, state) {
     var queue = load();
     var fields = [];
     parameters.forEach(function (value, name) {
       if (name !== "version" && name !== "entry" && typeof value === "string") { fields.push([name, value]); }
     });
     if (queue.length) { version = queue[queue.length - 1].version + 1; }
-    queue.push({ id: entry || newId(), version: Number(version), fields: fields });
+    queue.push({ id: entry || newId(), version: Number(version), fields: fields, state: state });
     save(queue);
     later();
     flush();  // the phone may still be online (a lost answer, a server restarting): try at once
@@ -395,7 +395,8 @@ window.companionRoles = function () {
       headers: { "HX-Request": "true", "X-CSRFToken": csrf(), "HX-Current-URL": window.location.href },
     }).then(function (response) {
       return response.text().then(function (html) {
-        return { status: response.status, version: Number(response.headers.get("X-Version")), html: html };
+        var headers = response.headers;
+        return { status: response.status, version: Number(headers.get("X-Version")), state: headers.get("X-State"), html: html };
       });
     }).then(function (answer) {
       sending = false;
@@ -409,8 +410,10 @@ window.companionRoles = function () {
       failed = false;
       var rest = load().filter(function (e) { return e.id !== entry.id; });
       var applied = answer.status === 200 && answer.version > entry.version;
-      var here = applied && playing();  // the phone showed it already: its board stands
-      if (!applied && window.companionReferee) { window.companionReferee.forget(); }  // the server's game stands
+      // Applied, but to another game than the phone's (its rules are newer, say): the server's stands.
+      var differs = applied && entry.state && answer.state && entry.state !== answer.state;
+      var here = applied && !differs && playing();  // the phone showed it already: its board stands
+      if ((!applied || differs) && window.companionReferee) { window.companionReferee.forget(); }
       if (!here && (answer.status === 200 || answer.status === 409 || answer.status === 422)) {
         window.htmx.swap("#live", answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
         inView();
@@ -419,7 +422,8 @@ window.companionRoles = function () {
         // Its cards are played: no longer waiting, and not given back to tap (unshow gives
         // back the cards of taps not recorded, when the board was not swapped in anew).
         codes(entry).forEach(function (code) { var c = control(code); if (c) { c.classList.remove("queued"); } });
-        save(rest);
+        save(differs ? [] : rest);  // what came after it was worked out from the phone's game: not sent
+        if (differs) { say(box().dataset.differs.replace("{card}", named([entry]))); }
         flush();
         settled();
         return;

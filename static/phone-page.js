@@ -50,7 +50,7 @@
         put(answer.html);
         if (answer.address) { window.history.replaceState(window.history.state, "", answer.address); }
         waiting.inView();
-        if (op === "tap" && answer.applied) { waiting.enqueue(d.formData, version); }
+        if (op === "tap" && answer.applied) { waiting.enqueue(d.formData, version, null, answer.state); }
         remember();
       });
     }).catch(function () {
@@ -176,10 +176,13 @@
       answer();
     }
   }, true);
-  // A board the server sent (another phone's move, a tap it answered): the phone takes that game.
-  document.addEventListener("htmx:afterSettle", function () {
+  // A board the server sent (another phone's move, a tap it answered; app.js's companion:sent
+  // once the taps it answered are out of the queue): the phone takes that game.
+  function again() {
     if (!playing() && !waiting.load().length) { takeShown(); }
-  });
+  }
+  document.addEventListener("htmx:afterSettle", again);
+  document.addEventListener("companion:sent", again);
 
   window.companionReferee = { playing: playing, forget: forget };
   takeShown();

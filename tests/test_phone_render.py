@@ -55,6 +55,8 @@ class Both:
         assert said["html"] == server.get_data(as_text=True), what
         assert said["version"] == int(server.headers["X-Version"]), what
         assert said["address"] == server.headers.get("HX-Replace-Url"), what
+        if said.get("applied") and "state" in said:  # the game the phone worked out is the server's
+            assert said["state"] == server.headers["X-State"], what
         self.version = said["version"]
         self.compared += 1
         return said

@@ -4,8 +4,10 @@ fields, the choice asked again after a refused answer, and the page's address af
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from companion.board.links import url_for
 from companion.errors import AmbiguousMove, MoveError
@@ -62,3 +64,11 @@ def address(game_id: str, context: dict, current: str) -> str | None:
     if "ask=" in current or "reveal=" in current:
         return url_for("games.show", game_id=game_id)
     return None
+
+
+def state_digest(rules: Any, state: Any) -> str:
+    """A game's state in a few characters: the server sends it with each answer to a move
+    (``X-State``), and the phone compares it with the state it worked out for the same tap;
+    where they differ (the server's rules are newer) the server's game stands."""
+    text = json.dumps(rules.dump(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

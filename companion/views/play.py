@@ -98,7 +98,7 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, sai
     context = board_context(table, row, view, said, **extra)
     # The version the answer shows: a phone sending its waiting taps tells by it whether a
     # tap was applied (one more than it sent) or answered with a question (the same).
-    headers = {"X-Version": str(row["version"])}
+    headers = {"X-Version": str(row["version"]), "X-State": taps.state_digest(table.rules, row["state"])}
     if not htmx:
         return render_template("play/page.html", **context), status, headers
     address = taps.address(row["id"], context, htmx.current_url or "")
