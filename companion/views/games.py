@@ -153,8 +153,9 @@ def show(game_id: str):
     reveal = request.args.get("reveal") == "1"
     notice = just_joined()
     context = board_context(table, row, reveal=reveal, notice=notice, **asked)
-    # A referee's page starts the engines in the phone (issue 45): its taps are answered there.
-    phone_bundle = phone.bundle_url() if context["referee"] and current_app.config["PHONE_REFEREE"] else None
+    # The game page starts the engines in the phone (issue 45): a referee's taps are answered
+    # there; a watcher's phone keeps them (and its snapshot) for the day it referees.
+    phone_bundle = phone.bundle_url() if current_app.config["PHONE_REFEREE"] else None
     return render_template("play/page.html", phone_bundle=phone_bundle, **context)
 
 
