@@ -326,7 +326,8 @@ window.companionRoles = function () {
   function keep() {
     var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
     if (!worker || !box() || keeping) { return; }
-    keeping = window.setTimeout(function () {  // once, after the answer is shown
+    keeping = 1;
+    afterPaint(function () {  // once, after the answer is painted
       keeping = 0;
       var copy = document.documentElement.cloneNode(true), b = copy.querySelector("#waiting");
       var banner = copy.querySelector("#net-error");
@@ -337,6 +338,13 @@ window.companionRoles = function () {
       delete banner.dataset.sticky;
       worker.postMessage([location.href, "<!doctype html>" + copy.outerHTML]);
     });
+  }
+
+  // fn once the frame that shows an answer is painted (or 100 ms on, in a page not drawn:
+  // once more if it is drawn later, which the callers allow).
+  function afterPaint(fn) {
+    var later = window.setTimeout(fn, 100);
+    window.requestAnimationFrame(function () { window.clearTimeout(later); window.setTimeout(fn); });
   }
 
   function say(text) {
@@ -460,7 +468,7 @@ window.companionRoles = function () {
 
   // What the phone's referee uses of this (static/phone-page.js).
   window.companionWaiting = {
-    enqueue: enqueue, load: load, save: save, inView: inView, csrf: csrf,
+    enqueue: enqueue, load: load, save: save, inView: inView, csrf: csrf, afterPaint: afterPaint,
     sending: function () { return sending; }
   };
 

@@ -111,7 +111,10 @@
   }
 
   // The phone's game for a reload without the network, with how the page links.
-  function remember() {
+  function remember() {  // once the answer is painted: a tap's frame is not held up by it
+    waiting.afterPaint(keepRecord);
+  }
+  function keepRecord() {
     call("record", { keep: waiting.load().length }).then(function (record) {
       try { window.localStorage.setItem(phoneKey(), JSON.stringify(Object.assign(record, phone.page))); }
       catch (e) { /* no room: a reload takes the server's */ }
@@ -133,10 +136,11 @@
     if (watching() || !b.dataset.phone || phone.taking || playing()) { return; }
     var kept = null;
     try { kept = JSON.parse(window.localStorage.getItem(phoneKey()) || "null"); } catch (e) { kept = null; }
-    var taking;
-    if (kept && kept.row.version === shownVersion()) {
-      taking = take(kept);
-    } else if (waiting.load().length || navigator.onLine === false) {
+    var taking, queue = waiting.load();
+    // Kept at the game the server has (the first tap waiting was entered on it), or after it.
+    if (kept && kept.row.version >= (queue.length ? queue[0].version : shownVersion())) {
+      taking = take(kept).then(catchUp);
+    } else if (queue.length || navigator.onLine === false) {
       return;
     } else {
       taking = window.fetch(b.dataset.phone, { credentials: "same-origin", cache: "no-store" })
@@ -149,6 +153,28 @@
     }
     phone.taking = true;
     taking.catch(function () { phone.version = null; }).then(function () { phone.taking = false; });
+  }
+
+  // The copy the phone kept and the page it kept may each be a tap or two behind the taps
+  // waiting (a reload right after a tap): the phone applies those it has not, and shows its
+  // board when the page's is another.
+  function catchUp() {
+    var behind = waiting.load().filter(function (entry) { return entry.version >= phone.version; });
+    var step = Promise.resolve();
+    behind.forEach(function (entry) {
+      step = step.then(function () {
+        return call("tap", { fields: entry.fields, current: window.location.href }).then(function (answer) {
+          if (answer.applied) { phone.version = answer.version; }
+        });
+      });
+    });
+    return step.then(function () {
+      if (phone.version === shownVersion()) { return; }
+      return call("show", { current: window.location.href }).then(function (answer) {
+        phone.version = answer.version;
+        put(answer.html);
+      });
+    });
   }
 
   // Taps, before app.js sees them (capture): answered here while the phone holds the game

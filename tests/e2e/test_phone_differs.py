@@ -46,7 +46,7 @@ def test_a_tap_the_servers_newer_rules_answer_otherwise_leaves_the_servers_board
 
     monkeypatch.setattr(tablanette, "apply", newer)
     page.click("#pick-4S")  # answered in the phone: laid down, no points
-    expect(page.locator("#net-error")).to_contain_text("with another outcome")
+    expect(page.locator("#net-error")).to_contain_text("another outcome")
     expect(page.locator("#net-error")).to_be_in_viewport()
     expect(page.locator("#live .scoreboard .score").first).to_have_text("7")  # the server's board
     results = axe(page)
