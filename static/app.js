@@ -235,9 +235,11 @@ window.companionRoles = function () {
     if (!b || watching()) { return; }
     if (!queue.length) { unshow(document); return; }
     if (playing()) {  // the board shows them already: said only while they can't be sent
-      var stuck = busy || failed || navigator.onLine === false;
-      if (b.hidden === stuck) { b.hidden = !stuck; }
-      if (stuck) { words(b, queue); }
+      unshow(document);  // what was threaded on the board before the phone held the game (a reload)
+      if (busy || failed || navigator.onLine === false) {
+        b.hidden = false;
+        words(b, queue);
+      }
       return;
     }
     if (b.hidden) { b.hidden = false; }
@@ -469,6 +471,7 @@ window.companionRoles = function () {
   // What the phone's referee uses of this (static/phone-page.js).
   window.companionWaiting = {
     enqueue: enqueue, load: load, save: save, inView: inView, csrf: csrf, afterPaint: afterPaint,
+    show: function () { show(load()); },
     sending: function () { return sending; }
   };
 

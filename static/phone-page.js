@@ -152,7 +152,10 @@
         });
     }
     phone.taking = true;
-    taking.catch(function () { phone.version = null; }).then(function () { phone.taking = false; });
+    taking.catch(function () { phone.version = null; }).then(function () {
+      phone.taking = false;
+      waiting.show();  // the taps waiting, as the phone's board shows them
+    });
   }
 
   // The copy the phone kept and the page it kept may each be a tap or two behind the taps
