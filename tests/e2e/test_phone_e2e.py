@@ -6,16 +6,18 @@ is a stand-in whose ``echo`` answers what it is given; the real one is the engin
 from __future__ import annotations
 
 import io
+import logging
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from flask import Response, request
+from flask import Response, current_app, request
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from companion import games
+from companion.views import phone as phone_views
 from companion.views.pyodide import served_version
 from werkzeug.datastructures import MultiDict
 
@@ -48,15 +50,20 @@ def stand_in_bundle() -> bytes:
 
 @pytest.fixture(scope="module")
 def phone_url(tmp_path_factory):
-    """A server whose game pages name the stand-in bundle (the view that will supply
-    ``phone_bundle`` is not this test's)."""
-    app = e2e_app(tmp_path_factory.mktemp("phone"), POLL_SECONDS=60)
+    """A server whose referee pages name the stand-in bundle (in place of the app's own,
+    ``views.phone.bundle_url``; a page names a bundle only with PHONE_REFEREE)."""
+    app = e2e_app(tmp_path_factory.mktemp("phone"), POLL_SECONDS=60, PHONE_REFEREE=True)
     if served_version(app) is None:
         pytest.skip("Pyodide is not set up here (make pyodide: it needs npm)")
     body = stand_in_bundle()
     app.add_url_rule("/test/phone.zip", "phone_bundle", lambda: Response(body, mimetype="application/zip"))
-    app.context_processor(lambda: {"phone_bundle": "/test/phone.zip"})
-    with served(app) as url:
+    real = phone_views.bundle_url
+
+    def bundle_url() -> str:  # this app's pages only: the module's other servers keep the real one
+        return "/test/phone.zip" if current_app._get_current_object() is app else real()
+
+    with pytest.MonkeyPatch.context() as patch, served(app) as url:
+        patch.setattr(phone_views, "bundle_url", bundle_url)
         yield url
 
 
@@ -133,6 +140,7 @@ class PhoneServer:
 
 @pytest.fixture(scope="module")
 def phone_server(tmp_path_factory):
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # a whole deal's requests, not printed
     app = e2e_app(tmp_path_factory.mktemp("phone-referee"), POLL_SECONDS=60, PHONE_REFEREE=True)
     if served_version(app) is None:
         pytest.skip("Pyodide is not set up here (make pyodide: it needs npm)")
@@ -278,6 +286,13 @@ def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(
     assert page.errors == []
 
 
+#: The board's words (#live), less what static/app.js threads on it while taps wait
+#: ([data-pending], the prompt it rewords): see the test after the next.
+BOARD = """() => { const live = document.querySelector("#live").cloneNode(true);
+  live.querySelectorAll("[data-pending], .prompt").forEach(e => e.remove());
+  return live.textContent.replace(/\\s+/g, " ").trim(); }"""
+
+
 def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_server, phone_in):
     """The page kept on the phone (the service worker's copy of the last answer) and the
     phone's own copy of the game (localStorage) take the referee on after a reload without
@@ -294,12 +309,12 @@ def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_ser
     for n, step in enumerate(steps[:4], start=1):
         perform(page, step)
         expect_version(page, n)
-    board = page.locator("#live").inner_text()
-    assert "4" in page.locator("#waiting .text").inner_text()
+    board = page.evaluate(BOARD)
+    expect(page.locator("#waiting .text")).to_have_text(waiting_words(page, 4))
     page.reload()
     expect_version(page, 4)
     phone_holds_the_game(page)
-    expect(page.locator("#live")).to_have_text(board, use_inner_text=True)
+    assert page.evaluate(BOARD) == board  # the last tap's board (the trick of 3 cards)
     expect(page.locator("#waiting .text")).to_have_text(waiting_words(page, 4))
     for n, step in enumerate(steps[4:8], start=5):  # answered in the phone, offline still
         perform(page, step)
@@ -311,6 +326,33 @@ def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_ser
     assert moves_recorded(page, url, game_id) == [as_posted(step.move) for step in steps[:8]]
     assert phone_server.moves_posted(game_id) == sent_before + 8
     assert page.errors == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a reload offline threads the phone's waiting taps on its board a second time "
+    "(app.js show() on DOMContentLoaded, before the phone holds the game; not undone once it does)",
+)
+def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
+    """After a reload offline, the taps waiting are on the phone's board (its kept copy)
+    once: not threaded on it again as waiting chips, the prompt as the board says it."""
+    url = phone_server.url
+    context, page = phone_in(url, "en")
+    game_id, _ = referee_game(page, url, "tablanette", ["Ann", "Ben"])
+    controlled(page)
+    phone_holds_the_game(page)
+    context.set_offline(True)
+    perform(page, Step("layout", cards=LAYOUT["cards"], move=LAYOUT))
+    for n, code in enumerate(["4S", "6H"], start=2):
+        perform(page, Step("card", cards=[code]))
+        expect_version(page, n)
+    board = page.locator("#live").inner_text()
+    page.reload()
+    expect_version(page, 3)
+    phone_holds_the_game(page)
+    expect(page.locator("#live [data-pending] .chip")).to_have_count(0)
+    expect(page.locator("#live")).to_have_text(board, use_inner_text=True)
+    context.set_offline(False)
 
 
 #: Tablanette's layout, and what follows it (test_offline.py's): 4♠ is laid down, 6♥ takes
