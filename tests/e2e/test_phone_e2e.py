@@ -328,11 +328,6 @@ def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_ser
     assert page.errors == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reload offline threads the phone's waiting taps on its board a second time "
-    "(app.js show() on DOMContentLoaded, before the phone holds the game; not undone once it does)",
-)
 def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
     """After a reload offline, the taps waiting are on the phone's board (its kept copy)
     once: not threaded on it again as waiting chips, the prompt as the board says it."""
