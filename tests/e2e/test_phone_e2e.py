@@ -15,12 +15,11 @@ import pytest
 from flask import Response, current_app, request
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
+from werkzeug.datastructures import MultiDict
 
 from companion import games
 from companion.views import phone as phone_views
 from companion.views.pyodide import served_version
-from werkzeug.datastructures import MultiDict
-
 from tests.conftest import become_referee, make_app, served
 from tests.e2e.conftest import e2e_app
 from tests.e2e.deals import Step, perform, script
@@ -248,9 +247,7 @@ def refuse_a_played_card(page, played: list[str]) -> None:
 
 
 @pytest.mark.parametrize("game, lang", matrix(SLICE))
-def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(
-    phone_server, phone_in, game, lang
-):
+def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(phone_server, phone_in, game, lang):
     url = phone_server.url
     context, page = phone_in(url, lang)
     players, steps = script(game)
