@@ -157,31 +157,51 @@ def phone_server(tmp_path_factory):
         yield server
 
 
+@pytest.fixture(scope="module")
+def phones(browser):
+    """One phone a language (a browser context at 375x667 with the ``lang`` cookie, as the
+    switch on every page sets it), kept for the module as a phone at the table is: its
+    Pyodide snapshot, cache and service worker serve each test's page after the first
+    (a cold start here is 5-10 s a context)."""
+    made: dict = {}
+
+    def phone(url: str, lang: str):
+        if lang not in made:
+            context = browser.new_context(
+                viewport=SE,
+                locale="ja-JP" if lang == "ja" else "en-US",
+                device_scale_factor=1,
+                has_touch=True,
+                is_mobile=True,
+            )
+            context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+            made[lang] = context
+        return made[lang]
+
+    yield phone
+    for context in made.values():
+        context.close()
+
+
 @pytest.fixture
-def phone_in(browser):
-    """A new phone (its own context: no Pyodide snapshot, no service worker yet) at 375x667
-    speaking ``lang`` (the ``lang`` cookie, as the switch on every page sets it)."""
-    made = []
+def phone_in(phones):
+    """A new page on the phone speaking ``lang``: ``(context, page)``; the page records its
+    uncaught errors (``page.errors``). Back online and closed after the test."""
+    opened = []
 
     def make(url: str, lang: str):
-        context = browser.new_context(
-            viewport=SE,
-            locale="ja-JP" if lang == "ja" else "en-US",
-            device_scale_factor=1,
-            has_touch=True,
-            is_mobile=True,
-        )
-        context.add_cookies([{"name": "lang", "value": lang, "url": url}])
-        made.append(context)
+        context = phones(url, lang)
         page = context.new_page()
-        errors = []
+        errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.errors = errors  # type: ignore[attr-defined]
+        opened.append((context, page))
         return context, page
 
     yield make
-    for context in made:
-        context.close()
+    for context, page in opened:
+        context.set_offline(False)
+        page.close()
 
 
 def referee_game(page, url: str, game: str, players: list[str]) -> tuple[str, str]:
@@ -418,15 +438,14 @@ CALL = "([op, payload]) => window.companionPhone.call(op, payload)"
 
 
 @pytest.fixture(scope="module")
-def pyodide_page(browser, phone_server):
+def pyodide_page(phones, phone_server):
     """A page whose worker runs companion.phone (Pyodide), booted once for the module. The
     page's own game is left alone while the tests call the worker with theirs."""
-    context = browser.new_context(viewport=SE, device_scale_factor=1, has_touch=True, is_mobile=True)
-    page = context.new_page()
+    page = phones(phone_server.url, "en").new_page()
     referee_game(page, phone_server.url, "tablanette", ["Ann", "Ben"])
     phone_holds_the_game(page)
     yield page
-    context.close()
+    page.close()
 
 
 class InThePhone:
