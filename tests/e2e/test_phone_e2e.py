@@ -268,9 +268,7 @@ def refuse_a_played_card(page, played: list[str]) -> None:
 
 
 @pytest.mark.parametrize("game, lang", matrix(SLICE))
-def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(
-    phone_server, phone_in, game, lang
-):
+def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(phone_server, phone_in, game, lang):
     url = phone_server.url
     context, page = phone_in(url, lang)
     players, steps = script(game)
@@ -373,6 +371,37 @@ def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
     expect(page.locator("#live [data-pending] .chip")).to_have_count(0)
     expect(page.locator("#live")).to_have_text(board, use_inner_text=True)
     context.set_offline(False)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a tap made after a reload offline, before the phone holds the game again, waits in app.js's "
+    "queue; the phone then takes its kept copy without it, and the next tap is said as not recorded "
+    "('Another phone entered a move first') though no other phone moved",
+)
+def test_a_tap_made_while_the_phone_starts_again_offline_is_not_lost(phone_server, phone_in):
+    url = phone_server.url
+    context, page = phone_in(url, "en")
+    game_id, _ = referee_game(page, url, "tablanette", ["Ann", "Ben"])
+    controlled(page)
+    phone_holds_the_game(page)
+    context.set_offline(True)
+    perform(page, Step("layout", cards=LAYOUT["cards"], move=LAYOUT))
+    perform(page, Step("card", cards=["4S"]))
+    page.reload()
+    expect_version(page, 2)
+    if page.evaluate(PLAYING):
+        pytest.skip("the phone was back before the first tap: nothing to see")
+    page.click("#pick-6H")  # 6♥ takes 2♠ + 4♠, once sent: waits, the phone not started yet
+    phone_holds_the_game(page)
+    page.click("#pick-QC")
+    back_online(page, context, game_id)
+    expect_version(page, 4)  # seen: 3, Q♣ "not recorded: another phone entered a move first"
+    expect(page.locator("#net-error")).to_be_hidden()
+    assert moves_recorded(page, url, game_id) == [
+        as_posted(LAYOUT),
+        *({"type": "play", "card": c} for c in ("4S", "6H", "QC")),
+    ]
 
 
 #: Tablanette's layout, and what follows it (test_offline.py's): 4♠ is laid down, 6♥ takes
