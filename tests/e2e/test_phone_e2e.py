@@ -15,12 +15,11 @@ import pytest
 from flask import Response, current_app, request
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
+from werkzeug.datastructures import MultiDict
 
 from companion import games
 from companion.views import phone as phone_views
 from companion.views.pyodide import served_version
-from werkzeug.datastructures import MultiDict
-
 from tests.conftest import become_referee, make_app, served
 from tests.e2e.conftest import e2e_app
 from tests.e2e.deals import Step, perform, script
@@ -60,7 +59,7 @@ def phone_url(tmp_path_factory):
     real = phone_views.bundle_url
 
     def bundle_url() -> str:  # this app's pages only: the module's other servers keep the real one
-        return "/test/phone.zip" if current_app._get_current_object() is app else real()
+        return "/test/phone.zip" if current_app.config is app.config else real()
 
     with pytest.MonkeyPatch.context() as patch, served(app) as url:
         patch.setattr(phone_views, "bundle_url", bundle_url)
