@@ -59,7 +59,7 @@ def phone_url(tmp_path_factory):
     real = phone_views.bundle_url
 
     def bundle_url() -> str:  # this app's pages only: the module's other servers keep the real one
-        return "/test/phone.zip" if current_app._get_current_object() is app else real()
+        return "/test/phone.zip" if current_app.config is app.config else real()
 
     with pytest.MonkeyPatch.context() as patch, served(app) as url:
         patch.setattr(phone_views, "bundle_url", bundle_url)
@@ -156,31 +156,51 @@ def phone_server(tmp_path_factory):
         yield server
 
 
+@pytest.fixture(scope="module")
+def phones(browser):
+    """One phone a language (a browser context at 375x667 with the ``lang`` cookie, as the
+    switch on every page sets it), kept for the module as a phone at the table is: its
+    Pyodide snapshot, cache and service worker serve each test's page after the first
+    (a cold start here is 5-10 s a context)."""
+    made: dict = {}
+
+    def phone(url: str, lang: str):
+        if lang not in made:
+            context = browser.new_context(
+                viewport=SE,
+                locale="ja-JP" if lang == "ja" else "en-US",
+                device_scale_factor=1,
+                has_touch=True,
+                is_mobile=True,
+            )
+            context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+            made[lang] = context
+        return made[lang]
+
+    yield phone
+    for context in made.values():
+        context.close()
+
+
 @pytest.fixture
-def phone_in(browser):
-    """A new phone (its own context: no Pyodide snapshot, no service worker yet) at 375x667
-    speaking ``lang`` (the ``lang`` cookie, as the switch on every page sets it)."""
-    made = []
+def phone_in(phones):
+    """A new page on the phone speaking ``lang``: ``(context, page)``; the page records its
+    uncaught errors (``page.errors``). Back online and closed after the test."""
+    opened = []
 
     def make(url: str, lang: str):
-        context = browser.new_context(
-            viewport=SE,
-            locale="ja-JP" if lang == "ja" else "en-US",
-            device_scale_factor=1,
-            has_touch=True,
-            is_mobile=True,
-        )
-        context.add_cookies([{"name": "lang", "value": lang, "url": url}])
-        made.append(context)
+        context = phones(url, lang)
         page = context.new_page()
-        errors = []
+        errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.errors = errors  # type: ignore[attr-defined]
+        opened.append((context, page))
         return context, page
 
     yield make
-    for context in made:
-        context.close()
+    for context, page in opened:
+        context.set_offline(False)
+        page.close()
 
 
 def referee_game(page, url: str, game: str, players: list[str]) -> tuple[str, str]:
@@ -347,6 +367,37 @@ def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
     context.set_offline(False)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="a tap made after a reload offline, before the phone holds the game again, waits in app.js's "
+    "queue; the phone then takes its kept copy without it, and the next tap is said as not recorded "
+    "('Another phone entered a move first') though no other phone moved",
+)
+def test_a_tap_made_while_the_phone_starts_again_offline_is_not_lost(phone_server, phone_in):
+    url = phone_server.url
+    context, page = phone_in(url, "en")
+    game_id, _ = referee_game(page, url, "tablanette", ["Ann", "Ben"])
+    controlled(page)
+    phone_holds_the_game(page)
+    context.set_offline(True)
+    perform(page, Step("layout", cards=LAYOUT["cards"], move=LAYOUT))
+    perform(page, Step("card", cards=["4S"]))
+    page.reload()
+    expect_version(page, 2)
+    if page.evaluate(PLAYING):
+        pytest.skip("the phone was back before the first tap: nothing to see")
+    page.click("#pick-6H")  # 6♥ takes 2♠ + 4♠, once sent: waits, the phone not started yet
+    phone_holds_the_game(page)
+    page.click("#pick-QC")
+    back_online(page, context, game_id)
+    expect_version(page, 4)  # seen: 3, Q♣ "not recorded: another phone entered a move first"
+    expect(page.locator("#net-error")).to_be_hidden()
+    assert moves_recorded(page, url, game_id) == [
+        as_posted(LAYOUT),
+        *({"type": "play", "card": c} for c in ("4S", "6H", "QC")),
+    ]
+
+
 #: Tablanette's layout, and what follows it (test_offline.py's): 4♠ is laid down, 6♥ takes
 #: 2♠ + 4♠, 7♣ takes 2♠ + 5♦, 8♦ is laid down.
 LAYOUT = {"type": "layout", "cards": ["2S", "3H", "5D", "9C"]}
@@ -410,15 +461,14 @@ CALL = "([op, payload]) => window.companionPhone.call(op, payload)"
 
 
 @pytest.fixture(scope="module")
-def pyodide_page(browser, phone_server):
+def pyodide_page(phones, phone_server):
     """A page whose worker runs companion.phone (Pyodide), booted once for the module. The
     page's own game is left alone while the tests call the worker with theirs."""
-    context = browser.new_context(viewport=SE, device_scale_factor=1, has_touch=True, is_mobile=True)
-    page = context.new_page()
+    page = phones(phone_server.url, "en").new_page()
     referee_game(page, phone_server.url, "tablanette", ["Ann", "Ben"])
     phone_holds_the_game(page)
     yield page
-    context.close()
+    page.close()
 
 
 class InThePhone:
