@@ -127,7 +127,7 @@
   function take(record) {
     phone.page = { routes: record.routes, config: record.config };
     var body = Object.assign({}, record, { language: document.documentElement.lang || "en", csrf: waiting.csrf() });
-    return call("take", body).then(function (answer) { phone.version = answer.version; });
+    return call("take", body).then(function (answer) { return answer.version; });
   }
   // The phone takes the game the page shows: its own copy when it is that version (a reload,
   // maybe offline), else the server's (with no tap waiting: then the server has them all).
@@ -148,7 +148,9 @@
           if (!response.ok) { throw new Error(String(response.status)); }
           return response.json();
         }).then(function (record) {
-          if (record.row.version === shownVersion()) { return take(record); }
+          if (record.row.version === shownVersion()) {
+            return take(record).then(function (version) { phone.version = version; });
+          }
         });
     }
     phone.taking = true;
@@ -161,22 +163,29 @@
   // The copy the phone kept and the page it kept may each be a tap or two behind the taps
   // waiting (a reload right after a tap): the phone applies those it has not, and shows its
   // board when the page's is another.
-  function catchUp() {
-    var behind = waiting.load().filter(function (entry) { return entry.version >= phone.version; });
-    var step = Promise.resolve();
-    behind.forEach(function (entry) {
-      step = step.then(function () {
-        return call("tap", { fields: entry.fields, current: window.location.href }).then(function (answer) {
-          if (answer.applied) { phone.version = answer.version; }
+  // Until it has, the page's taps wait in the queue as before it held the game, and are
+  // applied in turn too (the queue is read again until the phone has them all).
+  function catchUp(version) {
+    var behind = waiting.load().filter(function (entry) { return entry.version >= version; });
+    if (behind.length) {
+      return behind.reduce(function (step, entry) {
+        return step.then(function (at) {
+          return call("tap", { fields: entry.fields, current: window.location.href }).then(function (answer) {
+            return answer.applied ? answer.version : at;
+          });
         });
-      });
-    });
-    return step.then(function () {
-      if (phone.version === shownVersion()) { return; }
-      return call("show", { current: window.location.href }).then(function (answer) {
-        phone.version = answer.version;
-        put(answer.html);
-      });
+      }, Promise.resolve(version)).then(function (at) { return at === version ? shown(at) : catchUp(at); });
+    }
+    return shown(version);
+  }
+  function shown(version) {  // the phone holds the game from now on: the page shows its board
+    if (version === shownVersion()) {
+      phone.version = version;
+      return null;
+    }
+    return call("show", { current: window.location.href }).then(function (answer) {
+      phone.version = answer.version;
+      put(answer.html);
     });
   }
 

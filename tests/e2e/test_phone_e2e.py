@@ -367,12 +367,6 @@ def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
     context.set_offline(False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tap made after a reload offline, before the phone holds the game again, waits in app.js's "
-    "queue; the phone then takes its kept copy without it, and the next tap is said as not recorded "
-    "('Another phone entered a move first') though no other phone moved",
-)
 def test_a_tap_made_while_the_phone_starts_again_offline_is_not_lost(phone_server, phone_in):
     url = phone_server.url
     context, page = phone_in(url, "en")
