@@ -145,7 +145,7 @@
         li.appendChild(a);
         ul.appendChild(li);
       });
-      document.getElementById("here-none").hidden = games.length > 0;
+      document.getElementById("here-list").hidden = !games.length;
     });
   }
 

@@ -141,7 +141,7 @@ def here():
             "low": rules.MIN_PLAYERS,
             "high": rules.MAX_PLAYERS,
             "seating": rules.SEATING,
-            "starts": [(key, s.label, s.hint) for key, s in rules.STARTS.items()],
+            "starts": [(key, s.label, s.hint, s.more) for key, s in rules.STARTS.items()],
         }
         for name in games.GAMES
         for rules in [games.get(name)]
