@@ -75,9 +75,13 @@ def _as_scripted(moves: list[dict], steps) -> list[dict]:
 
 @pytest.mark.parametrize("bilingual_phone", ["en", "ja"], indirect=True)
 def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_reads_the_same(
-    bilingual_phone, here_url, shot
+    bilingual_phone, here_url, screens
 ):
     page = bilingual_phone
+
+    def shot(name: str) -> None:
+        page.screenshot(path=str(screens / f"{name}.png"))
+
     lang = "ja" if "ja" in page.evaluate("navigator.language") else "en"
     page.set_viewport_size(SIZE)
     errors: list[str] = []
@@ -90,7 +94,7 @@ def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_read
     expect(start).to_be_enabled(timeout=60_000)  # the phone's referee is up
     page.wait_for_function(KEPT, polling=200, timeout=30_000)
     assert axe(page).violations_count == 0, axe(page).generate_report()
-    shot(f"phone-only-page-{lang}", full_page=False)
+    shot(f"phone-only-page-{lang}")
 
     page.context.set_offline(True)
     # Refused by the engine in the phone, said beside the form; nothing is kept.
@@ -122,9 +126,9 @@ def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_read
             assert _as_scripted(page.evaluate(KEPT_GAME, game_id)["moves"], steps) == [_posted(s.move) for s in steps[:20]]
         perform(page, step)
         if i == 25:
-            shot(f"phone-only-mid-deal-{lang}", full_page=False)
+            shot(f"phone-only-mid-deal-{lang}")
     expect(page.locator("#live .deal-end")).to_be_visible()
-    shot(f"phone-only-deal-end-{lang}", full_page=False)
+    shot(f"phone-only-deal-end-{lang}")
 
     # Exported with no connection: the transcript the server's import takes.
     with page.expect_download() as download:
