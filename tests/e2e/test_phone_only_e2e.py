@@ -88,7 +88,7 @@ def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_read
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(here_url + "/")
-    answered(page, lambda: page.locator(f"a[href='/phone']").first.click(), "body")
+    answered(page, lambda: page.locator("a[href='/phone']").first.click(), "body")
     controlled(page)
     start = page.locator("#here-new button[type=submit]")
     expect(start).to_be_enabled(timeout=60_000)  # the phone's referee is up
@@ -123,7 +123,8 @@ def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_read
             page.reload()
             expect(page.locator("#undo button")).to_have_text(undo, timeout=30_000)
             expect(page.locator("#live .scoreboard")).to_have_text(board)
-            assert _as_scripted(page.evaluate(KEPT_GAME, game_id)["moves"], steps) == [_posted(s.move) for s in steps[:20]]
+            kept = page.evaluate(KEPT_GAME, game_id)["moves"]
+            assert _as_scripted(kept, steps) == [_posted(s.move) for s in steps[:20]]
         perform(page, step)
         if i == 25:
             shot(f"phone-only-mid-deal-{lang}")
