@@ -277,3 +277,220 @@ def _kept(rules: Any, b: dict) -> tuple:
 def _said(said: Any) -> Any:
     """The last move's words as data (``"?"`` and None as they came)."""
     return said if said is None or said == "?" else [r.as_data() for r in i18n.sentences(said)]
+
+
+# -- A game on this phone only (issue 45, item 5) ---------------------------------------------
+#
+# "Play on this phone only" (the page at /phone, static/phone-only.js) starts a game that no
+# server has: the page keeps it in IndexedDB as its game, players, options and the moves in
+# effect (a transcript's parts), and this module holds it while the page is open: started by
+# :func:`start`, taken again from what the page kept by :func:`resume` (its moves replayed, so
+# Undo takes back each of them), then answered tap by tap by :func:`play` and :func:`take_back`
+# (``tap`` and ``undo``, with what the page's list of games says of it) and ``show``. Its board
+# is the server's (``play/_phone_game.html``: the game page's parts that need no server), and
+# :func:`transcript` is what the server's import takes, so a game sent later reads the same.
+
+#: A transcript's format, as the store writes and the API's import reads it
+#: (``store.TRANSCRIPT_FORMAT``; tests/test_phone_only.py holds the two together).
+TRANSCRIPT_FORMAT = "companion-transcript/1"
+
+
+class _HereRoutes(links.Routes):
+    """The links of a game on this phone only: the page's own patterns (its taps, Undo and
+    board are answered by the page, the game's address is the page's with the game in its
+    fragment), and the page itself for a link to anything only a server has (a new game at
+    the game's end)."""
+
+    def __call__(self, endpoint: str, **values) -> str:
+        if endpoint in links.ROUTES and endpoint in self.patterns:
+            return super().__call__(endpoint, **values)
+        return self.patterns["here"]
+
+
+def _here_page(p: dict) -> Page:
+    """How a game on this phone only renders (as :func:`_page_for`, with its own links)."""
+    global _page
+    routes = _HereRoutes(p["routes"])
+    now = None if _page is None else (_page.speech.language, type(_page.routes), _page.routes.patterns, _page.csrf)
+    if _page is None or now != (p["language"], _HereRoutes, routes.patterns, p["csrf"]) or _page.config != p["config"]:
+        env = templating.environment(FileSystemLoader(str(ROOT / "templates")))
+        csrf = p["csrf"]
+        env.globals.update(url_for=routes, csrf_token=lambda: csrf, config=p["config"], with_history=_with_history)
+        _page = Page(i18n.Speech(p["language"], _catalog(p["language"])), routes, csrf, p["config"], env)
+    return _page
+
+
+def _summary(game: Game) -> dict:
+    """What the page's list of games says of one: the deal being played, whether it is over."""
+    view = game.table.rules.view(game.state)
+    return {"deal": view.get("deal"), "over": view.get("result") is not None, "moves": len(game.before)}
+
+
+def _here_game(game_id: str, name: str, players: list, options: dict, state: Any) -> Game:
+    """A game this phone only has, as :func:`take` holds one: version 0, no deal finished."""
+    rules = games.get(name)
+    row = {
+        "id": game_id,
+        "game": name,
+        "players": players,
+        "options": options,
+        "version": 0,
+        "deals": len(state.history),
+        "confirmed": None,
+        "history": [],
+    }
+    return Game(Table(name, rules, board.get(name)), row, state, [], None)
+
+
+def _asked(game: Game, asked: Any) -> dict:
+    """The question the page asked when it was reloaded (its address's ``ask``: the move that
+    asked it), asked again, as ``views.play.asked_again`` does: ``{}`` when it asks nothing now."""
+    rules = game.table.rules
+    try:
+        move = json.loads(asked) if isinstance(asked, str) else None
+        if not isinstance(move, dict) or not isinstance(move.get("type"), str):
+            return {}
+        message = rules.confirm_needed(game.state, move) if hasattr(rules, "confirm_needed") else None
+        if message:
+            return {"confirm": {"move": move, "message": message}}
+        rules.apply(game.state, move)
+    except AmbiguousMove as e:
+        return {"choice": {"move": move, "options": e.options, "message": e.reason, "unanswered": False}}
+    except (MoveError, ValueError, TypeError, KeyError):  # not a move of this game now: the board as it is
+        pass
+    return {}
+
+
+def _whole(game: Game, p: dict) -> dict:
+    """The whole game as its page shows it (``play/_phone_game.html``), with what its address
+    asks again (``ask``, ``reveal``); a game just started says so, and that no server has it."""
+    assert _page is not None
+    with i18n.speaking(_page.speech), links.building(_page.routes):
+        view = game.table.rules.view(game.state)
+        undo = None if game.said is None else reason_html(game.said, spanish_names(game.row))
+        notice = i18n._("Game started on this phone only: no server needed.") if not game.before else None
+        context = templating.board_context(
+            game.table,
+            game.row,
+            view,
+            referee=True,
+            undo=undo,
+            notice=notice,
+            reveal=bool(p.get("reveal")),
+            **_asked(game, p.get("ask")),
+        )
+        context |= templating.punctuation()
+        html = _page.env.get_template("play/_phone_game.html").render(context)
+        return {"status": 200, "html": html, "version": game.row["version"], "summary": _summary(game)}
+
+
+def start(payload: str) -> str:
+    """A new game on this phone only: ``{"id", "game", "start", "players", "dealer",
+    "language", "routes", "config", "csrf"}`` (``players`` the names typed in seat order, blanks
+    left out; ``dealer`` the first dealer's seat; ``start`` one of the game's one-tap starts,
+    whose options it takes). The engine checks the players and options (``rules.start``): a
+    refusal answers ``{"status": 422, "error", "option", "seat"}``, in the page's language.
+    Else the phone holds the game and answers as :func:`resume` does, with the ``game`` to keep:
+    ``{"game", "players", "options", "moves": []}``."""
+    global _game
+    p = json.loads(payload)
+    page = _here_page(p)
+    with i18n.speaking(page.speech):
+        try:
+            rules = games.get(p["game"])
+            starts = rules.STARTS
+            chosen = starts.get(p.get("start")) or next(iter(starts.values()))
+            players = [str(n).strip() for n in p["players"]]
+            seat = int(p.get("dealer", 0))
+            if not 0 <= seat < len(players):
+                raise games.OptionError(
+                    "dealer_seat",
+                    "Player %(n)s has no name: choose a dealer among the players.",
+                    option="dealer",
+                    n=seat + 1,
+                )
+            options = json.loads(json.dumps(chosen.options)) | {"dealer": players[seat]}
+            state = rules.start(players, options)
+        except games.OptionError as e:
+            seat_at = e.params.get("seat")
+            return json.dumps(
+                {"status": 422, "error": i18n.say(e.reason), "option": e.option, "seat": seat_at}, ensure_ascii=False
+            )
+        options["dealer"] = state.players[state.dealer]
+        _game = _here_game(str(p["id"]), rules.NAME, list(state.players), options, state)
+        kept = {"game": rules.NAME, "players": list(state.players), "options": options, "moves": []}
+        return json.dumps(_whole(_game, p) | {"game": kept})
+
+
+def resume(payload: str) -> str:
+    """A game on this phone only, taken again from what the page kept: ``{"id", "game",
+    "players", "options", "moves", "language", "routes", "config", "csrf"}``, and what its
+    address asks again (``ask``, ``reveal``). Its moves are replayed, each kept for Undo as a
+    tap keeps it; answers ``{"status", "html", "version", "summary"}``, or ``{"status": 422,
+    "refused": n, "error"}`` when move n (1-based) is refused now (the rules changed since):
+    the game is held as it was before it."""
+    global _game
+    p = json.loads(payload)
+    page = _here_page(p)
+    rules = games.get(p["game"])
+    options = p.get("options") or {}
+    game = _here_game(str(p["id"]), rules.NAME, list(p["players"]), options, rules.start(p["players"], options))
+    _game = game
+    with i18n.speaking(page.speech):
+        for i, move in enumerate(p.get("moves", []), 1):
+            try:
+                state = rules.apply(game.state, move)
+            except MoveError as e:
+                answer = _whole(game, {}) | {"status": 422, "refused": i, "error": i18n.say(e.reason)}
+                return json.dumps(answer, ensure_ascii=False)
+            game.before.append((dict(game.row), game.state, game.said, list(game.history)))
+            _applied(game, state, rules.narrate(state, move))
+    return json.dumps(_whole(game, p))
+
+
+def play(payload: str) -> str:
+    """A tap on a game on this phone only (:func:`tap`), with what the list of games says of
+    it (``summary``). A tap the engine cannot read as a move (no picker sends one) is refused
+    in place: there is no server to leave it to."""
+    assert _game is not None and _page is not None
+    answer = json.loads(tap(payload))
+    if answer["status"] == 0:
+        p = json.loads(payload)
+        game, rules = _game, _game.table.rules
+        move = taps.move_from_form([(str(k), str(v)) for k, v in p["fields"]])
+        with i18n.speaking(_page.speech), links.building(_page.routes):
+            try:
+                rules.apply(game.state, move)
+                reason: Any = i18n._("That tap can't be read as a move.")
+            except MoveError as e:
+                reason = e.reason
+            view = rules.view(game.state)
+            answer = _render(game, view, view, game.row["deals"], 422, error=reason)
+            context = answer.pop("context")
+            answer |= {"applied": False, "address": taps.address(game.row["id"], context, p.get("current", ""))}
+    return json.dumps(answer | {"summary": _summary(_game)})
+
+
+def take_back(payload: str) -> str:
+    """Undo on a game on this phone only (:func:`undo`: every move since it was started or
+    resumed), with ``summary``."""
+    assert _game is not None
+    answer = json.loads(undo(payload))
+    return json.dumps(answer | {"summary": _summary(_game)})
+
+
+def transcript(payload: str) -> str:
+    """A game on this phone only as a transcript (``{"game", "players", "options", "moves"}``,
+    as the page keeps it): what the server's import takes (``POST /api/games/import``) and its
+    transcript gives back once imported, key for key."""
+    p = json.loads(payload)
+    return json.dumps(
+        {
+            "format": TRANSCRIPT_FORMAT,
+            "game": p["game"],
+            "players": p["players"],
+            "options": p.get("options") or {},
+            "moves": p["moves"],
+        },
+        ensure_ascii=False,
+    )

@@ -15,7 +15,17 @@ bp = Blueprint("offline", __name__)
 
 #: What a page needs besides its HTML, cached when the worker installs (phone.js: the
 #: phone's referee, a few KB; Pyodide's 15 MB are kept as they are first fetched instead).
-SHELL = ("app.css", "pages.css", "app.js", "phone.js", "htmx.min.js", "icon.svg", "icon-192.png", "manifest.json")
+SHELL = (
+    "app.css",
+    "pages.css",
+    "app.js",
+    "phone.js",
+    "phone-only.js",  # "Play on this phone only" (static/phone-only.js): its page opens offline
+    "htmx.min.js",
+    "icon.svg",
+    "icon-192.png",
+    "manifest.json",
+)
 
 
 @bp.get("/sw.js")

@@ -102,3 +102,50 @@ def record(game_id: str):
     response = jsonify(body)
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+#: How the games on this phone only link (companion/phone.py, ``_HereRoutes``), from the page's
+#: own address: its taps, Undo and board answered by the page itself (static/phone-only.js,
+#: never sent), the game's own address the page's with the game in its fragment, and "here"
+#: (the page and its list of games) for whatever only a server has.
+HERE_ROUTES = {
+    "play.move": "/{game_id}/moves",
+    "play.undo": "/{game_id}/undo",
+    "play.live": "/{game_id}/live",
+    "games.show": "#{game_id}",
+    "games.log": "#{game_id}",
+    "games.transcript": "#{game_id}",
+    "tally.screen": "#{game_id}",
+    "here": "#",
+}
+
+
+@bp.get("/phone")
+def here():
+    """The page "Play on this phone only" (issue 45, item 5), which starts and referees games no
+    server has. Rendered once and kept by the service worker: the games are on the phone
+    (IndexedDB), the engines in its worker (companion/phone.py ``start``, ``resume``), so it
+    opens and plays with no connection. It carries what the phone needs to render a game (the
+    links of its board, the bundle and the worker), each game's starts and seats for the
+    new-game form, and sends a game to this server (the API's import) when asked."""
+    from flask import render_template
+
+    from companion import games
+
+    page = url_for("phone.here")
+    routes = links.patterns(url_for) | {k: page + v for k, v in HERE_ROUTES.items()}
+    table = [
+        {
+            "name": name,
+            "title": rules.TITLE,
+            "low": rules.MIN_PLAYERS,
+            "high": rules.MAX_PLAYERS,
+            "seating": rules.SEATING,
+            "starts": [(key, s.label, s.hint, s.more) for key, s in rules.STARTS.items()],
+        }
+        for name in games.GAMES
+        for rules in [games.get(name)]
+    ]
+    bundle = bundle_url() if current_app.config["PHONE_REFEREE"] else None
+    seats = max(g["high"] for g in table)
+    return render_template("games/phone.html", table=table, routes=routes, bundle=bundle, seats=seats)

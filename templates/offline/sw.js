@@ -59,6 +59,7 @@ function keep(request, response) {
 // through this worker is not kept.
 self.addEventListener("message", function (event) {
   var data = event.data, url = Array.isArray(data) && typeof data[0] === "string" && new URL(data[0], self.location.href);
+  if (data && typeof data.keep === "string") { event.waitUntil(fetched(data.keep)); return; }
   if (!url || url.origin !== self.location.origin || typeof data[1] !== "string") { return; }
   event.waitUntil(inTurn(function () {
     return caches.match(url.href, { ignoreSearch: true, ignoreVary: true, cacheName: PAGES }).then(function (sent) {
@@ -69,6 +70,36 @@ self.addEventListener("message", function (event) {
     });
   }));
 });
+
+// A page opened before this worker took it (the first page of a first visit: "Play on this
+// phone only", static/phone-only.js, which must open without the network afterwards) asks to
+// be kept: fetched again as it was opened, and kept as a page it sent.
+function fetched(address) {
+  var url = new URL(address, self.location.href);
+  if (url.origin !== self.location.origin) { return Promise.resolve(); }
+  var request = new Request(url.href, { credentials: "same-origin" });
+  return fetch(request).then(function (response) {
+    return response.ok ? keep(request, response) : null;
+  }).catch(function () { /* no connection: kept at its next visit */ });
+}
+
+// The phone's Python bundle (/phone/<digest>.zip, companion/views/phone.py): its address names
+// its contents, so the copy kept answers for good; only the newest is kept.
+var BUNDLE = "companion-bundle";
+function bundle(request) {
+  return caches.open(BUNDLE).then(function (cache) {
+    return cache.match(request, { ignoreVary: true }).then(function (hit) {
+      return hit || fetch(request).then(function (response) {
+        if (response.status !== 200) { return response; }
+        var copy = response.clone();
+        cache.keys().then(function (old) {
+          return Promise.all(old.map(function (r) { return cache.delete(r); }));
+        }).then(function () { return cache.put(request, copy); });
+        return response;
+      });
+    });
+  });
+}
 
 var OFFLINE = "<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>" +
   "<title>companion</title><body style='font:1.1rem/1.5 system-ui;margin:2rem'>" +
@@ -103,6 +134,8 @@ self.addEventListener("fetch", function (event) {
         });
       });
     }));
+  } else if (/^\/phone\/[0-9a-f]+\.zip$/.test(url.pathname)) {
+    event.respondWith(bundle(request));
   } else if (request.mode === "navigate") {
     // Pages: the network first (the board as it is now), the copy kept when there is none.
     event.respondWith(fetch(request).then(function (response) {
