@@ -126,7 +126,7 @@ bench: $(DEV) chromium postgresql $(MO) $(PYODIDE)
 	$(PY) bench/phones.py
 	$(PY) bench/painted.py
 	$(PY) bench/phone_start.py
-	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -q -m phone_full tests/e2e/test_phone_e2e.py
+	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -q -m phone_full tests/e2e/test_phone_e2e.py tests/e2e/test_phone_only_e2e.py
 
 # The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
 # every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a

@@ -142,7 +142,9 @@ self.addEventListener("fetch", function (event) {
       if (response.ok) { keep(request, response.clone()); }
       return response;
     }).catch(function () {
-      return caches.match(request, { ignoreVary: true }).then(function (hit) {
+      // Read in turn with the copies being kept: one is replaced by a delete and a put, and a
+      // reload between the two found no copy at all (seen under load).
+      return inTurn(function () { return caches.match(request, { ignoreVary: true }); }).then(function (hit) {
         return hit || new Response(OFFLINE, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
       });
     }));
