@@ -305,6 +305,24 @@ def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(ph
     assert page.errors == []
 
 
+#: The service worker's copy of the page (templates/offline/sw.js, PAGES) is the board at
+#: ``version``: static/app.js posts it after each answer, and the worker replaces the copy
+#: it has (a delete, then a put); a reload a few milliseconds after the last tap, on a loaded
+#: machine, found no copy at all once in 12 runs ("this page was not opened on this phone").
+KEPT = """version => caches.open("companion-pages")
+  .then(c => c.match(location.href, {ignoreSearch: true, ignoreVary: true}))
+  .then(r => r ? r.text() : "")
+  .then(t => { const v = new DOMParser().parseFromString(t, "text/html").querySelector("#version");
+               return !!v && v.value === String(version); })"""
+
+
+def reload_offline(page, version: int) -> None:
+    """Reload without the network once the page kept on the phone is the board at ``version``."""
+    page.wait_for_function(KEPT, arg=version)
+    page.reload()
+    expect_version(page, version)
+
+
 #: The board's words (#live), less what static/app.js threads on it while taps wait
 #: ([data-pending], the prompt it rewords): see the test after the next.
 BOARD = """() => { const live = document.querySelector("#live").cloneNode(true);
@@ -330,8 +348,7 @@ def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_ser
         expect_version(page, n)
     board = page.evaluate(BOARD)
     expect(page.locator("#waiting .text")).to_have_text(waiting_words(page, 4))
-    page.reload()
-    expect_version(page, 4)
+    reload_offline(page, 4)
     phone_holds_the_game(page)
     assert page.evaluate(BOARD) == board  # the last tap's board (the trick of 3 cards)
     expect(page.locator("#waiting .text")).to_have_text(waiting_words(page, 4))
@@ -361,8 +378,7 @@ def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
         perform(page, Step("card", cards=[code]))
         expect_version(page, n)
     board = page.locator("#live").inner_text()
-    page.reload()
-    expect_version(page, 3)
+    reload_offline(page, 3)
     phone_holds_the_game(page)
     expect(page.locator("#live [data-pending] .chip")).to_have_count(0)
     expect(page.locator("#live")).to_have_text(board, use_inner_text=True)
@@ -378,8 +394,7 @@ def test_a_tap_made_while_the_phone_starts_again_offline_is_not_lost(phone_serve
     context.set_offline(True)
     perform(page, Step("layout", cards=LAYOUT["cards"], move=LAYOUT))
     perform(page, Step("card", cards=["4S"]))
-    page.reload()
-    expect_version(page, 2)
+    reload_offline(page, 2)
     if page.evaluate(PLAYING):
         pytest.skip("the phone was back before the first tap: nothing to see")
     page.click("#pick-6H")  # 6♥ takes 2♠ + 4♠, once sent: waits, the phone not started yet
@@ -387,7 +402,7 @@ def test_a_tap_made_while_the_phone_starts_again_offline_is_not_lost(phone_serve
     page.click("#pick-QC")
     back_online(page, context, game_id)
     expect_version(page, 4)  # seen: 3, Q♣ "not recorded: another phone entered a move first"
-    expect(page.locator("#net-error")).to_be_hidden()
+    expect(page.locator("#net-error[data-sticky]")).to_have_count(0)  # no tap said as not recorded
     assert moves_recorded(page, url, game_id) == [
         as_posted(LAYOUT),
         *({"type": "play", "card": c} for c in ("4S", "6H", "QC")),
