@@ -202,7 +202,9 @@ def test_the_stream_ends_after_its_bound_with_heartbeats(tmp_path, bounds):
     with streaming(client, f"/games/{game_id}/events?version=0") as (_, chunks):
         rest = list(chunks)[1:]  # ends by itself
     assert 0.6 <= time.monotonic() - started < 2
-    assert rest == [b": \n\n", b": \n\n"]
+    # A heartbeat every 0.25 s of a 0.6 s life: two, or one when a loaded machine is late
+    # for a beat (a clean-clone run under load saw one); nothing but heartbeats.
+    assert rest in ([b": \n\n"], [b": \n\n", b": \n\n"])
     assert app.extensions["live"].streams == 0
 
 
