@@ -89,8 +89,10 @@ def _catalog(language: str) -> gettext.NullTranslations:
 
 
 def _with_history(row: dict, view: dict) -> dict:
-    """``views.common.with_history`` from what the phone keeps: every finished deal's record."""
-    return view if row["deals"] <= len(view["history"]) else {**view, "history": row["history"]}
+    """``views.common.with_history`` from what the phone keeps: every finished deal's record
+    (the phone renders one game, its own)."""
+    assert _game is not None
+    return view if row["deals"] <= len(view["history"]) else {**view, "history": _game.history}
 
 
 def _page_for(p: dict) -> Page:
@@ -121,7 +123,7 @@ def take(payload: str) -> str:
     _page_for(p)
     name = p["row"]["game"]
     rules = games.get(name)
-    row = {k: p["row"][k] for k in ROW_KEYS} | {"history": p["history"]}
+    row = {k: p["row"][k] for k in ROW_KEYS}
     _game = Game(Table(name, rules, board.get(name)), row, rules.load(p["state"]), p["history"], p["said"])
     _game.before = [_kept(rules, b) for b in p.get("before", [])]
     return json.dumps({"version": row["version"]})
@@ -208,7 +210,6 @@ def _applied(game: Game, state: Any, said: Any) -> None:
         "version": game.row["version"] + 1,
         "deals": deals,
         "confirmed": None if confirmed is None else min(confirmed, deals),
-        "history": history,
         "view": rules.view(trimmed),
     }
     game.state, game.history, game.said = trimmed, history, said
@@ -271,7 +272,7 @@ def record(payload: str = "{}") -> str:
 
 def _kept(rules: Any, b: dict) -> tuple:
     """A game before one of the phone's moves, as :func:`record` wrote it."""
-    return ({**b["row"], "history": b["history"]}, rules.load(b["state"]), b["said"], b["history"])
+    return (b["row"], rules.load(b["state"]), b["said"], b["history"])
 
 
 def _said(said: Any) -> Any:
@@ -337,7 +338,6 @@ def _here_game(game_id: str, name: str, players: list, options: dict, state: Any
         "version": 0,
         "deals": len(state.history),
         "confirmed": None,
-        "history": [],
     }
     return Game(Table(name, rules, board.get(name)), row, state, [], None)
 
