@@ -106,17 +106,6 @@ window.companionRoles = function () {
   document.addEventListener("DOMContentLoaded", lock);
 }());
 
-// The new-game form: the dealer list names the players as they are typed.
-(function () {
-  "use strict";
-  document.addEventListener("input", function (e) {
-    var m = e.target && e.target.name && /^player(\d+)$/.exec(e.target.name);
-    var option = m && document.querySelector('#dealer option[value="' + m[1] + '"]');
-    var seat = option && document.querySelector('label[for="player' + m[1] + '"]');
-    if (option) { option.textContent = e.target.value.trim() || (seat ? seat.textContent.trim() : m[1]); }
-  });
-}());
-
 // A form that is complete at a known count submits itself: Tablanette's layout is laid
 // out by its fourth card, without a fifth tap on "Lay out" (the button stays, for a
 // phone without scripts).
@@ -366,7 +355,9 @@ window.companionRoles = function () {
     queue.push({ id: entry || newId(), version: Number(version), fields: fields, state: state });
     save(queue);
     later();
-    flush();  // the phone may still be online (a lost answer, a server restarting): try at once
+    // The phone may still be online (a lost answer, a server restarting): try at once; a tap
+    // the phone answered, once its answer is painted.
+    if (state) { afterPaint(flush); } else { flush(); }
   }
 
   function later() {
@@ -425,7 +416,7 @@ window.companionRoles = function () {
       var here = applied && !differs && playing();  // the phone showed it already: its board stands
       if ((!applied || differs) && window.companionReferee) { window.companionReferee.forget(); }
       if (!here && (answer.status === 200 || answer.status === 409 || answer.status === 422)) {
-        window.htmx.swap("#live", answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
+        window.companionSwap(answer.html);
         inView();
       }
       if (applied) {
@@ -536,6 +527,27 @@ window.companionRoles = function () {
   });
 }());
 
+// An answer changes the page only where it differs (issue 45): on a page with a board,
+// static/morph.js (with idiomorph, vendored) is loaded once the page has, and puts every
+// answer in place by morphing it into the page (window.companionSwap, and htmx's own swaps).
+// Until then, and without it, answers are swapped whole, as here.
+window.companionSwap = function (html) {
+  "use strict";
+  window.htmx.swap("#live", html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
+};
+addEventListener("load", function () {
+  "use strict";
+  var urls = document.body.dataset.morph;
+  if (!urls || (!document.getElementById("live") && !document.getElementById("here"))) { return; }
+  urls.split(" ").forEach(function (url) {
+    var s = document.createElement("script");
+    s.src = url;
+    s.async = false;  // in order: idiomorph, then what uses it
+    s.className = "added";  // not in the copy kept for a reload: its page loads them anew
+    document.head.appendChild(s);
+  });
+});
+
 // The answer to a tap stays in view (issue 31): on a short phone the grid's lower rows are
 // reached by scrolling, and the board above is then partly off the screen. After each
 // answer to this phone's own tap, the page scrolls just enough to bring the answer (a
@@ -545,7 +557,18 @@ window.companionRoles = function () {
   "use strict";
   var ANSWER = "#live [role=alert], #live [role=status], #live .choice:not(.sheet)";
 
+  // Once the frame is due (issue 45): the answer's parts are measured with the layout that
+  // frame works out anyway, after everything the answer changes, not in a layout of its own.
+  var asked = false;
   window.companionInView = function () {
+    if (asked) { return; }
+    asked = true;
+    window.requestAnimationFrame(function () {
+      asked = false;
+      inView();
+    });
+  };
+  function inView() {
     var top = Infinity, bottom = -Infinity, height = window.innerHeight;
     document.querySelectorAll(ANSWER).forEach(function (e) {  // the answer: all its parts
       if (!e.getClientRects().length) { return; }
@@ -561,7 +584,7 @@ window.companionRoles = function () {
     } else if (bottom > height && top > height / 4) {  // taller than the screen: its top to the top
       window.scrollBy(0, top - 4);
     }
-  };
+  }
   document.addEventListener("htmx:afterSwap", function (e) {
     var d = e.detail;
     if (!d.target || d.target.id !== "live" || !d.requestConfig || d.requestConfig.elt === d.target) { return; }
@@ -714,24 +737,6 @@ window.companionRoles = function () {
     if (seconds > 0) {
       window.setInterval(function () { if (!open) { refresh(); } }, seconds * 1000);
     }
-  });
-}());
-
-// The tally screen (play/tally_form.html) answers each change with the whole form again. A
-// number being typed in another box while that answer is on its way is kept: the answer
-// was made before it, and it would come back empty (a slow room's Wi-Fi lost its digits).
-(function () {
-  "use strict";
-  var typing = null;
-  document.addEventListener("htmx:beforeSwap", function (e) {
-    var a = document.activeElement, t = e.detail.target;
-    typing = t && t.id === "tally" && a && a.tagName === "INPUT" && a.id && t.contains(a) ?
-      { id: a.id, value: a.value } : null;
-  });
-  document.addEventListener("htmx:afterSwap", function () {
-    var box = typing && document.getElementById(typing.id);
-    if (box && box.value !== typing.value) { box.value = typing.value; }  // its change is sent when it is left
-    typing = null;
   });
 }());
 

@@ -255,7 +255,7 @@
     return inTurn(function () {
       return call(op, payload).then(function (answer) {
         if (!answer.status || record !== current) { return; }  // nothing to undo; another game shown now
-        window.htmx.swap("#live", answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
+        window.companionSwap(answer.html);
         if (answer.address) { window.history.replaceState(window.history.state, "", answer.address); }
         if (window.companionInView) { window.companionInView(); }
         if (!answer.applied || op === "show") { return; }

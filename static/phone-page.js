@@ -58,46 +58,10 @@
       server(d);
     });
   }
-  // An answer put in place changing only what differs from the page (issue 45: a tap is
-  // painted sooner when the board is not laid out again whole): each part the answer sends
-  // out of band (a card of the grid, Undo, the record) replaces its namesake only when it
-  // differs, and #live keeps every child the answer did not change. Then htmx's settle event,
-  // as after its own swap (the grid locks while a choice waits; the page is kept for a reload).
-  function put(html) {
-    var t = document.createElement("template");
-    t.innerHTML = html;
-    Array.prototype.slice.call(t.content.children).forEach(function (part) {
-      var old = part.id && document.getElementById(part.id);
-      if (!old) { return; }
-      part.removeAttribute("hx-swap-oob");
-      if (part.id === "live") { keepSame(old, part); }
-      else if (!old.isEqualNode(part)) { old.replaceWith(part); window.htmx.process(part); }
-    });
-    var live = document.getElementById("live");
-    live.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true, detail: { elt: live, target: live } }));
-  }
-  function keepSame(old, now) {
-    var changed = false, a = old.children, b = now.children, i;
-    Array.prototype.forEach.call(now.attributes, function (x) {
-      if (old.getAttribute(x.name) !== x.value) { old.setAttribute(x.name, x.value); changed = true; }
-    });
-    Array.prototype.slice.call(old.attributes).forEach(function (x) {
-      if (!now.hasAttribute(x.name)) { old.removeAttribute(x.name); changed = true; }
-    });
-    if (a.length !== b.length) {
-      old.replaceChildren.apply(old, Array.prototype.slice.call(now.childNodes));
-      window.htmx.process(old);
-      return;
-    }
-    for (i = b.length - 1; i >= 0; i -= 1) {
-      if (!a[i].isEqualNode(b[i])) {
-        var part = b[i];
-        a[i].replaceWith(part);
-        window.htmx.process(part);
-      }
-    }
-    if (changed) { window.htmx.process(old); }  // its request (hx-get names the version) made anew
-  }
+  // An answer put in place as the server's is (static/app.js, companionSwap): morphed into
+  // the page, changing only what differs from it (issue 45: nothing else is laid out again),
+  // then htmx's settle event, as after any answer (the grid locks while a choice waits).
+  function put(html) { window.companionSwap(html); }
 
   // The server answers it (htmx, as before this file ran).
   function server(d) {

@@ -18,10 +18,13 @@ bp = Blueprint("offline", __name__)
 SHELL = (
     "app.css",
     "pages.css",
+    "pages.js",
     "app.js",
     "phone.js",
     "phone-only.js",  # "Play on this phone only" (static/phone-only.js): its page opens offline
     "htmx.min.js",
+    "idiomorph.min.js",  # a board's answers morphed in (static/morph.js), online or not
+    "morph.js",
     "icon.svg",
     "icon-192.png",
     "manifest.json",
