@@ -79,6 +79,8 @@ class Page:
 
 _page: Page | None = None
 _game: Game | None = None
+#: What :func:`peek` worked out: the game it started from, the tap, the game after it, the answer.
+_ahead: tuple | None = None
 
 
 def _catalog(language: str) -> gettext.NullTranslations:
@@ -145,10 +147,9 @@ def _render(game: Game, view: dict, prior: dict | None, deals_before: int | None
     return {"status": status, "html": body, "version": game.row["version"], "context": context}
 
 
-def _finish(answer: dict, current: str) -> str:
-    assert _game is not None
+def _finish(game: Game, answer: dict, current: str) -> str:
     context = answer.pop("context")
-    answer["address"] = taps.address(_game.row["id"], context, current)
+    answer["address"] = taps.address(game.row["id"], context, current)
     return json.dumps(answer)
 
 
@@ -156,12 +157,46 @@ def tap(payload: str) -> str:
     """A tap: ``{"fields": [[name, value], ...], "current": the page's address}``, as the
     form would post it. Answers ``{"status", "html", "version", "address", "applied"}`` as the
     server would (200 applied or asking, 422 refused), or ``{"status": 0}``: not one this
-    phone answers (not a move its engine can read), for the server to answer."""
+    phone answers (not a move its engine can read), for the server to answer. The answer
+    :func:`peek` worked out for the same tap on the same game is given at once."""
+    global _game, _ahead
     assert _game is not None and _page is not None
     p = json.loads(payload)
+    ahead, _ahead = _ahead, None
+    if ahead is not None and ahead[:2] == (_game, _tap_key(p)):
+        _game, answer = ahead[2], ahead[3]
+    else:
+        _game, answer = _tapped(_game, p)
+    return answer
+
+
+def peek(payload: str) -> str:
+    """A tap worked out ahead (``{"fields", "current"}`` as :func:`tap` takes them): the page
+    asks as a finger touches a card, before the tap is made (static/phone-page.js), so that
+    the tap itself is answered at once. Nothing changes: a :func:`tap` with the same fields
+    on the same game takes this answer, any other forgets it."""
+    global _ahead
+    assert _game is not None and _page is not None
+    p = json.loads(payload)
+    _ahead = (_game, _tap_key(p), *_tapped(_game, p))
+    return "{}"
+
+
+def _tap_key(p: dict) -> tuple:
+    """A tap as :func:`peek` and :func:`tap` compare it: its fields by name, in any order of
+    the names (the page lists them as the form does, htmx in its own order) but each name's
+    values in theirs (Tablanette's layout lists its cards in the order laid), and the page's
+    address."""
+    return sorted(((str(k), str(v)) for k, v in p["fields"]), key=lambda f: f[0]), p.get("current", "")
+
+
+def _tapped(game: Game, p: dict) -> tuple[Game, str]:
+    """:func:`tap`'s work on ``game``, which it leaves as it was: the game after the tap (a
+    new one when the tap applied a move, else ``game``) and the answer."""
+    assert _page is not None
     fields = [(str(k), str(v)) for k, v in p["fields"]]
     form = dict(reversed(fields))  # the first of each name, as a form reads it
-    game, rules = _game, _game.table.rules
+    rules = game.table.rules
     move = taps.move_from_form(fields)
     current = p.get("current", "")
     with i18n.speaking(_page.speech), links.building(_page.routes):
@@ -173,25 +208,25 @@ def tap(payload: str) -> str:
                 question = rules.confirm_needed(game.state, move)
             if question:
                 answer = _render(game, view, view, deals, 200, confirm={"move": move, "message": question})
-                return _finish(answer | {"applied": False}, current)
+                return game, _finish(game, answer | {"applied": False}, current)
             state = rules.apply(game.state, move)
         except InvalidMove:
-            return json.dumps({"status": 0})
+            return game, json.dumps({"status": 0})
         except AmbiguousMove as e:
             choice = {"move": move, "options": e.options, "message": e.reason, "unanswered": "resume" in form}
             answer = _render(game, view, view, deals, 200, choice=choice)
-            return _finish(answer | {"applied": False}, current)
+            return game, _finish(game, answer | {"applied": False}, current)
         except MoveError as e:
             again = taps.ask_again(rules, game.state, move, form.get("resume"))
             answer = _render(
                 game, view, view, deals, 422, error=e.reason, choice=again, reveal=form.get("reveal") == "1"
             )
-            return _finish(answer | {"applied": False}, current)
-        game.before.append((dict(game.row), game.state, game.said, list(game.history)))
-        _applied(game, state, rules.narrate(state, move))
-        answer = _render(game, game.row["view"], view, deals, 200)
-        state_digest = taps.state_digest(rules, game.state)
-        return _finish(answer | {"applied": True, "move": move, "state": state_digest}, current)
+            return game, _finish(game, answer | {"applied": False}, current)
+        after = replace(game, before=[*game.before, (dict(game.row), game.state, game.said, list(game.history))])
+        _applied(after, state, rules.narrate(state, move))
+        answer = _render(after, after.row["view"], view, deals, 200)
+        state_digest = taps.state_digest(rules, after.state)
+        return after, _finish(after, answer | {"applied": True, "move": move, "state": state_digest}, current)
 
 
 def _applied(game: Game, state: Any, said: Any) -> None:
@@ -233,7 +268,7 @@ def undo(payload: str) -> str:
         game.state, game.said, game.history = state, said, history
         view = game.table.rules.view(state)
         answer = _render(game, view, prior, deals, 200, notice=i18n._("Undone."))
-        return _finish(answer | {"applied": True}, p.get("current", ""))
+        return _finish(game, answer | {"applied": True}, p.get("current", ""))
 
 
 def show(payload: str) -> str:
@@ -244,7 +279,7 @@ def show(payload: str) -> str:
     with i18n.speaking(_page.speech), links.building(_page.routes):
         view = _game.table.rules.view(_game.state)
         answer = _render(_game, view, None, None, 200, reveal=bool(p.get("reveal")))
-        return _finish(answer | {"applied": False}, p.get("current", ""))
+        return _finish(_game, answer | {"applied": False}, p.get("current", ""))
 
 
 def _undone_confirmed(now: dict, before: dict) -> int | None:

@@ -153,6 +153,20 @@
     });
   }
 
+  // A finger on a card of the grid: the phone works the tap out at once (phone.peek), while
+  // the finger is still down, and the tap itself, the same card on the same game, then has
+  // its answer ready. A tap that does not come (the finger slid off to scroll) changes nothing.
+  document.addEventListener("pointerdown", function (e) {
+    var card = e.target && e.target.closest && e.target.closest("#picker button[name=card]");
+    if (!card || !card.form || card.getAttribute("aria-disabled") === "true" || !playing()) { return; }
+    var fields = [];
+    new FormData(card.form).forEach(function (value, name) {
+      if (typeof value === "string") { fields.push([name, value]); }
+    });
+    fields.push([card.name, card.value], ["version", String(shownVersion())]);
+    call("peek", { fields: fields, current: window.location.href }).catch(function () { /* the tap asks again */ });
+  }, true);
+
   // Taps, before app.js sees them (capture): answered here while the phone holds the game
   // the page shows.
   document.addEventListener("htmx:configRequest", function (e) {

@@ -62,10 +62,7 @@ class Both:
         return said
 
     def tap(self, move: dict, **extra) -> dict:
-        fields = [("version", str(self.version))]
-        for k, v in move.items():
-            fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
-        fields += [(k, str(v)) for k, v in extra.items()]
+        fields = self.fields(move) + [(k, str(v)) for k, v in extra.items()]
         current = f"http://localhost/games/{self.id}"
         server = self.client.post(
             f"/games/{self.id}/moves",
@@ -74,6 +71,22 @@ class Both:
         )
         said = json.loads(phone.tap(json.dumps({"fields": fields, "current": current})))
         return self.compare(server, said, (move, extra))
+
+    def fields(self, move: dict) -> list:
+        fields = [("version", str(self.version))]
+        for k, v in move.items():
+            fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
+        return fields
+
+    def peek(self, move: dict) -> None:
+        """A finger on ``move``'s card: the phone works it out ahead (its fields in the page's
+        order, not htmx's); nothing changes."""
+        before = phone.record()
+        current = f"http://localhost/games/{self.id}"
+        fields = self.fields(move)
+        fields = fields[1:] + fields[:1]  # the version last, as the page lists it
+        assert json.loads(phone.peek(json.dumps({"fields": fields, "current": current}))) == {}
+        assert phone.record() == before
 
     def undo(self) -> dict:
         current = f"http://localhost/games/{self.id}"
@@ -170,3 +183,27 @@ def test_an_undo_of_a_move_the_phone_did_not_apply_is_left_to_the_server(fixed_a
     both.tap(steps[0].move)
     both.taken()  # the page loaded again: the phone knows no move of its own
     assert json.loads(phone.undo(json.dumps({"current": ""}))) == {"status": 0}
+
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_a_tap_worked_out_ahead_is_answered_as_the_server_answers_it(fixed_app, game, monkeypatch):
+    """``phone.peek`` (a finger on a card, before the tap): the tap that follows on the same
+    game takes the answer worked out then, which is the server's byte for byte; a finger
+    that slid off (another tap comes, or an Undo) leaves nothing behind."""
+    players, steps = script(game)
+    both = Both(fixed_app, game, players, "ja")
+    worked = []
+    tapped = phone._tapped
+    monkeypatch.setattr(phone, "_tapped", lambda g, p: worked.append(p) or tapped(g, p))
+    for i, step in enumerate(steps[:12]):
+        if i % 4 == 1 and i + 1 < len(steps):  # slid off to another card first: worked out again
+            both.peek(steps[i + 1].move)
+        elif i % 4 == 3:  # worked out, then Undo: the tap after it is worked out anew
+            both.peek(step.move)
+            both.undo()
+            both.tap(steps[i - 1].move)
+        both.peek(step.move)
+        worked.clear()
+        assert both.tap(step.move)["applied"], step
+        assert worked == [], "the tap was worked out again"
+    assert both.compared >= 12
