@@ -91,7 +91,11 @@ def configure(env: Environment) -> None:
 
 def environment(loader: BaseLoader) -> Environment:
     """The phone's environment: Flask's settings (autoescape by extension), :func:`configure`d."""
-    env = Environment(loader=loader, autoescape=select_autoescape(AUTOESCAPED, default_for_string=True))
+    # auto_reload off: the phone's templates never change under its worker, and each render
+    # would stat every template it includes again.
+    env = Environment(
+        loader=loader, autoescape=select_autoescape(AUTOESCAPED, default_for_string=True), auto_reload=False
+    )
     configure(env)
     return env
 

@@ -330,6 +330,41 @@ BOARD = """() => { const live = document.querySelector("#live").cloneNode(true);
   return live.textContent.replace(/\\s+/g, " ").trim(); }"""
 
 
+#: The parts of the page a card of Tute's first trick does not change, each marked.
+KEPT = "#live .scoreboard, #live .deal-line, #picker, #undo, #pick-{other}"
+MARK = "sel => document.querySelectorAll(sel).forEach(e => { e.dataset.kept = ''; e.__kept = true; })"
+#: Each part still the element it was (morphed, not replaced), and the card tapped focused.
+STILL = "sel => [...document.querySelectorAll(sel)].map(e => !!e.__kept)"
+
+
+def test_a_tap_changes_only_what_the_card_changes(phone_server, phone_in):
+    """Issue 45, item 6: an answer, the phone's and the server's alike, is morphed into the
+    page. The elements a card did not change stay the same elements, and the card tapped
+    keeps the focus (its played mark is put on it, not on a new button)."""
+    url = phone_server.url
+    context, page = phone_in(url, "en")
+    players, steps = script("tute")
+    game_id, _ = referee_game(page, url, "tute", players)
+    phone_holds_the_game(page)
+    page.wait_for_function("() => !!window.Idiomorph")
+    perform(page, steps[0])  # the turned card (trumps); then two cards of the first trick
+    page.wait_for_function(SENT, arg=f"companion.waiting:{game_id}")
+    sent = phone_server.moves_posted(game_id)
+    for n, step in enumerate(steps[1:3], start=2):  # answered in the phone, then by the server
+        if n == 3:
+            page.evaluate("() => window.companionReferee.forget()")
+        kept = KEPT.format(other=steps[3].cards[0])
+        page.evaluate(MARK, kept)
+        perform(page, step)
+        expect_version(page, n)
+        expect(page.locator(f"#pick-{step.cards[0]}")).to_have_attribute("aria-disabled", "true")
+        assert page.evaluate(STILL, kept) == [True] * 5, n
+        assert page.evaluate("() => document.activeElement.id") == f"pick-{step.cards[0]}", n
+    page.wait_for_function(SENT, arg=f"companion.waiting:{game_id}")
+    assert phone_server.moves_posted(game_id) == sent + 2  # the phone's tap sent, and the server's
+    assert page.errors == []
+
+
 def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_server, phone_in):
     """The page kept on the phone (the service worker's copy of the last answer) and the
     phone's own copy of the game (localStorage) take the referee on after a reload without
