@@ -9,7 +9,10 @@ of the way is found. 27.2 KB brotli and 30.4 gzip after issue 34 (from 38.8 and 
 network (about 190 bytes of script in gzip) and gives five names on a phone the room each
 needs (about 90 of style). 28.1 and 31.4 after issue 45, whose page starts the phone's
 referee (a worker made and called, about 350 bytes; the referee's own script, phone-page.js,
-is loaded only once the worker is ready): issue 45 sets the bar at 32 KB gzip."""
+is loaded only once the worker is ready): issue 45 sets the bar at 32 KB gzip. 28.4 and 31.7
+at most (Tantony's and 100's pages) after its item 6: the scripts that morph answers into the
+page load after it, and the new-game form's and the tally screen's scripts moved out of app.js
+into pages.js, which a game page does not load."""
 
 import pytest
 
