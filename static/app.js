@@ -527,22 +527,23 @@ window.companionRoles = function () {
   });
 }());
 
-// An answer changes the page only where it differs (issue 45): on a page with a board,
-// static/morph.js (with idiomorph, vendored) is loaded once the page has, and puts every
-// answer in place by morphing it into the page (window.companionSwap, and htmx's own swaps).
-// Until then, and without it, answers are swapped whole, as here.
+// What a page with a board loads once it has loaded (body's data-later, in order), kept out
+// of its first load: static/morph.js (with idiomorph, vendored), which puts every answer in
+// place by morphing it into the page (window.companionSwap, and htmx's own swaps; until
+// then, and without it, answers are swapped whole, as here), and static/awake.js, which
+// keeps a referee's screen on (issue 46).
 window.companionSwap = function (html) {
   "use strict";
   window.htmx.swap("#live", html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
 };
 addEventListener("load", function () {
   "use strict";
-  var urls = document.body.dataset.morph;
+  var urls = document.body.dataset.later;
   if (!urls || (!document.getElementById("live") && !document.getElementById("here"))) { return; }
   urls.split(" ").forEach(function (url) {
     var s = document.createElement("script");
     s.src = url;
-    s.async = false;  // in order: idiomorph, then what uses it
+    s.async = false;  // in order: idiomorph before what uses it
     s.className = "added";  // not in the copy kept for a reload: its page loads them anew
     document.head.appendChild(s);
   });

@@ -38,7 +38,7 @@ JA = CATALOGS / "ja" / "LC_MESSAGES" / "messages.po"
 JAPANESE = {"Accept-Language": "ja,en-US;q=0.7"}
 
 #: Words that are the same in a Japanese interface: the app's name, and abbreviations.
-NOT_ENGLISH = {"companion", "OK", "QR", "URL", "CSV", "JSON", "API", "ID"}
+NOT_ENGLISH = {"companion", "OK", "QR", "URL", "CSV", "JSON", "API", "ID", "HTTP", "HTTPS"}
 #: An English word: two letters or more (a card's rank, "A" or "K", is one letter), and not
 #: a card as a typist writes it ("QH", "10D": a card, like Q♥; docs/GLOSSARY.md).
 WORD = re.compile(r"(?![AJQK][SHDC](?![A-Za-z'’]))[A-Za-z][A-Za-z'’]+")

@@ -12,7 +12,9 @@ referee (a worker made and called, about 350 bytes; the referee's own script, ph
 is loaded only once the worker is ready): issue 45 sets the bar at 32 KB gzip. 28.4 and 31.7
 at most (Tantony's and 100's pages) after its item 6: the scripts that morph answers into the
 page load after it, and the new-game form's and the tally screen's scripts moved out of app.js
-into pages.js, which a game page does not load."""
+into pages.js, which a game page does not load. Issue 46 puts the line a referee's page shows
+when it can't keep the screen on (plain HTTP, or the phone refuses) in the page, about 150
+bytes: the brotli ceiling goes to 28.7 KB (28.6 at most now), gzip's stays."""
 
 import pytest
 
@@ -20,7 +22,7 @@ from companion import games, web
 from tests.conftest import become_referee
 from tests.weight import first_load
 
-CEILING = {"br": 28.5 * 1024, "gzip": 32.0 * 1024}
+CEILING = {"br": 28.7 * 1024, "gzip": 32.0 * 1024}
 
 
 @pytest.mark.parametrize("game", games.GAMES)

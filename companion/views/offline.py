@@ -25,6 +25,7 @@ SHELL = (
     "htmx.min.js",
     "idiomorph.min.js",  # a board's answers morphed in (static/morph.js), online or not
     "morph.js",
+    "awake.js",  # a referee's screen kept on (issue 46)
     "icon.svg",
     "icon-192.png",
     "manifest.json",

@@ -319,9 +319,11 @@ def test_a_repeat_load_fetches_no_script_or_stylesheet(page, tmp_path):
     assert not [path for path in paths if path.startswith("/static/")], asked
     assert paths <= {f"/games/{game_id}", f"/games/{game_id}/events", "/sw.js"}, asked
     assert all(status == 304 for path, status in asked if path == "/sw.js"), asked
-    # The first load's three, and what morphs the answers in once the page has loaded (issue 45).
+    # The first load's three, and what the page loads once it has (morphing answers in, issue 45;
+    # the screen kept on, issue 46).
     scripts_and_styles = {
         r.url.split("?")[0].rsplit("/", 1)[1]: r for r in statics if r.url.split("?")[0].endswith((".js", ".css"))
     }
-    assert set(scripts_and_styles) == {"app.css", "htmx.min.js", "app.js", "idiomorph.min.js", "morph.js"}, statics
+    later = {"idiomorph.min.js", "morph.js", "awake.js"}
+    assert set(scripts_and_styles) == {"app.css", "htmx.min.js", "app.js", *later}, statics
     assert all(r.from_service_worker for r in scripts_and_styles.values()), statics
