@@ -331,7 +331,7 @@ BOARD = """() => { const live = document.querySelector("#live").cloneNode(true);
 
 
 #: The parts of the page a card of Tute's first trick does not change, each marked.
-KEPT = "#live .scoreboard, #live .deal-line, #picker, #undo, #pick-{other}"
+UNCHANGED = "#live .scoreboard, #live .deal-line, #picker, #undo, #pick-{other}"
 MARK = "sel => document.querySelectorAll(sel).forEach(e => { e.dataset.kept = ''; e.__kept = true; })"
 #: Each part still the element it was (morphed, not replaced), and the card tapped focused.
 STILL = "sel => [...document.querySelectorAll(sel)].map(e => !!e.__kept)"
@@ -353,7 +353,7 @@ def test_a_tap_changes_only_what_the_card_changes(phone_server, phone_in):
     for n, step in enumerate(steps[1:3], start=2):  # answered in the phone, then by the server
         if n == 3:
             page.evaluate("() => window.companionReferee.forget()")
-        kept = KEPT.format(other=steps[3].cards[0])
+        kept = UNCHANGED.format(other=steps[3].cards[0])
         page.evaluate(MARK, kept)
         perform(page, step)
         expect_version(page, n)
