@@ -19,3 +19,26 @@ def pytest_collection_modifyitems(config, items):
     kept = [item for item in items if item not in web]
     kept.sort(key=lambda item: bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False)))
     items[:] = kept
+
+
+def pytest_configure(config):
+    """Under mutmut, each call of an engine function goes through its trampoline, which
+    reads the mutant under test from ``os.environ`` each time: a third of a mutant's test
+    time on the engines' hottest helpers. The mutant is set before pytest starts and kept
+    for the whole session, so it is read once here (when mutmut is not running, or no
+    longer has that function, nothing changes)."""
+    try:
+        from mutmut.mutation import trampoline
+    except ImportError:
+        return
+    read = getattr(trampoline, "get_mutant_under_test", None)
+    if read is None or getattr(read, "once", False):
+        return
+    mutant = read()
+
+    def once():
+        return mutant
+
+    once.once = True
+    config.add_cleanup(lambda: setattr(trampoline, "get_mutant_under_test", read))
+    trampoline.get_mutant_under_test = once
