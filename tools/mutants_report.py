@@ -9,7 +9,7 @@ no test can kill it. The score is killed / (mutants - equivalent).
 
     python tools/mutants_report.py [--min 90] [--list] [MUTANT_GLOB ...]
 
-``--min`` fails (exit 1) when a module scores below it; ``--list`` prints each survivor not
+``--min`` fails (exit 1) when a module scores below it or has unchecked mutants; ``--list`` prints each survivor not
 listed as equivalent (``mutmut show NAME`` prints its change); globs keep only those mutants.
 """
 
@@ -34,6 +34,35 @@ def equivalents(path: Path) -> set[str]:
     return set(EQUIVALENT_NAME.findall(path.read_text(encoding="utf-8")))
 
 
+COLUMNS = ("mutants", "killed", "survived", "equivalent", "no tests", "unchecked")
+
+
+def count(codes: dict[str, int | None], listed: set[str], survivors: list[str]) -> dict[str, int]:
+    """A module's mutants by verdict; its survivors (and those no test runs) appended to ``survivors``."""
+    row = dict.fromkeys(COLUMNS, 0)
+    for name, code in codes.items():
+        row["mutants"] += 1
+        if code in KILLED:
+            row["killed"] += 1
+        elif name in listed:
+            row["equivalent"] += 1
+        elif code in SURVIVED:
+            row["survived"] += 1
+            survivors.append(name)
+        elif code in NO_TESTS:
+            row["no tests"] += 1
+            survivors.append(name)
+        else:
+            row["unchecked"] += 1
+    return row
+
+
+def score(row: dict[str, int]) -> float:
+    """Killed, in percent of the mutants checked and not listed as equivalent."""
+    judged = row["mutants"] - row["equivalent"] - row["unchecked"]
+    return 100.0 * row["killed"] / judged if judged else 100.0
+
+
 def module_of(meta: Path, root: Path) -> str:
     return str(meta.relative_to(root))[: -len(".py.meta")].replace("/", ".").removesuffix(".__init__")
 
@@ -53,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     listed = equivalents(args.equivalents)
     rows, survivors, low = [], [], []
-    totals = dict.fromkeys(["mutants", "killed", "survived", "equivalent", "no tests", "unchecked"], 0)
+    totals = dict.fromkeys(COLUMNS, 0)
     totals_time = 0.0
     for meta in metas:
         data = json.loads(meta.read_text(encoding="utf-8"))
@@ -62,40 +91,22 @@ def main(argv: list[str] | None = None) -> int:
             codes = {k: v for k, v in codes.items() if any(fnmatch.fnmatch(k, g) for g in args.globs)}
         if not codes:
             continue
-        row = dict.fromkeys(totals, 0)
-        for name, code in codes.items():
-            row["mutants"] += 1
-            if code in KILLED:
-                row["killed"] += 1
-            elif name in listed:
-                row["equivalent"] += 1
-            elif code in SURVIVED:
-                row["survived"] += 1
-                survivors.append(name)
-            elif code in NO_TESTS:
-                row["no tests"] += 1
-                survivors.append(name)
-            else:
-                row["unchecked"] += 1
+        row = count(codes, listed, survivors)
         seconds = sum(float(d) for k, d in data.get("durations_by_key", {}).items() if k in codes)
-        judged = row["mutants"] - row["equivalent"]
-        score = 100.0 * row["killed"] / judged if judged else 100.0
-        rows.append((module_of(meta, args.mutants), row, score, seconds))
+        rows.append((module_of(meta, args.mutants), row, score(row), seconds))
         for key in totals:
             totals[key] += row[key]
         totals_time += seconds
-        if args.min is not None and score < args.min:
+        if args.min is not None and (score(row) < args.min or row["unchecked"]):
             low.append(module_of(meta, args.mutants))
 
     header = f"{'module':<28} {'mutants':>7} {'killed':>7} {'survived':>8} {'equiv.':>6} {'no tests':>8}"
     header += f" {'unchecked':>9} {'score':>7} {'time':>8}"
     print(header)
     print("-" * len(header))
-    judged = totals["mutants"] - totals["equivalent"]
-    total_score = 100.0 * totals["killed"] / judged if judged else 100.0
-    for name, row, score, seconds in [*rows, ("all", totals, total_score, totals_time)]:
+    for name, row, percent, seconds in [*rows, ("all", totals, score(totals), totals_time)]:
         line = f"{name:<28} {row['mutants']:>7} {row['killed']:>7} {row['survived']:>8} {row['equivalent']:>6}"
-        print(line + f" {row['no tests']:>8} {row['unchecked']:>9} {score:>6.1f}% {seconds:>7.0f}s")
+        print(line + f" {row['no tests']:>8} {row['unchecked']:>9} {percent:>6.1f}% {seconds:>7.0f}s")
     if args.list:
         for name in sorted(survivors):
             print("survived:", name)
