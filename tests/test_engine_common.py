@@ -1,7 +1,7 @@
 """What every engine does the same way (companion/games/common.py), through the games:
 the statistics' figures of a finished game, and a state that survives being stored."""
 
-from companion.games import tablanette, tantony
+from companion.games import tablanette, tantony, tute
 
 
 def test_figures_add_each_deals_points_and_keep_the_biggest_sweep():
@@ -38,3 +38,21 @@ def test_figures_count_a_sudden_death_double_win_for_the_winners_only():
     figures = tantony.figures(view)
     assert (figures["Ann & Cat"]["double"], figures["Ben & Dan"]["double"]) == (1, 0)
     assert (figures["Ann & Cat"]["points"], figures["Ann & Cat"]["deals"]) == (60, 1)
+
+
+def test_figures_count_tute_cante_points_and_a_loss_mark_per_deal_lost():
+    """RULES.md 2.6: a deal's loser (or losers) takes a loss mark; cantes count for the singer."""
+    view = {
+        "sides": [["Ann"], ["Ben"], ["Cat"]],
+        "history": [
+            {"points": {"Ann": 70, "Ben": 30, "Cat": 20}, "cantes": {"Ann": 40}, "losers": ["Ann"]},
+            {"points": {"Ann": 10, "Ben": 80, "Cat": 30}, "cantes": {"Ben": 20, "Ann": 20}, "losers": ["Ben"]},
+        ],
+        "result": None,
+    }
+    figures = tute.figures(view)
+    assert {side: (f["deals"], f["points"], f["cantes"], f["marks"]) for side, f in figures.items()} == {
+        "Ann": (2, 80, 60, 1),
+        "Ben": (2, 110, 20, 1),
+        "Cat": (2, 50, 0, 0),
+    }

@@ -54,6 +54,7 @@ def test_4_6_AD01_the_table_and_the_log_play_by_play():
         "result": None,
     }
     assert {k: view[k] for k in shown} == shown
+    assert view["pack"] == [r + s for s in "SHDC" for r in "A 2 3 4 5 6 7 8 9 10 J Q K".split()]  # one pack
     assert view["last"] == {
         "player": "B",
         "card": "5H",

@@ -93,3 +93,15 @@ def test_a_refusal_is_raised_from_a_reason_or_from_its_parts_never_both():
         IllegalMove(QH_PLAYED, "again")
     with pytest.raises(TypeError):
         IllegalMove("already_played")
+
+
+def test_lists_in_a_sentence_are_joined_as_english_joins_them():
+    """Names joined with "and", alternatives with "or", the serial comma from three on."""
+
+    def words(**params):
+        return str(Reason("list", "%(players)s / %(totals)s", **params))
+
+    assert words(players=["Ann"], totals=[82]) == "Ann / 82"
+    assert words(players=["Ann", "Ben"], totals=[82, 102]) == "Ann and Ben / 82 or 102"
+    assert words(players=["Ann", "Ben", "Cat"], totals=[2, 12, 22]) == "Ann, Ben, and Cat / 2, 12, or 22"
+    assert words(players=["Ann", "Ben", "Cat", "Dan"], totals=[1, 2, 3, 4]) == "Ann, Ben, Cat, and Dan / 1, 2, 3, or 4"
