@@ -81,25 +81,26 @@ def test_each_refusal_says_why_in_words_and_data(section, options, played, move,
 
 
 @pytest.mark.parametrize(
-    ("options", "played", "move", "code", "sentence"),
+    ("options", "played", "move", "sentence", "params"),
     [
-        ({"variant": "98"}, ["KS"], {"type": "play", "card": "2H"}, "over_target",
-         "2H on 98 makes 100, over 98: B loses the hand."),
-        ({"variant": "99"}, ["KS"], {"type": "play", "card": "AH"}, "over_target",
-         "AH on 99 makes 100 or 109, over 99: B loses the hand."),
-        ({}, ["10S"], {"type": "play", "card": "8H"}, "over_target",
-         "8H on 100 makes 108, over 100: B loses the hand."),
-        ({}, ["10S"], {"type": "play", "card": "8H", "total": 108}, "over_target",
-         "8H on 100 makes 108, over 100: B loses the hand."),
+        ({"variant": "98"}, ["KS"], {"type": "play", "card": "2H"},
+         "2H on 98 makes 100, over 98: B loses the hand.", {"totals": [100], "low": 100, "high": 100}),
+        ({"variant": "99"}, ["KS"], {"type": "play", "card": "AH"},
+         "AH on 99 makes 100 or 109, over 99: B loses the hand.", {"totals": [100, 109], "low": 100, "high": 109}),
+        ({"variant": "99"}, ["KS"], {"type": "play", "card": "AH", "total": 109},  # the total announced
+         "AH on 99 makes 109, over 99: B loses the hand.", {"totals": [109], "low": 109, "high": 109}),
+        ({}, ["10S"], {"type": "play", "card": "8H", "total": 108},
+         "8H on 100 makes 108, over 100: B loses the hand.", {"totals": [108], "low": 108, "high": 108}),
     ],
 )  # fmt: skip
-def test_a_play_over_the_target_is_confirmed_first(options, played, move, code, sentence):
+def test_a_play_over_the_target_is_confirmed_first(options, played, move, sentence, params):
     """RULES.md 4.2: a play announced above the target loses the hand; the referee asks first."""
     s = H.start(["A", "B"], {"dealer": "B", **options})
     for card in played:
         s = H.apply(s, {"type": "play", "card": card})
     asked = H.confirm_needed(s, move)
-    assert (asked.code, str(asked)) == (code, sentence)
+    assert (asked.code, str(asked)) == ("over_target", sentence)
+    assert asked.params == {"card": move["card"], "total": s.total, "target": H.target(options), "player": "B"} | params
 
 
 @pytest.mark.parametrize(
@@ -111,9 +112,18 @@ def test_a_play_over_the_target_is_confirmed_first(options, played, move, code, 
         ({}, {"type": "lose"}),
         ({}, {"type": "play"}),  # no card: apply says why
         ({"variant": "99tgames"}, {"type": "play", "card": "KS"}),  # refused, or shown: nothing to ask
+        ({"variant": "99"}, {"type": "play", "card": "AH", "total": 50}),  # a total it can't make: apply says why
     ],
 )
 def test_nothing_is_asked_before_a_safe_play_or_a_move_apply_refuses(options, move):
     s = H.start(["A", "B"], {"dealer": "B", **options})
     s = H.apply(s, {"type": "play", "card": "9S" if options else "4S"})
     assert H.confirm_needed(s, move) is None
+
+
+def test_nothing_is_asked_once_the_match_is_over():
+    """RULES.md 4.4: the last player with tokens has won; no play is left to confirm."""
+    s = H.start(["A", "B"], {"dealer": "B", "tokens": 1})
+    s = H.apply(H.apply(s, {"type": "play", "card": "10S"}), {"type": "lose"})  # B can't go on 100
+    assert s.result == {"winners": ["A"], "losers": ["B"], "draw": False}
+    assert H.confirm_needed(s, {"type": "play", "card": "8H"}) is None

@@ -102,3 +102,18 @@ def test_4_6_AD01e_a_shown_hand_that_cannot_go_loses_a_token_and_the_deal_passes
         "marks": 1,
         "double": 0,
     }
+
+
+def test_the_log_says_who_lost_a_hand_and_why():
+    """RULES.md 4.2: over the target loses the hand; a player who can't go loses it (verified
+    only with the hand shown, 4.8); a tallied hand names its loser (4.4)."""
+    s = H.apply(new(), {"type": "play", "card": "10S"})  # A: 100
+    bust, words = said(s, {"type": "play", "card": "9S"})
+    assert words == ["Hand 1: B loses the hand.", "B played 9S: 100 → 109, over 100."]
+    record = bust.history[-1]
+    assert (record["bust"], record["verified"], record["shown"], record["total"]) == ("9S", False, None, 109)
+    _, words = said(s, {"type": "lose"})
+    assert words == ["Hand 1: B loses the hand.", "B could not go (hand not shown)."]
+    tallied, words = said(new(), {"type": "tally", "loser": "B"})
+    assert words == ["Hand 1: B loses the hand.", "Tallied: the hand's cards were not entered."]
+    assert (tallied.history[-1]["tallied"], tallied.history[-1]["verified"]) == (True, False)
