@@ -9,8 +9,9 @@ def new(players=("A", "B", "C"), **options):
 
 
 def said(state, move):
+    """The state after ``move``, and the log's sentences for it (each code and its words)."""
     after = H.apply(state, move)
-    return after, [str(r) for r in H.narrate(after, move)]
+    return after, [(r.code, str(r)) for r in H.narrate(after, move)]
 
 
 def test_4_6_AD01_the_table_and_the_log_play_by_play():
@@ -21,11 +22,11 @@ def test_4_6_AD01_the_table_and_the_log_play_by_play():
         s, words = said(s, {"type": "play", "card": card})
         log += words
     assert log == [
-        "A played 8H: 0 → 8.",
-        "B played 10D: 8 → 100.",
-        "C played 4C: 100 → 100.",
-        "The direction is reversed.",
-        "B played 5H: 100 → 95.",
+        ("played", "A played 8H: 0 → 8."),
+        ("played", "B played 10D: 8 → 100."),
+        ("played", "C played 4C: 100 → 100."),
+        ("reversed", "The direction is reversed."),
+        ("played", "B played 5H: 100 → 95."),
     ]
     view = H.view(s)
     shown = {
@@ -74,8 +75,8 @@ def test_4_6_AD01e_a_shown_hand_that_cannot_go_loses_a_token_and_the_deal_passes
         s = H.apply(s, {"type": "play", "card": card})
     s, words = said(s, {"type": "lose", "hand": ["6S", "8S", "9S"]})
     assert words == [
-        "Hand 1: A loses the hand.",
-        "A could not go: every card shown goes over 100 (6S 8S 9S on 95).",
+        ("lost_hand", "Hand 1: A loses the hand."),
+        ("could_not_go_shown", "A could not go: every card shown goes over 100 (6S 8S 9S on 95)."),
     ]
     view = H.view(s)
     record = view["history"][-1]
@@ -109,11 +110,39 @@ def test_the_log_says_who_lost_a_hand_and_why():
     only with the hand shown, 4.8); a tallied hand names its loser (4.4)."""
     s = H.apply(new(), {"type": "play", "card": "10S"})  # A: 100
     bust, words = said(s, {"type": "play", "card": "9S"})
-    assert words == ["Hand 1: B loses the hand.", "B played 9S: 100 → 109, over 100."]
+    assert words == [("lost_hand", "Hand 1: B loses the hand."), ("bust", "B played 9S: 100 → 109, over 100.")]
     record = bust.history[-1]
     assert (record["bust"], record["verified"], record["shown"], record["total"]) == ("9S", False, None, 109)
     _, words = said(s, {"type": "lose"})
-    assert words == ["Hand 1: B loses the hand.", "B could not go (hand not shown)."]
+    assert words == [("lost_hand", "Hand 1: B loses the hand."), ("could_not_go", "B could not go (hand not shown).")]
     tallied, words = said(new(), {"type": "tally", "loser": "B"})
-    assert words == ["Hand 1: B loses the hand.", "Tallied: the hand's cards were not entered."]
+    assert words == [
+        ("lost_hand", "Hand 1: B loses the hand."),
+        ("lost_tallied", "Tallied: the hand's cards were not entered."),
+    ]
     assert (tallied.history[-1]["tallied"], tallied.history[-1]["verified"]) == (True, False)
+
+
+def test_4_9_landing_exactly_on_99_ends_the_hand_and_the_others_lose_it():
+    """RULES.md 4.9 (PlayAural's 99, exact_target "others_lose"): C makes exactly 99 from 91;
+    A and B each lose the hand (a token each), and the next player deals."""
+    s = new(variant="99quentin")
+    for card in ("QS", "QH", "QD", "QC", "KS", "KH", "KD", "KC", "JS"):
+        s = H.apply(s, {"type": "play", "card": card})
+    s = H.apply(s, {"type": "play", "card": "AS", "total": 91})
+    s, words = said(s, {"type": "play", "card": "8S"})
+    assert words == [
+        ("lost_hand_all", "Hand 1: A and B lose the hand."),
+        ("exact_target", "C played 8S: 91 → 99, exactly 99: the hand ends and the others lose it (100/99/98 4.9)."),
+    ]
+    view = H.view(s)
+    assert (view["history"][-1]["loser"], view["history"][-1]["losers"]) == (None, ["A", "B"])
+    assert view["tokens"] == {"A": 2, "B": 2, "C": 3} and view["dealer"] == "A"
+
+
+def test_a_hand_stored_before_a_record_named_its_losers_is_still_told():
+    """RULES.md 4.4: a record of one lost hand from before ``losers`` (only ``loser``) reads as before."""
+    s, move = H.apply(new(), {"type": "tally", "loser": "B"}), {"type": "tally", "loser": "B"}
+    old = {k: v for k, v in s.history[-1].items() if k != "losers"}
+    s = H.load(H.dump(s) | {"history": [old]})
+    assert [(r.code, str(r)) for r in H.narrate(s, move)][0] == ("lost_hand", "Hand 1: B loses the hand.")
