@@ -22,7 +22,8 @@ import re
 import sys
 from pathlib import Path
 
-KILLED = {1, 3, 36, 24, -24, 152, 255, 37}
+KILLED = {1, 3, 37}
+TIMEOUT = {36, 24, -24, 152, 255}
 SURVIVED = {0}
 NO_TESTS = {5, 33}
 EQUIVALENT_NAME = re.compile(r"`(companion\.[\w.ǁ]+__mutmut_\d+)`")
@@ -34,7 +35,7 @@ def equivalents(path: Path) -> set[str]:
     return set(EQUIVALENT_NAME.findall(path.read_text(encoding="utf-8")))
 
 
-COLUMNS = ("mutants", "killed", "survived", "equivalent", "no tests", "unchecked")
+COLUMNS = ("mutants", "killed", "timeout", "survived", "equivalent", "no tests", "unchecked")
 
 
 def count(codes: dict[str, int | None], listed: set[str], survivors: list[str]) -> dict[str, int]:
@@ -44,6 +45,8 @@ def count(codes: dict[str, int | None], listed: set[str], survivors: list[str]) 
         row["mutants"] += 1
         if code in KILLED:
             row["killed"] += 1
+        elif code in TIMEOUT:
+            row["timeout"] += 1
         elif name in listed:
             row["equivalent"] += 1
         elif code in SURVIVED:
@@ -58,9 +61,10 @@ def count(codes: dict[str, int | None], listed: set[str], survivors: list[str]) 
 
 
 def score(row: dict[str, int]) -> float:
-    """Killed, in percent of the mutants checked and not listed as equivalent."""
+    """Killed (a timeout too: the tests did not pass), in percent of the mutants checked and
+    not listed as equivalent."""
     judged = row["mutants"] - row["equivalent"] - row["unchecked"]
-    return 100.0 * row["killed"] / judged if judged else 100.0
+    return 100.0 * (row["killed"] + row["timeout"]) / judged if judged else 100.0
 
 
 def module_of(meta: Path, root: Path) -> str:
@@ -100,12 +104,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.min is not None and (score(row) < args.min or row["unchecked"]):
             low.append(module_of(meta, args.mutants))
 
-    header = f"{'module':<28} {'mutants':>7} {'killed':>7} {'survived':>8} {'equiv.':>6} {'no tests':>8}"
+    header = f"{'module':<28} {'mutants':>7} {'killed':>7} {'timeout':>7} {'survived':>8} {'equiv.':>6} {'no tests':>8}"
     header += f" {'unchecked':>9} {'score':>7} {'time':>8}"
     print(header)
     print("-" * len(header))
     for name, row, percent, seconds in [*rows, ("all", totals, score(totals), totals_time)]:
-        line = f"{name:<28} {row['mutants']:>7} {row['killed']:>7} {row['survived']:>8} {row['equivalent']:>6}"
+        line = f"{name:<28} {row['mutants']:>7} {row['killed']:>7} {row['timeout']:>7} {row['survived']:>8}"
+        line += f" {row['equivalent']:>6}"
         print(line + f" {row['no tests']:>8} {row['unchecked']:>9} {percent:>6.1f}% {seconds:>7.0f}s")
     if args.list:
         for name in sorted(survivors):
