@@ -105,3 +105,20 @@ def test_lists_in_a_sentence_are_joined_as_english_joins_them():
     assert words(players=["Ann", "Ben"], totals=[82, 102]) == "Ann and Ben / 82 or 102"
     assert words(players=["Ann", "Ben", "Cat"], totals=[2, 12, 22]) == "Ann, Ben, and Cat / 2, 12, or 22"
     assert words(players=["Ann", "Ben", "Cat", "Dan"], totals=[1, 2, 3, 4]) == "Ann, Ben, Cat, and Dan / 1, 2, 3, or 4"
+
+
+def test_a_mapping_reads_as_each_key_and_value_and_literals_as_json():
+    """A score each ("Ann 40, Ben 12"); the values a program may send, as JSON writes them."""
+    scores = Reason("scores", "Scores: %(points)s.", points={"Ann": 40, "Ben": 12})
+    assert str(scores) == "Scores: Ann 40, Ben 12."
+    allowed = Reason("choice", "Send %(allowed)s.", allowed=["layout", "play", "タリー"])
+    assert str(allowed) == 'Send "layout", "play", or "タリー".'
+
+
+def test_a_refusal_from_a_reason_takes_nothing_else():
+    with pytest.raises(TypeError, match="^give a Reason, or a code and its text, not both$"):
+        IllegalMove(QH_PLAYED, rule="Tute 2.4")
+    with pytest.raises(TypeError, match="^give a Reason, or a code and its text, not both$"):
+        IllegalMove(QH_PLAYED, card="KH")
+    with pytest.raises(TypeError, match="^already_played: a refusal needs its text$"):
+        IllegalMove("already_played", card="KH")

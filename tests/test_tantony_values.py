@@ -69,3 +69,17 @@ def test_3_4_a_tally_that_is_not_a_deal_is_refused_in_words(options, players, sc
     with pytest.raises(MoveError) as err:
         T.apply(s, {"type": "tally", "scoring": scoring})
     assert (err.value.code, str(err.value)) == (code, sentence)
+
+
+def test_3_6_a_tallied_deal_is_told_with_its_scores_and_shows_no_last_trick():
+    """RULES.md 3.6: a team's score is its players' runts; a tallied deal has no trick to show."""
+    s = T.start(NESW, {"dealer": "W"})
+    move = {"type": "tally", "scoring": THREE_EACH | {"W": ["2H", "3H", "4H", "5H"]}}
+    s = T.apply(s, move)
+    assert [(r.code, str(r)) for r in T.narrate(s, move)] == [
+        ("tallied", "Deal 1 tallied: N & S 36, E & W 32."),
+    ]
+    assert s.history[-1]["last"] is None
+    assert [(r.code, str(r)) for r in T.narrate(s, {"type": "mystery"})] == [
+        ("move", "A move 'mystery' was entered."),
+    ]
