@@ -85,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="print the mutants' names only")
     args = parser.parse_args(argv)
 
-    base = git("merge-base", "HEAD", args.base).strip()
+    try:
+        base = git("merge-base", "HEAD", args.base).strip()
+    except subprocess.CalledProcessError as e:
+        print(f"no merge base with {args.base!r} (MUTANTS_BASE): {e.stderr.strip()}", file=sys.stderr)
+        return 2
     globs = mutant_globs(base)
     if not globs:
         print(f"no engine function changed since {args.base} ({base[:12]}): nothing to mutate")
