@@ -138,3 +138,11 @@ def test_the_players_a_game_takes_make_a_range_from_one(low, high, ok):
 def test_something_without_a_name_is_named_by_its_repr():
     found = contract.problems(types.SimpleNamespace())
     assert found[0] == "namespace().NAME is missing"
+
+
+def test_check_lists_each_problem_on_its_own_line():
+    with pytest.raises(TypeError) as err:
+        contract.check(copy_of("tute", narrate=None, view=None))
+    assert str(err.value) == (
+        "A game module breaks the engine contract:\n  broken_tute.view is missing\n  broken_tute.narrate is missing"
+    )

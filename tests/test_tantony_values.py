@@ -3,6 +3,7 @@ players), and the tally of a deal's tricks (RULES.md 3.4: 3 tricks each, 13 in a
 
 import pytest
 
+from companion.errors import Reason
 from companion.games import MoveError
 from companion.games import tantony as T
 
@@ -83,3 +84,18 @@ def test_3_6_a_tallied_deal_is_told_with_its_scores_and_shows_no_last_trick():
     assert [(r.code, str(r)) for r in T.narrate(s, {"type": "mystery"})] == [
         ("move", "A move 'mystery' was entered."),
     ]
+
+
+def test_3_14_a_failure_to_follow_proven_later_is_told_with_its_proof():
+    """RULES.md 3.14 (deal 1, hands hidden): E discards 3H on a spade lead, then leads 6S:
+    the revoke is flagged on trick 1 with the card that proves it."""
+    s = T.start(NESW, {"dealer": "W"})
+    for card in ("2S", "3H", "4S", "5S"):
+        s = T.apply(s, {"type": "play", "card": card})
+    s = T.apply(s, {"type": "give", "to": "E"})  # W's sow; E leads next
+    s = T.apply(s, {"type": "play", "card": "6S"})
+    [revoke] = T.view(s)["revokes"]
+    assert (revoke["player"], revoke["trick"], revoke["card"], revoke["proof"]) == ("E", 1, "3H", "6S")
+    assert str(Reason.from_json(revoke["reason"])) == (
+        "E played 3H in trick 1 without following suit: 6S, played later, was in the hand then (Tantony 3.3)."
+    )
