@@ -137,3 +137,19 @@ def test_pack_helper_and_order():
     assert pack("8 9 10") == PACK_40
     assert [str(c) for c in PACK_52[:13]] == [r + "S" for r in RANKS]  # suit by suit, A to K
     assert {c.suit for c in PACK_52} == set(SUITS)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("QC 10D", "Q♣ 10♦"),
+        ("Ann plays AS, Ben 2H.", "Ann plays A♠, Ben 2♥."),
+        ("10Hまたは9D", "10♥または9♦"),  # Japanese text around a card code
+        ("AS-KS, 1/KS, 10HS, QHX", "AS-KS, 1/KS, 10HS, QHX"),  # not card codes: run into a letter, "-" or "/"
+        ("no cards here", "no cards here"),
+    ],
+)
+def test_card_codes_in_a_sentence_read_with_their_suit_symbols(text, shown):
+    """RULES.md 0.2: the engine writes cards as rank then suit letter; a sentence shows each
+    card with its suit symbol (the rank kept, the suit letter replaced), nothing else changed."""
+    assert cards.as_symbols(text) == shown

@@ -100,3 +100,49 @@ def test_the_contract_says_narrate_gives_sentences():
     for game in games.GAMES:
         rules = games.get(game)
         assert typing.get_type_hints(rules.narrate)["return"] == list[Reason], game
+
+
+def test_check_names_every_problem_of_a_module_at_once():
+    """DESIGN.md engine contract: a module that breaks it stops the app at start-up, with every
+    problem listed, each naming the module and the member."""
+    broken = copy_of("tute", TITLE=7, apply=lambda state: state, Options=dict)
+    assert contract.problems(broken) == [
+        "broken_tute.TITLE must be a str",
+        "broken_tute.apply must take (state, move)",
+        "broken_tute.Options must be a dataclass",
+    ]
+    with pytest.raises(TypeError) as err:
+        contract.check(copy_of("tute", narrate=None))
+    assert str(err.value) == "A game module breaks the engine contract:\n  broken_tute.narrate is missing"
+
+
+def test_the_option_tables_must_name_exactly_the_options():
+    """DESIGN.md: labels, help and names cover the Options fields, no more and no fewer."""
+    tute = games.get("tute")
+    labels = {k: v for k, v in tute.OPTION_LABELS.items() if k != "loss_limit"} | {"colour": "Colour"}
+    found = contract.problems(copy_of("tute", OPTION_LABELS=labels, OPTION_NAMES=tute.OPTION_NAMES[::-1]))
+    assert found == [
+        "broken_tute.OPTION_LABELS must name every option: ['colour', 'loss_limit']",
+        "broken_tute.OPTION_NAMES must be the fields of Options",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "ok"), [(1, 1, True), (2, 2, True), (2, 20, True), (0, 4, False), (3, 2, False)]
+)
+def test_the_players_a_game_takes_make_a_range_from_one(low, high, ok):
+    found = contract.problems(copy_of("tute", MIN_PLAYERS=low, MAX_PLAYERS=high))
+    assert found == ([] if ok else ["broken_tute: MIN_PLAYERS and MAX_PLAYERS must make a range"])
+
+
+def test_something_without_a_name_is_named_by_its_repr():
+    found = contract.problems(types.SimpleNamespace())
+    assert found[0] == "namespace().NAME is missing"
+
+
+def test_check_lists_each_problem_on_its_own_line():
+    with pytest.raises(TypeError) as err:
+        contract.check(copy_of("tute", narrate=None, view=None))
+    assert str(err.value) == (
+        "A game module breaks the engine contract:\n  broken_tute.view is missing\n  broken_tute.narrate is missing"
+    )

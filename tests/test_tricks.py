@@ -55,7 +55,7 @@ def test_trick_winner_plain_ranks():
 
 def test_trick_winner_empty():
     """tricks.trick_winner: an empty trick has no winner."""
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^An empty trick has no winner$"):
         tricks.trick_winner([], "D", TUTE)
 
 
@@ -187,6 +187,34 @@ def test_audit_proof_is_a_card_that_would_have_been_legal():
     )
     found = tricks.audit(plays, {}, check)
     assert [(r["trick"], r["seat"], r["card"], r["duty"], r["proof"]) for r in found] == [(1, 1, "2S", "head", "3S")]
+
+
+def test_audit_proof_of_a_failure_to_trump_is_a_trump():
+    """RULES.md 2.4 and 2.11: out of the suit led, seat 1 discards AC holding a trump; the proof
+    is the trump it played later (2D), not the plain card it played first (3C)."""
+    plays = plays_of(
+        [
+            (0, ["7S", "AC", "4S"]),  # seat 1 void in spades discards AC: legal only without a trump
+            (0, ["KC", "3C", "5C"]),
+            (0, ["JH", "2D", "KH"]),  # seat 1 trumps: it held 2D all along
+        ]
+    )
+    found = tricks.audit(plays, {}, check)
+    assert [(r["trick"], r["seat"], r["card"], r["duty"], r["proof"]) for r in found] == [(1, 1, "AC", "trump", "2D")]
+
+
+def test_audit_proof_is_the_first_later_card_that_was_legal():
+    """RULES.md 2.11: a revoke is shown as soon as a card proves it: the proof is the first
+    of the player's later cards that would have been legal, in the order they were played."""
+    plays = plays_of(
+        [
+            (0, ["7S", "5D", "AS"]),  # seat 1 trumps a spade lead
+            (1, ["KS", "4C", "6C"]),  # seat 1 leads a spade above 7S: the proof
+            (1, ["3S", "5C", "JC"]),  # and another
+        ]
+    )
+    found = tricks.audit(plays, {}, check)
+    assert [(r["card"], r["duty"], r["proof"]) for r in found] == [("5D", "follow", "KS")]
 
 
 def test_audit_known_cards_prove_at_once():

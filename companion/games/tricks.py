@@ -72,7 +72,7 @@ def _duty(
     strength: Mapping[str, int],
     must_head: bool,
     undertrump_required: bool,
-    must_trump: bool = True,
+    must_trump: bool,
 ) -> tuple[str | None, frozenset[str]]:
     """(duty in force, cards that meet it). RULES.md §2.4 ``legal_plays``, step by step.
 
@@ -198,7 +198,7 @@ def audit(plays: list[Play], known: Mapping[int, Iterable[str]], check: Check) -
         after = seen_after[p.seat]
         duty = check(frozenset(after), p.before, p.trump, p.card)
         if duty is not None:
-            proof = _proof(after, p, duty, check)
+            proof = _proof(after, p, check)
             found.append({"trick": p.trick, "seat": p.seat, "card": p.card, "duty": duty, "proof": proof})
         after.insert(0, p.card)
     found.reverse()
@@ -228,9 +228,8 @@ def revokes(
     return found
 
 
-def _proof(after: list[str], p: Play, duty: str, check: Check) -> str:
-    """The first of the player's later (or known) cards they could have played instead."""
-    for card in after:
-        if check(frozenset(after) | {p.card}, p.before, p.trump, card) is None:
-            return card
-    return after[0]  # unreachable when duty is not None; kept for safety
+def _proof(after: list[str], p: Play, check: Check) -> str:
+    """The first of the player's later (or known) cards they could have played instead: there
+    is one, as a broken duty is one that some card of the hand meets."""
+    hand = frozenset(after) | {p.card}
+    return next(card for card in after if check(hand, p.before, p.trump, card) is None)
