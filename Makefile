@@ -142,8 +142,8 @@ fuzz: $(DEV) $(MO)
 # test passes on is a rule no test holds. Then each module's score: at least 90% killed
 # (survivors that change nothing are listed in docs/MUTANTS.md). mutmut works in mutants/
 # (git-ignored) and keeps its results there: a second run tests only the functions changed
-# since (rm -rf mutants for a fresh one). The whole run takes hours on two cores, so CI runs
-# `make mutants-changed` instead: the mutants of the engine functions this branch changed
+# since (rm -rf mutants for a fresh one). The whole run takes hours on two cores: a change to
+# an engine runs `make mutants-changed` instead, the mutants of the engine functions changed
 # against `git merge-base HEAD $(MUTANTS_BASE)` (tools/mutants_changed.py).
 MUTANTS_CHILDREN ?= 2
 MUTANTS_BASE     ?= main
