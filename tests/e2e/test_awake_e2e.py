@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion import web
+from companion.views.pyodide import served_version
 from tests.conftest import served
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, e2e_app
 from tests.e2e.helpers import answered, axe, expect_version
@@ -131,3 +132,34 @@ def test_the_screen_is_kept_on_while_the_game_goes_on_and_let_go_at_its_end(page
     page.wait_for_function("() => window.__locks[1].released")
     assert page.evaluate(LOCKS) == [2, 0]
     expect(page.locator("#awake")).to_be_hidden()
+
+
+@pytest.fixture(scope="module")
+def here_url(tmp_path_factory):
+    """A server that offers "Play on this phone only" (its Pyodide, PHONE_REFEREE)."""
+    app = e2e_app(tmp_path_factory.mktemp("awake-here"), PHONE_REFEREE=True, POLL_SECONDS=60)
+    if served_version(app) is None:
+        pytest.skip("Pyodide is not set up here (make pyodide: it needs npm)")
+    with served(app) as url:
+        yield url
+
+
+def test_a_game_on_this_phone_only_keeps_the_screen_on_while_it_is_shown(page, here_url):
+    """The phone refereeing by itself is a referee too: the lock is taken while its game is
+    shown, and let go when the page goes back to its list of games."""
+    page.set_viewport_size(SE)
+    page.add_init_script(STAND_IN)
+    page.goto(f"{here_url}/phone")
+    start = page.locator("#here-new button[type=submit]")
+    expect(start).to_be_enabled(timeout=60_000)  # the phone's referee is up
+    assert page.evaluate(LOCKS) == [0, 0]  # no game shown: no lock
+    page.fill("#player0", "Ann")
+    page.fill("#player1", "Ben")
+    start.click()
+    expect(page.locator("#live")).to_have_count(1)
+    page.wait_for_function("() => window.__locks.length === 1 && !window.__locks[0].released")
+    expect(page.locator("#awake")).to_be_hidden()
+    page.evaluate("() => { location.hash = ''; }")  # back to the list
+    expect(page.locator("#live")).to_have_count(0)
+    page.wait_for_function("() => window.__locks[0].released")
+    assert page.evaluate(LOCKS) == [1, 0]
