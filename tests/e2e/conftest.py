@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion import create_app
+from companion.views.pyodide import served_version
 from tests.conftest import served
 from tests.e2e.helpers import PHONE, PHONES
 
@@ -116,3 +117,14 @@ def bilingual_phone(request, browser):
     )
     yield context.new_page()
     context.close()
+
+
+@pytest.fixture(scope="module")
+def here_url(tmp_path_factory):
+    """A server whose pages offer the phone's referee (PHONE_REFEREE), as a real one does:
+    its game pages and "Play on this phone only" (/phone)."""
+    app = e2e_app(tmp_path_factory.mktemp("here"), PHONE_REFEREE=True, POLL_SECONDS=60)
+    if served_version(app) is None:
+        pytest.skip("Pyodide is not set up here (make pyodide: it needs npm)")
+    with served(app) as url:
+        yield url

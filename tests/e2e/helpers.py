@@ -130,6 +130,13 @@ def assert_fits_a_phone(page) -> None:
 
 def api_game(page, base_url, game, players, options=None, moves=()) -> str:
     """A game made and played through the API; this page becomes one of its referees."""
+    return api_referee(page, base_url, game, players, options, moves)[0]
+
+
+def api_referee(page, base_url, game, players, options=None, moves=(), opened=None) -> tuple[str, str]:
+    """:func:`api_game`, with the game's edit key too. The page opens its link from
+    ``opened`` (another name for the server), the API is asked at ``base_url``
+    (Playwright's own requests resolve names without Chromium)."""
     made = page.request.post(f"{base_url}/api/games", data={"game": game, "players": players, "options": options or {}})
     assert made.status == 201, made.text()
     game_id, key = made.json()["id"], made.json()["edit_key"]
@@ -145,10 +152,10 @@ def api_game(page, base_url, game, players, options=None, moves=()) -> str:
     link = page.request.post(
         f"{base_url}/api/games/{game_id}/links", data={"kind": "add"}, headers={"X-Edit-Key": key}
     ).json()["url"]
-    page.goto(link)
+    page.goto(link.replace(base_url, opened or base_url))
     answered(page, lambda: page.click("form[action$='/join'] button[type=submit]"), "body")
     expect_version(page, version)
-    return game_id
+    return game_id, key
 
 
 #: What answers a tap: alerts, statuses, a choice's buttons, the banner near the thumb.

@@ -15,10 +15,9 @@ import pytest
 from playwright.sync_api import expect
 
 from companion import web
-from companion.views.pyodide import served_version
 from tests.conftest import served
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, e2e_app
-from tests.e2e.helpers import answered, axe, expect_version
+from tests.e2e.helpers import api_referee, axe
 
 #: The room's Wi-Fi: a name that is not this machine's, resolved to it by Chromium alone.
 LAN = "companion.test"
@@ -69,25 +68,6 @@ def lan_browser(browser_type, server):
     browser.close()
 
 
-def referee(page, url, game, players, moves=(), options=None, opened=None) -> tuple[str, str]:
-    """A game made through the API (``moves`` played), this page one of its referees: its id
-    and edit key. The page opens its link from ``opened`` (another name for the server), the
-    API is asked at ``url`` (Playwright's own requests resolve names without Chromium)."""
-    made = page.request.post(f"{url}/api/games", data={"game": game, "players": players, "options": options or {}})
-    assert made.status == 201, made.text()
-    game_id, key = made.json()["id"], made.json()["edit_key"]
-    for version, move in enumerate(moves):
-        answer = page.request.post(
-            f"{url}/api/games/{game_id}/moves", data={"version": version, "move": move}, headers={"X-Edit-Key": key}
-        )
-        assert answer.ok, answer.text()
-    link = page.request.post(f"{url}/api/games/{game_id}/links", data={"kind": "add"}, headers={"X-Edit-Key": key})
-    page.goto(link.json()["url"].replace(url, opened or url))
-    answered(page, lambda: page.click("form[action$='/join'] button[type=submit]"), "body")
-    expect_version(page, len(moves))
-    return game_id, key
-
-
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_referees_page_on_plain_http_says_the_screen_may_go_dark_and_how_to_keep_it_on(lan_browser, server, lang):
     browser, lan = lan_browser
@@ -95,7 +75,7 @@ def test_a_referees_page_on_plain_http_says_the_screen_may_go_dark_and_how_to_ke
     context.add_cookies([{"name": "lang", "value": lang, "url": lan}])
     page = context.new_page()
     try:
-        referee(page, server, "tablanette", ["Ann", "Ben"], opened=lan)
+        api_referee(page, server, "tablanette", ["Ann", "Ben"], opened=lan)
         assert page.evaluate("() => window.isSecureContext") is False  # as on the room's Wi-Fi
         hint = page.locator("#awake")
         expect(hint).to_be_visible()
@@ -112,7 +92,7 @@ def test_the_screen_is_kept_on_while_the_game_goes_on_and_let_go_at_its_end(page
     page.add_init_script(STAND_IN)
     finished = web.get("tablanette").SAMPLE  # a game to 1 point, which its last move ends
     moves, options = finished["finished"]["moves"], finished["finished"]["options"]
-    game_id, key = referee(page, server, "tablanette", finished["players"], moves[:-1], options)
+    game_id, key = api_referee(page, server, "tablanette", finished["players"], options, moves[:-1])
     page.wait_for_function("() => window.__locks.length === 1 && !window.__locks[0].released")
     assert page.evaluate("() => window.__locks[0].type") == "screen"
     expect(page.locator("#awake")).to_be_hidden()
@@ -132,16 +112,6 @@ def test_the_screen_is_kept_on_while_the_game_goes_on_and_let_go_at_its_end(page
     page.wait_for_function("() => window.__locks[1].released")
     assert page.evaluate(LOCKS) == [2, 0]
     expect(page.locator("#awake")).to_be_hidden()
-
-
-@pytest.fixture(scope="module")
-def here_url(tmp_path_factory):
-    """A server that offers "Play on this phone only" (its Pyodide, PHONE_REFEREE)."""
-    app = e2e_app(tmp_path_factory.mktemp("awake-here"), PHONE_REFEREE=True, POLL_SECONDS=60)
-    if served_version(app) is None:
-        pytest.skip("Pyodide is not set up here (make pyodide: it needs npm)")
-    with served(app) as url:
-        yield url
 
 
 def test_a_game_on_this_phone_only_keeps_the_screen_on_while_it_is_shown(page, here_url):

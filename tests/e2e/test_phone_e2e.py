@@ -23,7 +23,7 @@ from companion.views.pyodide import served_version
 from tests.conftest import become_referee, make_app, served
 from tests.e2e.conftest import e2e_app
 from tests.e2e.deals import Step, perform, script
-from tests.e2e.helpers import answered, api_game, axe, expect_version
+from tests.e2e.helpers import answered, api_game, api_referee, axe, expect_version
 from tests.e2e.test_offline import controlled
 from tests.test_phone_render import TOKEN, _bare, _refused
 
@@ -203,18 +203,6 @@ def phone_in(phones):
         page.close()
 
 
-def referee_game(page, url: str, game: str, players: list[str]) -> tuple[str, str]:
-    """A game made through the API, this page one of its referees; its id and edit key."""
-    made = page.request.post(f"{url}/api/games", data={"game": game, "players": players, "options": {}})
-    assert made.status == 201, made.text()
-    game_id, key = made.json()["id"], made.json()["edit_key"]
-    link = page.request.post(f"{url}/api/games/{game_id}/links", data={"kind": "add"}, headers={"X-Edit-Key": key})
-    page.goto(link.json()["url"])
-    answered(page, lambda: page.click("form[action$='/join'] button[type=submit]"), "body")
-    expect_version(page, 0)
-    return game_id, key
-
-
 def phone_holds_the_game(page) -> None:
     """Wait until the phone holds the game the page shows; if it never does, say why (the
     worker's start, or the phone's own answer to taking the game)."""
@@ -271,7 +259,7 @@ def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(ph
     url = phone_server.url
     context, page = phone_in(url, lang)
     players, steps = script(game)
-    game_id, _ = referee_game(page, url, game, players)
+    game_id, _ = api_referee(page, url, game, players)
     expect(page.locator("html")).to_have_attribute("lang", lang)
     phone_holds_the_game(page)
     sent_before = phone_server.moves_posted(game_id)
@@ -344,7 +332,7 @@ def test_a_tap_changes_only_what_the_card_changes(phone_server, phone_in):
     url = phone_server.url
     context, page = phone_in(url, "en")
     players, steps = script("tute")
-    game_id, _ = referee_game(page, url, "tute", players)
+    game_id, _ = api_referee(page, url, "tute", players)
     phone_holds_the_game(page)
     page.wait_for_function("() => !!window.Idiomorph")
     perform(page, steps[0])  # the turned card (trumps); then two cards of the first trick
@@ -372,7 +360,7 @@ def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_ser
     url = phone_server.url
     context, page = phone_in(url, "en")
     players, steps = script("tute")
-    game_id, _ = referee_game(page, url, "tute", players)
+    game_id, _ = api_referee(page, url, "tute", players)
     controlled(page)  # the page and Pyodide are kept on the phone from here on
     phone_holds_the_game(page)
     sent_before = phone_server.moves_posted(game_id)
@@ -404,7 +392,7 @@ def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
     once: not threaded on it again as waiting chips, the prompt as the board says it."""
     url = phone_server.url
     context, page = phone_in(url, "en")
-    game_id, _ = referee_game(page, url, "tablanette", ["Ann", "Ben"])
+    game_id, _ = api_referee(page, url, "tablanette", ["Ann", "Ben"])
     controlled(page)
     phone_holds_the_game(page)
     context.set_offline(True)
@@ -423,7 +411,7 @@ def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
 def test_a_tap_made_while_the_phone_starts_again_offline_is_not_lost(phone_server, phone_in):
     url = phone_server.url
     context, page = phone_in(url, "en")
-    game_id, _ = referee_game(page, url, "tablanette", ["Ann", "Ben"])
+    game_id, _ = api_referee(page, url, "tablanette", ["Ann", "Ben"])
     controlled(page)
     phone_holds_the_game(page)
     context.set_offline(True)
@@ -455,7 +443,7 @@ def test_taps_waiting_when_another_referee_moved_first_give_way_to_the_servers_b
     the server's game again and referees the next tap."""
     url = phone_server.url
     context, page = phone_in(url, "en")
-    game_id, key = referee_game(page, url, "tablanette", ["Ann", "Ben"])
+    game_id, key = api_referee(page, url, "tablanette", ["Ann", "Ben"])
     phone_holds_the_game(page)
     perform(page, Step("layout", cards=LAYOUT["cards"], move=LAYOUT))
     page.wait_for_function(SENT, arg=f"companion.waiting:{game_id}", timeout=SEND_MS)
@@ -511,7 +499,7 @@ def pyodide_page(phones, phone_server):
     """A page whose worker runs companion.phone (Pyodide), booted once for the module. The
     page's own game is left alone while the tests call the worker with theirs."""
     page = phones(phone_server.url, "en").new_page()
-    referee_game(page, phone_server.url, "tablanette", ["Ann", "Ben"])
+    api_referee(page, phone_server.url, "tablanette", ["Ann", "Ben"])
     phone_holds_the_game(page)
     yield page
     page.close()

@@ -17,9 +17,6 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from companion.views.pyodide import served_version
-from tests.conftest import served
-from tests.e2e.conftest import e2e_app
 from tests.e2e.deals import perform, script
 from tests.e2e.helpers import answered, axe, expect_version
 from tests.e2e.test_offline import controlled
@@ -48,16 +45,6 @@ WORDS = {
     "en": {"refused": "no two the same", "started": "Game started on this phone only"},
     "ja": {"refused": "同じ名前", "started": "この端末だけでゲームを始めました"},
 }
-
-
-@pytest.fixture(scope="module")
-def here_url(tmp_path_factory):
-    """A server whose pages offer the phone's referee (PHONE_REFEREE), as a real one does."""
-    app = e2e_app(tmp_path_factory.mktemp("here"), PHONE_REFEREE=True, POLL_SECONDS=60)
-    if served_version(app) is None:
-        pytest.skip("Pyodide is not set up here (make pyodide: it needs npm)")
-    with served(app) as url:
-        yield url
 
 
 def _posted(move: dict) -> dict:
