@@ -331,11 +331,16 @@ window.companionRoles = function () {
     });
   }
 
-  // fn once the frame that shows an answer is painted (or 100 ms on, in a page not drawn:
-  // once more if it is drawn later, which the callers allow).
+  // fn once the frame that shows an answer is painted, when nothing else waits (or 100 ms on,
+  // in a page not drawn: once more if it is drawn later, which the callers allow). Idle: the
+  // frames right after the answer's are not held up either (requestIdleCallback, where the
+  // browser has it; at most 200 ms on).
   function afterPaint(fn) {
     var later = window.setTimeout(fn, 100);
-    window.requestAnimationFrame(function () { window.clearTimeout(later); window.setTimeout(fn); });
+    window.requestAnimationFrame(function () {
+      window.clearTimeout(later);
+      if (window.requestIdleCallback) { window.requestIdleCallback(fn, { timeout: 200 }); } else { window.setTimeout(fn); }
+    });
   }
 
   function say(text) {

@@ -10,8 +10,11 @@
   var Idiomorph = window.Idiomorph;
   if (!Idiomorph || !window.htmx) { return; }
 
+  // A part equal to what the page shows is left alone, without walking it (isEqualNode is the
+  // browser's own, and most of a board is unchanged by a card).
+  var SAME = { beforeNodeMorphed: function (old, now) { return !old.isEqualNode(now); } };
   function morph(old, now) {
-    Idiomorph.morph(old, now, { morphStyle: "outerHTML" });
+    Idiomorph.morph(old, now, { morphStyle: "outerHTML", callbacks: SAME });
     window.htmx.process(old);  // what the morph changed of its requests (hx-get names the version)
   }
 
