@@ -176,13 +176,14 @@ def tap(payload: str) -> str:
 def peek(payload: str) -> str:
     """A tap worked out ahead (``{"fields", "current"}`` as :func:`tap` takes them): the page
     asks as a finger touches a card, before the tap is made (static/phone-page.js), so that
-    the tap itself is answered at once. Nothing changes: a :func:`tap` with the same fields
-    on the same game takes this answer, any other forgets it."""
+    the tap itself is answered at once. Answers what :func:`tap` will. Nothing changes: a
+    :func:`tap` with the same fields on the same game takes this answer (the page may have
+    shown it already), any other forgets it."""
     global _ahead
     assert _game is not None and _page is not None
     p = json.loads(payload)
     _ahead = (_game, _tap_key(p), *_tapped(_game, p))
-    return "{}"
+    return _ahead[3]
 
 
 def _tap_key(p: dict) -> tuple:

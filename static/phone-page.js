@@ -37,26 +37,45 @@
     });
     return fields;
   }
-  function call(op, payload) { return window.companionPhone.call(op, payload); }
+  // The calls that change the phone's game, counted: a finger's peek answers for its tap while
+  // none was made since, and none is on its way (record and show change nothing).
+  var CHANGES = { take: 1, tap: 1, undo: 1 };
+  var calls = 0, open = 0;
+  function call(op, payload) {
+    if (!CHANGES[op]) { return window.companionPhone.call(op, payload); }
+    calls += 1;
+    open += 1;
+    var done = function () { open -= 1; };
+    var asked = window.companionPhone.call(op, payload);
+    asked.then(done, done);
+    return asked;
+  }
 
   // One tap answered here: its board swapped in, the address kept with the question it asks,
-  // the tap waiting to be sent if it was applied. One at a time, in order.
+  // the tap waiting to be sent if it was applied. One at a time, in order. A tap the phone
+  // worked out as the finger touched its card (below) is shown at once, in the tap's own
+  // task, and the worker only told to keep that game.
   function here(op, payload, d, version) {
     payload.current = window.location.href;
+    var ready = op === "tap" && worked(payload);
     phone.chain = phone.chain.then(function () {
       return call(op, payload).then(function (answer) {
-        if (!answer.status) { server(d); return; }
-        phone.version = answer.version;
-        put(answer.html);
-        if (answer.address) { window.history.replaceState(window.history.state, "", answer.address); }
-        waiting.inView();
-        if (op === "tap" && answer.applied) { waiting.enqueue(d.formData, version, null, answer.state); }
-        remember();
+        if (!ready) { answered(op, answer, d, version); }
       });
     }).catch(function () {
       phone.version = null;  // the worker failed: the server answers from now on
-      server(d);
+      if (!ready) { server(d); }
     });
+    if (ready) { answered(op, ready, d, version); }
+  }
+  function answered(op, answer, d, version) {
+    if (!answer.status) { server(d); return; }
+    phone.version = answer.version;
+    put(answer.html);
+    if (answer.address) { window.history.replaceState(window.history.state, "", answer.address); }
+    waiting.inView();
+    if (op === "tap" && answer.applied) { waiting.enqueue(d.formData, version, null, answer.state); }
+    remember();
   }
   // An answer put in place as the server's is (static/app.js, companionSwap): morphed into
   // the page, changing only what differs from it (issue 45: nothing else is laid out again),
@@ -153,18 +172,38 @@
     });
   }
 
-  // A finger on a card of the grid: the phone works the tap out at once (phone.peek), while
-  // the finger is still down, and the tap itself, the same card on the same game, then has
-  // its answer ready. A tap that does not come (the finger slid off to scroll) changes nothing.
+  // A finger on a move's button (a card of the grid, an option, a total): the phone works the
+  // tap out at once (phone.peek), while the finger is still down, and the tap itself, the
+  // same fields on the same game, is then shown at once (here). A tap that does not come
+  // (the finger slid off to scroll) changes nothing. Its fields as companion/phone.py
+  // compares them (_tap_key): by name, each name's values in their order, and the page's
+  // address; a tap whose fields htmx gathers otherwise is worked out when it comes.
+  var ahead = null;
+  function tapKey(fields) {
+    var sorted = fields.slice().sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; });
+    return JSON.stringify([sorted, window.location.href]);
+  }
+  function worked(payload) {  // the peek's answer, when it is this tap's
+    var a = ahead;
+    ahead = null;
+    return a && a.answer && a.answer.status && a.calls === calls && !open && a.key === tapKey(payload.fields) ? a.answer : null;
+  }
   document.addEventListener("pointerdown", function (e) {
-    var card = e.target && e.target.closest && e.target.closest("#picker button[name=card]");
-    if (!card || !card.form || card.getAttribute("aria-disabled") === "true" || !playing()) { return; }
+    var button = e.target && e.target.closest && e.target.closest("button");
+    var form = button && button.type === "submit" && button.form;
+    if (!form || !isMove(form.getAttribute("hx-post")) || button.getAttribute("aria-disabled") === "true" || !playing()) {
+      return;
+    }
     var fields = [];
-    new FormData(card.form).forEach(function (value, name) {
+    new FormData(form).forEach(function (value, name) {
       if (typeof value === "string") { fields.push([name, value]); }
     });
-    fields.push([card.name, card.value], ["version", String(shownVersion())]);
-    call("peek", { fields: fields, current: window.location.href }).catch(function () { /* the tap asks again */ });
+    if (button.name) { fields.push([button.name, button.value]); }
+    fields.push(["version", String(shownVersion())]);
+    var mine = ahead = { key: tapKey(fields), calls: calls, answer: null };
+    call("peek", { fields: fields, current: window.location.href }).then(function (answer) {
+      mine.answer = answer;
+    }, function () { /* the tap asks again */ });
   }, true);
 
   // Taps, before app.js sees them (capture): answered here while the phone holds the game
@@ -200,6 +239,7 @@
   document.addEventListener("htmx:afterSettle", again);
   document.addEventListener("companion:sent", again);
 
-  window.companionReferee = { playing: playing, forget: forget };
+  // worked(): the tap under the finger is worked out, and will be shown as it lifts.
+  window.companionReferee = { playing: playing, forget: forget, worked: function () { return !!(ahead && ahead.answer); } };
   takeShown();
 }());

@@ -78,15 +78,16 @@ class Both:
             fields += [(f"{k}[]", str(x)) for x in v] if isinstance(v, list) else [(k, str(v))]
         return fields
 
-    def peek(self, move: dict) -> None:
+    def peek(self, move: dict) -> dict:
         """A finger on ``move``'s card: the phone works it out ahead (its fields in the page's
-        order, not htmx's); nothing changes."""
+        order, not htmx's), and answers what the tap will; nothing changes."""
         before = phone.record()
         current = f"http://localhost/games/{self.id}"
         fields = self.fields(move)
         fields = fields[1:] + fields[:1]  # the version last, as the page lists it
-        assert json.loads(phone.peek(json.dumps({"fields": fields, "current": current}))) == {}
+        peeked = json.loads(phone.peek(json.dumps({"fields": fields, "current": current})))
         assert phone.record() == before
+        return peeked
 
     def undo(self) -> dict:
         current = f"http://localhost/games/{self.id}"
@@ -202,13 +203,14 @@ def test_a_tap_worked_out_ahead_is_answered_as_the_server_answers_it(fixed_app, 
             both.peek(step.move)
             both.undo()
             both.tap(steps[i - 1].move)
-        both.peek(step.move)
+        peeked = both.peek(step.move)
         if i % 4 == 2:  # meanwhile the phone keeps Undo's games for the taps not sent yet only
             phone.record(json.dumps({"keep": 1}))
         worked.clear()
         said = both.tap(step.move)
         assert said["applied"], step
         assert worked == [], "the tap was worked out again"
+        assert said == peeked, "the page shows the peek's answer: it must be the tap's"
         if i % 4 == 2:  # the one kept, and this tap's
             assert len(json.loads(phone.record())["before"]) == 2
     assert both.compared >= 12

@@ -353,6 +353,41 @@ def test_a_tap_changes_only_what_the_card_changes(phone_server, phone_in):
     assert page.errors == []
 
 
+#: The worker's answers to taps held back until the test lets them go (LET_GO).
+HOLD_TAPS = """() => { const call = window.__call = window.companionPhone.call; window.__held = [];
+  window.companionPhone.call = (op, p) => op !== "tap" ? call(op, p)
+    : new Promise((answer) => window.__held.push(() => answer(call(op, p)))); }"""
+LET_GO = "() => { window.companionPhone.call = window.__call; window.__held.forEach((go) => go()); }"
+
+
+def test_a_finger_on_a_card_sees_its_answer_as_it_lifts(phone_server, phone_in):
+    """Issue 45, item 6: the phone works a tap out while the finger is on the card
+    (phone.peek), and shows that answer as the finger lifts, without waiting for the worker
+    again; the worker is told to keep that game, the tap is sent once, and the phone goes on."""
+    url = phone_server.url
+    context, page = phone_in(url, "en")
+    game_id, _ = api_referee(page, url, "tablanette", ["Ann", "Ben"])
+    phone_holds_the_game(page)
+    perform(page, Step("layout", cards=LAYOUT["cards"], move=LAYOUT))
+    page.evaluate(HOLD_TAPS)
+    card = page.locator("#pick-4S")
+    box = card.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.wait_for_function("() => window.companionReferee.worked()")
+    page.mouse.up()
+    expect_version(page, 2)  # shown while the worker's answer to the tap is still held back
+    expect(card).to_have_attribute("aria-disabled", "true")
+    assert page.evaluate("() => window.__held.length") == 1  # the worker was told all the same
+    page.evaluate(LET_GO)
+    perform(page, Step("card", cards=["6H"]))  # 6♥ takes 2♠ + 4♠: the phone's game went on
+    expect_version(page, 3)
+    page.wait_for_function(SENT, arg=f"companion.waiting:{game_id}", timeout=SEND_MS)
+    cards = [{"type": "play", "card": c} for c in ("4S", "6H")]
+    assert moves_recorded(page, url, game_id) == [as_posted(LAYOUT), *cards]
+    assert page.errors == []
+
+
 def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_server, phone_in):
     """The page kept on the phone (the service worker's copy of the last answer) and the
     phone's own copy of the game (localStorage) take the referee on after a reload without
