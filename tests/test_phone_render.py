@@ -214,3 +214,18 @@ def test_a_tap_worked_out_ahead_is_answered_as_the_server_answers_it(fixed_app, 
         if i % 4 == 2:  # the one kept, and this tap's
             assert len(json.loads(phone.record())["before"]) == 2
     assert both.compared >= 12
+
+
+def test_a_name_posted_as_a_field_and_as_a_list_is_read_the_first_way_on_both_sides(fixed_app):
+    """A tap posting ``type`` and ``type[]`` (test_fuzz_routes found it: the server failed
+    with a 500) is read as a form reads it, the first way it came, and refused by the engine;
+    the phone reads it the same way and leaves it to the server."""
+    both = Both(fixed_app, "tantony", ["Ann", "Ben", "Cy", "Di"], "en")
+    fields = [("version", "0"), ("type", ""), ("type[]", "play")]
+    current = f"http://localhost/games/{both.id}"
+    server = both.client.post(
+        f"/games/{both.id}/moves", data=MultiDict(fields), headers={"HX-Request": "true", "HX-Current-URL": current}
+    )
+    assert server.status_code in (400, 422), server.status_code
+    said = json.loads(phone.tap(json.dumps({"fields": fields, "current": current})))
+    assert said["status"] in (0, server.status_code)

@@ -20,15 +20,16 @@ NOT_MOVE = {"csrf_token", "version", "confirm", "resume", "reveal", "entry"}
 
 def move_from_form(fields: Iterable[tuple[str, str]]) -> dict:
     """A move dict from posted fields (name, value), in order: ``name[]`` fields are lists
-    (blanks dropped), the rest are strings (the first of a name, as a form's reads it). Every
-    game's picker posts its moves this way."""
+    (blanks dropped), the rest are strings (the first of a name, as a form's reads it; posted
+    both ways, the first way wins: the engine then refuses what it cannot read). Every game's
+    picker posts its moves this way."""
     move: dict = {}
     for name, value in fields:
         if name in NOT_MOVE:
             continue
         if name.endswith("[]"):
             items = move.setdefault(name[:-2], [])
-            if value:
+            if value and isinstance(items, list):
                 items.append(value)
         else:
             move.setdefault(name, value)
