@@ -137,7 +137,9 @@ def answered_and_painted(page, action, region: str = "#live") -> None:
 deals.answered = answered_and_painted  # perform's waits (tests/e2e/deals.py)
 
 
-def one_deal(browser, url: str, game: str, phone: bool, finger: bool = False) -> tuple[list[float], list[float]]:
+def timed_page(browser, url: str, game: str, phone: bool, finger: bool):
+    """A new game of ``game`` on a 390x844 phone whose page keeps TIMER, ready to be tapped
+    (answers morphed in; with ``phone``, its worker holding the game), its CPU slowed."""
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, device_scale_factor=1, has_touch=True, is_mobile=True
     )
@@ -147,15 +149,18 @@ def one_deal(browser, url: str, game: str, phone: bool, finger: bool = False) ->
     if not phone:  # the page as before issue 45: no worker, every tap the server's
         context.add_init_script("window.Worker = undefined;")
     page = context.new_page()
-    players, steps = script(game)
-    api_game(page, url, game, players)
+    api_game(page, url, game, script(game)[0])
     page.wait_for_function(MORPHING)
     if phone:
         page.wait_for_function(PLAYING, timeout=120_000)
-    cdp = context.new_cdp_session(page)
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
+    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
+    return context, page
+
+
+def one_deal(browser, url: str, game: str, phone: bool, finger: bool = False) -> tuple[list[float], list[float]]:
+    context, page = timed_page(browser, url, game, phone, finger)
     with held(page) if finger else nullcontext():
-        for step in steps:
+        for step in script(game)[1]:
             perform(page, step)
     # The last answer's frames are in. A function: the page's CSP refuses the eval() that
     # Playwright would run at each poll of a bare expression.
@@ -182,19 +187,9 @@ FLOOR = """document.addEventListener("click", function (e) {
 
 def floor(browser, url: str, finger: bool) -> list[float]:
     """A tap on each card of Tute's grid, answered by FLOOR."""
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844}, device_scale_factor=1, has_touch=True, is_mobile=True
-    )
-    context.add_init_script(TIMER)
-    context.add_init_script("window.Worker = undefined;")
-    if finger:
-        context.add_init_script("window.__fromRelease = true;")
-    page = context.new_page()
-    api_game(page, url, "tute", script("tute")[0])
-    page.wait_for_function(MORPHING)
+    context, page = timed_page(browser, url, "tute", False, finger)
     page.evaluate(f"() => {{ {FLOOR} }}")
     cards = page.eval_on_selector_all("#picker button[name=card]", "bs => bs.map(b => b.id)")
-    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
     with held(page) if finger else nullcontext():
         for card in cards:
             page.click(f"#{card}")

@@ -14,16 +14,16 @@
   // browser's own, and most of a board is unchanged by a card). htmx is then shown only what
   // the morph added, and the elements whose requests it changed (an hx- attribute): the rest
   // keeps what htmx set up on it (a board's hx-get stays the same: it names no version).
-  var added;
+  var touched;
   var CALLBACKS = {
     beforeNodeMorphed: function (old, now) { return !old.isEqualNode(now); },
-    afterNodeAdded: function (node) { if (node.nodeType === 1) { added.push(node); } },
-    beforeAttributeUpdated: function (name, node) { if (/^(data-)?hx-/.test(name)) { added.push(node); } }
+    afterNodeAdded: function (node) { if (node.nodeType === 1) { touched.push(node); } },
+    beforeAttributeUpdated: function (name, node) { if (/^(data-)?hx-/.test(name)) { touched.push(node); } }
   };
   function morph(old, now) {
-    added = [];
+    touched = [];
     Idiomorph.morph(old, now, { morphStyle: "outerHTML", callbacks: CALLBACKS });
-    added.forEach(function (node) { if (node.isConnected) { window.htmx.process(node); } });
+    touched.forEach(function (node) { if (node.isConnected) { window.htmx.process(node); } });
   }
 
   // The server's answers, as htmx puts them in: the board morphed here, and htmx told to swap

@@ -57,7 +57,7 @@
   // task, and the worker only told to keep that game.
   function here(op, payload, d, version) {
     payload.current = window.location.href;
-    var ready = op === "tap" && worked(payload);
+    var ready = op === "tap" && peeked(payload);
     phone.chain = phone.chain.then(function () {
       return call(op, payload).then(function (answer) {
         if (!ready) { answered(op, answer, d, version); }
@@ -183,7 +183,7 @@
     var sorted = fields.slice().sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; });
     return JSON.stringify([sorted, window.location.href]);
   }
-  function worked(payload) {  // the peek's answer, when it is this tap's
+  function peeked(payload) {  // the peek's answer, when it is this tap's
     var a = ahead;
     ahead = null;
     return a && a.answer && a.answer.status && a.calls === calls && !open && a.key === tapKey(payload.fields) ? a.answer : null;
