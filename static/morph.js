@@ -21,41 +21,124 @@
     beforeAttributeUpdated: function (name, node) { if (/^(data-)?hx-/.test(name)) { touched.push(node); } }
   };
   function morph(old, now) {
-    touched = [];
     Idiomorph.morph(old, now, { morphStyle: "outerHTML", callbacks: CALLBACKS });
+  }
+  function processed(fn) {
+    touched = [];
+    fn();
     touched.forEach(function (node) { if (node.isConnected) { window.htmx.process(node); } });
   }
 
-  // The server's answers, as htmx puts them in: the board morphed here, and htmx told to swap
+  // The board, part by part (companion/board/parts.py marks each element at its top with a
+  // digest of its markup, data-part). A part whose digest the page shows stays as it is (an
+  // answer sends it as a stub, <template data-part>, when the page said it shows it); any
+  // other goes into the part of its kind (its id, or its tag and first class) with idiomorph,
+  // or in as it comes. Kinds matter: left to itself, idiomorph fits a new element into the
+  // next one with the same tag, and a table of seats came in anew into the old choice's place.
+  // What the page showed when it asked, by digest (two asks back: an answer may cross the
+  // next ask), so that a stub finds its part even if the board changed meanwhile.
+  var said = [{}, {}];
+  function shown() {
+    var live = document.getElementById("live"), parts = {};
+    if (!live) { return ""; }
+    Array.prototype.forEach.call(live.children, function (el) {
+      var d = el.getAttribute("data-part");
+      if (d) { parts[d] = el; }
+    });
+    said = [parts, said[0]];
+    return Object.keys(parts).join(" ");
+  }
+  function still(d) {  // an element that still shows the part with digest d (not morphed since)
+    return function (el) { return el && el.getAttribute("data-part") === d; };
+  }
+  function kind(el) { return el.id ? "#" + el.id : el.tagName + "." + (el.classList[0] || ""); }
+  function spared(el) {  // an element's place taken, with the whitespace before it
+    var before = el.previousSibling;
+    if (before && before.nodeType === 3 && !before.data.trim()) { before.remove(); }
+    el.remove();
+  }
+  // The board ``now`` put into ``old`` (both #live); false, and nothing changed, if it holds
+  // a stub this page cannot fill.
+  function board(old, now) {
+    var olds = Array.prototype.slice.call(old.children), byDigest = {}, used = new Set(), places = [], cursor;
+    olds.forEach(function (el) {
+      var d = el.getAttribute("data-part");
+      if (d && !byDigest[d]) { byDigest[d] = el; }
+    });
+    // First what stays (by digest), then each other part into the first unused one of its kind.
+    var news = Array.prototype.map.call(now.children, function (part) {
+      var d = part.getAttribute("data-part"), same = d && byDigest[d];
+      if (d && !same && part.tagName === "TEMPLATE") { same = [said[0][d], said[1][d]].find(still(d)); }
+      if (same && used.has(same)) { same = same.cloneNode(true); }
+      if (same) { used.add(same); }
+      return { part: part, same: same };
+    });
+    if (news.some(function (n) { return n.part.tagName === "TEMPLATE" && !n.same; })) { return false; }
+    news.forEach(function (n) {
+      var like = n.same || olds.find(function (el) { return !used.has(el) && kind(el) === kind(n.part); });
+      if (like && !n.same) { used.add(like); morph(like, n.part); }
+      places.push(like || n.part);
+      if (!like) { touched.push(n.part); }
+    });
+    olds.forEach(function (el) { if (!used.has(el)) { spared(el); } });
+    cursor = old.firstElementChild;
+    places.forEach(function (el) {
+      if (el === cursor) { cursor = cursor.nextElementSibling; } else { old.insertBefore(el, cursor); }
+    });
+    // The board's own attributes (what it is locked by, its request).
+    Array.prototype.slice.call(old.attributes).forEach(function (a) {
+      if (!now.hasAttribute(a.name)) { old.removeAttribute(a.name); }
+    });
+    Array.prototype.forEach.call(now.attributes, function (a) {
+      if (old.getAttribute(a.name) === a.value) { return; }
+      old.setAttribute(a.name, a.value);
+      if (/^(data-)?hx-/.test(a.name)) { touched.push(old); }
+    });
+    return true;
+  }
+  function whole() {  // the board as the game stands, with no part left out
+    var live = document.getElementById("live");
+    if (live) { window.htmx.ajax("GET", live.getAttribute("hx-get"), { target: live, swap: "outerHTML" }); }
+  }
+
+  // Every request for the board says which of its parts the page shows.
+  document.addEventListener("htmx:configRequest", function (e) {
+    if (e.detail.target && e.detail.target.id === "live") { e.detail.headers["HX-Parts"] = shown(); }
+  });
+
+  // The server's answers, as htmx puts them in: the board put in here, and htmx told to swap
   // nothing itself ("none"), so it still puts the parts sent out of band in (below), keeps
   // the address the answer names and settles as usual. (Not through htmx's morph extension:
   // it looks for the extension from the element tapped, which the answer may have removed.)
   document.addEventListener("htmx:beforeSwap", function (e) {
-    var d = e.detail, t = document.createElement("template"), board;
+    var d = e.detail, t = document.createElement("template"), now, done;
     if (!d.shouldSwap || !d.target || d.target.id !== "live" || typeof d.serverResponse !== "string") { return; }
     t.innerHTML = d.serverResponse;
-    board = t.content.firstElementChild;
-    if (!board || board.id !== "live") { return; }  // a whole game (a watcher's page now): swapped
-    morph(d.target, board);
+    now = t.content.firstElementChild;
+    if (!now || now.id !== "live") { return; }  // a whole game (a watcher's page now): swapped
+    processed(function () { done = board(d.target, now); });
+    if (!done) { d.shouldSwap = false; whole(); return; }
     d.swapOverride = "none";
   });
   document.addEventListener("htmx:oobBeforeSwap", function (e) {
     var d = e.detail, part = d.fragment && d.fragment.nodeType === 11 ? d.fragment.firstElementChild : d.fragment;
     if (!part || !part.id || part.id !== d.target.id) { return; }
-    morph(d.target, part);
+    processed(function () { morph(d.target, part); });
     d.shouldSwap = false;
   });
 
   // An answer the page puts in place itself (the phone's own, one the queue sent): each part
-  // morphed into its namesake, then htmx's settle event, as after its own swap.
+  // put into its namesake, then htmx's settle event, as after its own swap.
   window.companionSwap = function (html) {
     var t = document.createElement("template"), live;
     t.innerHTML = html;
-    Array.prototype.slice.call(t.content.children).forEach(function (part) {
-      var old = part.id && document.getElementById(part.id);
-      if (!old) { return; }
-      part.removeAttribute("hx-swap-oob");
-      morph(old, part);
+    processed(function () {
+      Array.prototype.slice.call(t.content.children).forEach(function (part) {
+        var old = part.id && document.getElementById(part.id);
+        if (!old) { return; }
+        part.removeAttribute("hx-swap-oob");
+        if (part.id === "live") { board(old, part); } else { morph(old, part); }
+      });
     });
     live = document.getElementById("live");
     live.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true, detail: { elt: live, target: live } }));

@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import BaseLoader, Environment, pass_context, select_autoescape
 
 from companion import games, i18n
-from companion.board import markup
+from companion.board import markup, parts
 from companion.cards import RANKS, SUIT_SYMBOLS, SUITS
 from companion.games.tricks import DUTY_TEXT
 
@@ -82,6 +82,7 @@ def configure(env: Environment) -> None:
         rule_link=_in_language(markup.rule_link),
         cited=_in_language(markup.cited),
         reason=markup.with_card_names(markup.reason_html),
+        parts=lambda html, shown: parts.mark(html, shown or frozenset()),
     )
     env.policies["json.dumps_function"] = compact_json
     env.policies["json.dumps_kwargs"] = {}
@@ -172,13 +173,16 @@ def _mode(view: dict, picker: tuple[str, ...]):
     return (view.get("deal"), tuple(m for m in view.get("expects", ()) if m in picker), view.get("result") is None)
 
 
-def answer_context(table: Any, context: dict, prior: dict | None, deals_before: int | None) -> dict:
+def answer_context(
+    table: Any, context: dict, prior: dict | None, deals_before: int | None, shown: frozenset[str] = frozenset()
+) -> dict:
     """What an answer to a tap sends besides the board (templates/play/_answer.html), out of
     band: only the picker cards whose state changed (a played card greys out), so a move
     costs a few hundred bytes; the whole picker on a new deal or phase; the record only when
     what it shows changed (the board's ``RECORD``); the finished deals (their table and
     chart) only when one ended or was undone. ``prior``: the view the phone showed (None:
-    it may have shown anything); ``deals_before``: how many deals had ended then."""
+    it may have shown anything); ``deals_before``: how many deals had ended then. ``shown``:
+    the digests of the board's parts the page shows (board/parts.py), sent as stubs."""
     view = context["view"]
     changed, whole = [], True
     # A choice locks the picker and its answer unlocks it on the page (#live's data-locked),
@@ -199,4 +203,5 @@ def answer_context(table: Any, context: dict, prior: dict | None, deals_before: 
         "whole_picker": whole,
         "finished_changed": finished,
         "record_changed": record,
+        "parts_shown": shown,
     }

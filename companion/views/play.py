@@ -11,7 +11,7 @@ from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
 from companion import schemas, timing
-from companion.board import taps, templating
+from companion.board import parts, taps, templating
 from companion.board.markup import reason_html, spanish_names
 from companion.errors import AmbiguousMove, MoveError
 from companion.extensions import htmx
@@ -104,7 +104,9 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, sai
     address = taps.address(row["id"], context, htmx.current_url or "")
     with timing.part("render"):
         deals = None if before is None else before["deals"]
-        body = render_template("play/_answer.html", **templating.answer_context(table, context, prior, deals))
+        shown = parts.known(request.headers.get("HX-Parts"))
+        body = render_template("play/_answer.html", **templating.answer_context(table, context, prior, deals, shown))
+    headers["Vary"] = "HX-Parts"  # the board's parts the page shows are sent as stubs
     return htmx_response(body, status, headers, replace_url=address or None)
 
 

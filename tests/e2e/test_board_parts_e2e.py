@@ -1,0 +1,69 @@
+"""The server's answers to htmx leave out the board's parts the page shows (issue 45, item 6;
+companion/board/parts.py), and the page (static/morph.js) puts the same board together as
+the server's page shows: each part, with its words and attributes, in its place."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.e2e.deals import perform, script
+from tests.e2e.helpers import answered, api_game, expect_version
+
+#: Each part of a board, written out with its attributes sorted (a morphed element keeps
+#: the order its attributes came in): the page's own #live, or the one in ``html``.
+PARTS = """html => {
+  const live = html ? new DOMParser().parseFromString(html, "text/html").getElementById("live")
+                    : document.getElementById("live");
+  const out = (n) => n.nodeType === 3 ? n.data.replace(/\\s+/g, " ") : n.nodeType !== 1 ? "" :
+    "<" + n.localName + [...n.attributes].map(a => " " + a.name + "=" + a.value).sort().join("") + ">" +
+    [...n.childNodes].map(out).join("") + "</" + n.localName + ">";
+  return [...live.children].map(out);
+}"""
+MORPHING = "() => !!window.Idiomorph"
+
+
+def test_a_board_put_together_from_the_parts_sent_is_the_servers_board(page, base_url):
+    players, steps = script("tute")
+    game_id = api_game(page, base_url, "tute", players)
+    page.wait_for_function(MORPHING)
+    asked, answers = [], []
+    page.on("request", lambda r: asked.append(r.headers.get("hx-parts")) if r.url.endswith("/moves") else None)
+    page.on("response", lambda r: answers.append(r.text()) if r.url.endswith("/moves") else None)
+
+    def same_as_the_servers(version: int) -> None:
+        expect_version(page, version)
+        server = page.request.get(f"{base_url}/games/{game_id}").text()
+        assert page.evaluate(PARTS) == page.evaluate(PARTS, server), version
+
+    for version, step in enumerate(steps[:8], start=1):  # the trumps, a trick and its end, the next lead
+        perform(page, step)
+        same_as_the_servers(version)
+    assert all(asked) and len(asked) == 8  # each tap said what the page shows
+    left_out = [a.count("<template data-part=") for a in answers]
+    assert left_out.count(0) == 1, left_out  # only the trick's end changes every part
+    for version in (9, 10):  # Undo twice: parts the page showed before come back, not kept as they are now
+        answered(page, lambda: page.click(".undo-button"))
+        expect(page.locator("#live .notice")).to_have_text("Undone.")  # said in the answer only: left aside
+        page.evaluate("() => document.querySelector('#live .notice').remove()")
+        same_as_the_servers(version)
+
+
+def test_a_part_the_page_cannot_fill_brings_the_whole_board(page, base_url):
+    """An answer with a stub the page does not hold (it cannot happen but by a fault): the
+    board is not put together with a hole; it is asked for again, whole."""
+    players, steps = script("tute")
+    game_id = api_game(page, base_url, "tute", players)
+    page.wait_for_function(MORPHING)
+    perform(page, steps[0])
+    expect_version(page, 1)
+    shown = page.evaluate(PARTS)
+    holey = (
+        '<section id="live" class="live"><input type="hidden" id="version" name="version" value="9">'
+        '<template data-part="00000000"></template></section>'
+    )
+    page.route(f"**/games/{game_id}/moves", lambda route: route.fulfill(body=holey, content_type="text/html"))
+    with page.expect_request(lambda r: f"/games/{game_id}/live" in r.url and "version" not in r.url):
+        page.click(f"#pick-{steps[1].cards[0]}")
+    expect_version(page, 1)  # the game as it stands (the card was not sent: the route answered)
+    expect(page.locator("#live .trump-line")).to_be_visible()
+    assert page.evaluate(PARTS) == shown
