@@ -21,6 +21,19 @@ def register(app: Flask) -> None:
     app.cli.add_command(export_data)
     app.cli.add_command(import_data)
     app.cli.add_command(db)
+    app.cli.add_command(admin_key)
+
+
+@click.command("admin-key")
+@with_appcontext
+def admin_key() -> None:
+    """Make a new key for the admin page (the backup and the restore), in place of the old one."""
+    from companion import admin
+
+    key = admin.new_key(current_app.instance_path)
+    click.echo(
+        f"The admin page's new key: {key}  (the old one no longer works; phones that gave it must enter this one)"
+    )
 
 
 @click.command()

@@ -10,11 +10,13 @@ import types
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
     Field,
     HiddenField,
     IntegerField,
+    PasswordField,
     RadioField,
     SelectChoice,
     SelectField,
@@ -285,4 +287,24 @@ class GroupForm(FlaskForm):
         widget=ListWidget(prefix_label=False),
         option_widget=CheckboxInput(),
         validate_choice=False,
+    )
+
+
+class KeyForm(FlaskForm):
+    """The server's key, as the organiser types it (companion/admin.py)."""
+
+    key = PasswordField(
+        _l("Server key"),
+        validators=[InputRequired(_l("Enter the key")), Length(max=64)],
+        render_kw={"autocomplete": "off", "autocapitalize": "none", "spellcheck": "false"},
+    )
+
+
+class RestoreForm(FlaskForm):
+    """A backup to restore every game from."""
+
+    backup = FileField(
+        _l("Backup file"),
+        validators=[FileRequired(_l("Choose a backup file."))],
+        render_kw={"accept": ".sqlite,.db,application/vnd.sqlite3"},
     )

@@ -78,6 +78,23 @@ def banner(host: str, port: int) -> tuple[str | None, list[str]]:
     return url, [f"Open {url} on the phones at the table, or scan:"]
 
 
+def admin_lines(url: str, instance: str | None = None) -> list[str]:
+    """What ``make run`` says of the admin page: on the server's first start, its key, made
+    now and printed this once (companion/admin.py); later, only where the page is."""
+    from flask import Flask
+
+    from companion import admin
+
+    instance = instance or os.environ.get("COMPANION_INSTANCE_PATH") or Flask("companion").instance_path
+    key = admin.first_key(instance)
+    if key is None:
+        return [f"Admin page (backup, restore): {url}/admin (`flask admin-key` makes a new key)"]
+    return [
+        f"Admin page (backup, restore): {url}/admin, with the server's key: {key}",
+        "The key is shown this once: keep it with the club's organiser (`flask admin-key` makes a new one).",
+    ]
+
+
 def gunicorn_command(host: str, port: int, log_level: str = "info") -> list[str]:
     """gunicorn with threads: a phone's poll waits on no other phone's request."""
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -139,6 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     print("\n".join(lines))
     if url:
         segno.make_qr(url, error="m").terminal(compact=True, border=2)
+    print("\n".join(admin_lines(url or f"http://127.0.0.1:{args.port}")))
     print(flush=True)
     command = gunicorn_command(args.host, args.port)
     os.execv(command[0], command)
