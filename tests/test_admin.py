@@ -117,6 +117,17 @@ def test_a_backup_whose_game_does_not_replay_is_refused(app, client, key, tmp_pa
     assert snapshot(app) == before
 
 
+def test_a_backup_that_does_not_check_out_is_not_given(app, client, key):
+    game = new_game(client)
+    sign_in(client, key)
+    with sqlite3.connect(app.config["DATABASE"]) as db:  # a game whose state its moves no longer make
+        db.execute("UPDATE games SET version = version + 1 WHERE id = ?", (game,))
+    answer = client.get("/admin/backup")
+    assert answer.status_code == 500 and "none was made" in answer.get_data(as_text=True)
+    assert answer.mimetype == "text/html"
+    assert not list(Path(app.instance_path).glob(".backup-*"))
+
+
 def test_a_restore_without_a_file_asks_for_one(client, key):
     sign_in(client, key)
     answer = client.post("/admin/restore", data={})
@@ -124,6 +135,9 @@ def test_a_restore_without_a_file_asks_for_one(client, key):
 
 
 def test_a_wrong_key_is_refused_and_guesses_are_limited(client, key):
+    for _ in range(7):  # the organiser's own entries do not count
+        assert sign_in(client, key).status_code == 303
+    client.post("/admin/leave")
     for _ in range(5):
         wrong = sign_in(client, "aaaa-bbbb-cccc-dddd")
         assert wrong.status_code == 403 and "not this server's key" in wrong.get_data(as_text=True)

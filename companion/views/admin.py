@@ -25,7 +25,8 @@ from companion.views.common import store
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-#: Key guesses from one address (each check is an scrypt hash: slow on purpose).
+#: Wrong keys from one address (each check is an scrypt hash: slow on purpose); a right one
+#: does not count.
 GUESSES = "5 per minute; 30 per hour"
 #: The largest backup a restore takes (the app's other requests stay within MAX_CONTENT_LENGTH).
 MOST_BYTES = 512 * 1024 * 1024
@@ -69,7 +70,9 @@ def _too_many_guesses(limit):
 
 
 @bp.post("")
-@limiter.limit(GUESSES, scope="server key", on_breach=_too_many_guesses)
+@limiter.limit(
+    GUESSES, scope="server key", on_breach=_too_many_guesses, deduct_when=lambda response: response.status_code == 403
+)
 def enter_key():
     form = KeyForm()
     if not form.validate_on_submit():
@@ -96,6 +99,9 @@ def backup():
     try:
         store().backup(path)
         data = path.open("rb")  # read from the open file: the name is gone before it is sent
+    except ValueError as e:  # a game on this server does not replay: no file is given
+        current_app.logger.error("The backup did not check out: %s", e)
+        return _page(500, refused=_("The backup did not check out, so none was made."), detail=str(e))
     finally:
         path.unlink(missing_ok=True)
         folder.rmdir()
