@@ -51,13 +51,13 @@ def main() -> None:
                 f"{game:11s} {encoding:4s}  {load.total / 1024:5.1f} KB{over:5s}  page {load.page / 1024:.1f}  {parts}"
             )
         gz = {"Accept-Encoding": ENCODINGS["br"]}
-        # Each answer as the page asks for it, naming the board's parts it shows (HX-Parts):
+        # Each answer as the page asks for it, naming the board's parts it shows (X-Board-Parts):
         # those come back as stubs. Beside it, the same moves answered whole (a twin game).
         sizes, whole = [], []
         for version, move in enumerate(moves):
             data = {"version": version, **{k + "[]" if isinstance(v, list) else k: v for k, v in move.items()}}
             shown = " ".join(DIGESTS.findall(client.get(f"/games/{game_id}").get_data(as_text=True)))
-            for at, parts, kept in ((game_id, {"HX-Parts": shown}, sizes), (twin, {}, whole)):
+            for at, parts, kept in ((game_id, {"X-Board-Parts": shown}, sizes), (twin, {}, whole)):
                 answer = client.post(f"/games/{at}/moves", data=data, headers={**gz, "HX-Request": "true", **parts})
                 assert answer.status_code == 200, answer.data[:300]
                 kept.append(len(answer.data))

@@ -103,7 +103,7 @@
 
   // Every request for the board says which of its parts the page shows.
   document.addEventListener("htmx:configRequest", function (e) {
-    if (e.detail.target && e.detail.target.id === "live") { e.detail.headers["HX-Parts"] = shown(); }
+    if (e.detail.target && e.detail.target.id === "live") { e.detail.headers["X-Board-Parts"] = shown(); }
   });
 
   // The server's answers, as htmx puts them in: the board put in here, and htmx told to swap

@@ -1,6 +1,6 @@
 """A board's parts (issue 45, "Speed": the server's answers to htmx shrink as the page's
 changes do): each element at the top of the live region carries a digest of its markup, and
-an answer sends the parts the page says it shows (``HX-Parts``) as stubs, the rest whole.
+an answer sends the parts the page says it shows (``X-Board-Parts``) as stubs, the rest whole.
 static/morph.js puts them together (tests/e2e/test_phone_e2e.py)."""
 
 from __future__ import annotations
@@ -65,14 +65,14 @@ def test_an_answer_leaves_out_the_parts_the_page_shows_and_sends_the_rest(app, c
     url = f"/games/{created['id']}/moves"
     first = client.post(url, data={"version": 0, "type": "trump", "card": "7C"}, headers=HX)
     shown = digests_of(first)
-    assert "<template" not in first.get_data(as_text=True)  # no HX-Parts: nothing left out
+    assert "<template" not in first.get_data(as_text=True)  # no X-Board-Parts: nothing left out
     lead = {"version": 1, "type": "play", "card": "AC"}
-    asked = client.post(url, data=lead, headers=HX | {"HX-Parts": " ".join(shown)})
+    asked = client.post(url, data=lead, headers=HX | {"X-Board-Parts": " ".join(shown)})
     body = BOARD.search(asked.get_data(as_text=True)).group(0)
     stubs = re.findall(r'<template data-part="([0-9a-f]{8})"></template>', body)
     sent = [d for d in digests_of(asked) if d not in stubs]
     assert stubs and sent and set(stubs) <= set(shown) and not set(sent) & set(shown)
-    assert "Vary" in asked.headers and "HX-Parts" in asked.headers["Vary"]
+    assert "Vary" in asked.headers and "X-Board-Parts" in asked.headers["Vary"]
     # the same answer to a page that shows nothing: every part whole, the same digests in order
     client.post(f"/games/{created['id']}/undo", data={"version": 2}, headers=HX)
     whole = client.post(url, data=lead, headers=HX)

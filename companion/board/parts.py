@@ -2,9 +2,10 @@
 scoreboard, the prompt, the trick, the table...) marked with a digest of its own markup,
 ``data-part``, so that what a tap changes is known part by part.
 
-- An answer to a page that says which parts it shows (the ``HX-Parts`` header: their
-  digests) sends each of those as a stub, ``<template data-part="…"></template>``, and only
-  the others whole: most of a board is unchanged by a card.
+- An answer to a page that says which parts it shows (the ``X-Board-Parts`` header: their
+  digests; this app's own header, not one of htmx's, which flask-htmx reads) sends each of
+  those as a stub, ``<template data-part="…"></template>``, and only the others whole: most
+  of a board is unchanged by a card.
 - The page (static/morph.js) keeps each part whose digest it already shows as it is, without
   walking it, and fits each other part into the one of its kind (its id, or its tag and
   first class) instead of into whatever element comes next.
@@ -37,7 +38,7 @@ def digest(markup: str) -> str:
 
 
 def known(header: str | None) -> frozenset[str]:
-    """The digests a page says it shows (the ``HX-Parts`` header), anything else ignored."""
+    """The digests a page says it shows (the ``X-Board-Parts`` header), anything else ignored."""
     words = (header or "").split()[:MOST_KNOWN]
     return frozenset(w for w in words if _DIGEST.fullmatch(w))
 

@@ -104,9 +104,9 @@ def _answer(table: Table, row: dict, before: dict | None, status: int = 200, sai
     address = taps.address(row["id"], context, htmx.current_url or "")
     with timing.part("render"):
         deals = None if before is None else before["deals"]
-        shown = parts.known(request.headers.get("HX-Parts"))
+        shown = parts.known(request.headers.get("X-Board-Parts"))
         body = render_template("play/_answer.html", **templating.answer_context(table, context, prior, deals, shown))
-    headers["Vary"] = "HX-Parts"  # the board's parts the page shows are sent as stubs
+    headers["Vary"] = "X-Board-Parts"  # the board's parts the page shows are sent as stubs
     return htmx_response(body, status, headers, replace_url=address or None)
 
 

@@ -27,7 +27,7 @@ def test_a_board_put_together_from_the_parts_sent_is_the_servers_board(page, bas
     game_id = api_game(page, base_url, "tute", players)
     page.wait_for_function(MORPHING)
     asked, answers = [], []
-    page.on("request", lambda r: asked.append(r.headers.get("hx-parts")) if r.url.endswith("/moves") else None)
+    page.on("request", lambda r: asked.append(r.headers.get("x-board-parts")) if r.url.endswith("/moves") else None)
     page.on("response", lambda r: answers.append(r.text()) if r.url.endswith("/moves") else None)
 
     def same_as_the_servers(version: int) -> None:
