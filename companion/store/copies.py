@@ -25,7 +25,17 @@ class Copies(Games):
     an SQLite file: ``_copy_to``)."""
 
     #: The tables a whole-server export carries, parents first (the order rows are inserted).
-    TABLES: tuple[str, ...] = ("players", "games", "seats", "moves", "referees", "links", "deals", "roster_changes")
+    TABLES: tuple[str, ...] = (
+        "players",
+        "games",
+        "seats",
+        "moves",
+        "referees",
+        "links",
+        "deals",
+        "roster_changes",
+        "corrections",
+    )
     #: The order each table's rows are read in (:meth:`rows`), the same on either database
     #: (so two exports of one server's copies compare line by line): in the order written,
     #: by integers both databases keep alike (a game's rows by their game's ``rowid``, a
@@ -41,6 +51,7 @@ class Copies(Games):
         "links": f"{_BY_GAME.format(t='links')}, created, token_hash",
         "deals": f"{_BY_GAME.format(t='deals')}, n",
         "roster_changes": "id",
+        "corrections": f"{_BY_GAME.format(t='corrections')}, version, seq",
     }
 
     def game_ids(self) -> list[str]:
@@ -163,6 +174,8 @@ def _new_file(folder) -> Path:
 
 def _check_copy(source, read: Path, copy: Path, page_size: int | None) -> int:
     what = f"{source} is not a backup of this app's games"
+    if cut := _cut_short(source):
+        raise ValueError(f"{source} is damaged: {cut}")
     try:
         original = _read_only(source)
         conn = sqlite3.connect(read, isolation_level=None)
@@ -194,6 +207,28 @@ def _check_copy(source, read: Path, copy: Path, page_size: int | None) -> int:
         raise ValueError(f"{source}: {e}") from None
     except sqlite3.DatabaseError as e:
         raise ValueError(f"{source} is damaged, or not this app's backup: SQLite says {e}") from None
+
+
+def _cut_short(source) -> str | None:
+    """What is missing of an SQLite file cut short (a download or a copy that stopped), or
+    None. Its header says how many pages it has (when the header is current: its change
+    counter is the one that count was written at); SQLite reads the missing end as zeros,
+    which its integrity check does not notice where the last page held little (an empty
+    table's)."""
+    try:
+        with open(source, "rb") as f:
+            header = f.read(100)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return None  # said by SQLite, which opens it next
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00") or header[24:28] != header[92:96]:
+        return None
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    if size < page_size * pages:
+        return f"it is cut short ({size:,} bytes of its {page_size * pages:,})"
+    return None
 
 
 def backup_games(source) -> int:
