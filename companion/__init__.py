@@ -282,11 +282,25 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
         return response
 
     from companion import cli
-    from companion.views import admin, api, events, games, offline, phone, play, players, pyodide, rules, share, tally
+    from companion.views import (
+        admin,
+        api,
+        correct,
+        events,
+        games,
+        offline,
+        phone,
+        play,
+        players,
+        pyodide,
+        rules,
+        share,
+        tally,
+    )
     from companion.views.common import CONVERTERS
 
     app.url_map.converters.update(CONVERTERS)  # before the rules that use them
-    for view in (games, play, events, share, api, rules, tally, players, offline, pyodide, phone, admin):
+    for view in (games, play, correct, events, share, api, rules, tally, players, offline, pyodide, phone, admin):
         app.register_blueprint(view.bp)
     from companion.views import assets
 

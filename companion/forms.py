@@ -308,3 +308,17 @@ class RestoreForm(FlaskForm):
         validators=[FileRequired(_l("Choose a backup file."))],
         render_kw={"accept": ".sqlite,.db,application/vnd.sqlite3"},
     )
+
+
+class CorrectForm(FlaskForm):
+    """What a correction's page posts beside the move entered in place of an entry (its
+    fields are the board's, read as a tap's): the game's version the page showed, the
+    entry's number, and the corrections made before it that wait to be saved with it (the
+    page carries them: RULES.md 5.1), as JSON."""
+
+    version = IntegerField(widget=HiddenInput(), validators=[InputRequired(), NumberRange(min=0, max=2**31)])
+    seq = IntegerField(widget=HiddenInput(), validators=[InputRequired(), NumberRange(min=1, max=2**31)])
+    pending = StringField(widget=HiddenInput(), validators=[Optional(), Length(max=20_000)])
+
+    #: Its own fields: the rest of what it posts is the move.
+    FIELDS = frozenset({"csrf_token", "version", "seq", "pending"})

@@ -49,8 +49,10 @@ def undo(phone, game_id: str):
 
 
 def log_items(phone, game_id: str) -> list[str]:
-    """The log's entries as the phone reads them (text only, spaces collapsed)."""
+    """The log's entries as the phone reads them (text only, spaces collapsed), without the
+    button that corrects each (a referee's: views/correct.py)."""
     page = phone.get(f"/games/{game_id}/log").get_data(as_text=True)
+    page = re.sub(r'<a class="button correct"[^>]*>[^<]*</a>', "", page)
     items = re.findall(r"<li[^>]*>(.*?)</li>", page[page.index('<ol class="log"') :], re.S)
     return [" ".join(re.sub(r"<[^>]+>", " ", item).split()) for item in items]
 

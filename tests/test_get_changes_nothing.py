@@ -16,7 +16,7 @@ from tests.conftest import become_referee, snapshot
 
 #: Everything the app's forms post, as a GET would carry it: the tally screens' record
 #: button and their fields' names, the old tally command language, a move, a new game,
-#: share actions, a player's rename.
+#: share actions, a player's rename, a correction's moves waiting to be saved.
 POSTED = {
     "record": "record",
     "act": "record",
@@ -41,6 +41,7 @@ POSTED = {
     "player2": "Cat",
     "name": "Zed",
     "into": "2",
+    "pending": '{"1":{"type":"play","card":"10D"}}',
 }
 
 
@@ -78,6 +79,7 @@ def a_referees_table(client, app, game) -> dict:
         "name": "pyodide.asm.wasm",
         "player_id": roster[sample["players"][0]],
         "change_id": change,
+        "seq": 1,  # the move a correction's page shows (views/correct.py)
         "table": "games",
         "digest": _bundle_digest(app),
     }
@@ -138,6 +140,7 @@ def test_no_post_without_its_token_changes_anything(csrf_app, game):
         "game": game,
         "player_id": store.roster()[0]["id"],
         "change_id": 1,
+        "seq": 1,
         "filename": "app.css",
         "version": "314.0.7",  # Pyodide's files (views/pyodide.py)
         "name": "pyodide.asm.wasm",

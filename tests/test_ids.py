@@ -41,7 +41,7 @@ def test_a_game_id_no_game_can_have_is_a_404_on_every_route(tmp_path, database):
     try:
         for rule, method in routes:
             for bad in BAD_GAME_IDS:
-                path = filled(rule, {"game_id": bad, "token": "t" * 22})
+                path = filled(rule, {"game_id": bad, "token": "t" * 22, "seq": 1})
                 answer = client.open(path, method=method, data={"version": "0"})
                 assert answer.status_code == 404, (method, path, answer.status_code)
     finally:

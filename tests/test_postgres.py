@@ -670,5 +670,5 @@ def test_json_exports_of_a_copy_compare_line_by_line(tmp_path, pg_url):
     assert again.test_cli_runner().invoke(args=["export", "--json", str(path)]).exit_code == 0
     exports.append(path.read_text(encoding="utf-8").splitlines())
     rows = sum(len(t) for t in json.loads("\n".join(exports[0]))["tables"].values())
-    assert len(exports[0]) == 1 + rows + 2 * 8 + 1  # the head, a row a line, each table's brackets, the end
+    assert len(exports[0]) == 1 + rows + 2 * 9 + 1  # the head, a row a line, each table's brackets, the end
     assert exports[0] == exports[1] == exports[2]

@@ -59,6 +59,7 @@ MIGRATIONS = [
     "m016_names_compared_as_they_look",
     "m017_names_of_one_script_kept_apart",
     "m018_hundred_variants_keep_their_rules",
+    "m019_corrections",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -203,6 +204,10 @@ def test_first_open_applies_every_migration(tmp_path):
         ),
         ("referees", {"id", "game_id", "key_hash", "created", "revoked"}),
         ("links", {"token_hash", "game_id", "kind", "created", "expires", "used"}),
+        (
+            "corrections",
+            {"game_id", "version", "seq", "time", "referee", "before", "before_said", "after", "after_said"},
+        ),
     ],
 )
 def test_schema(store, table, columns):

@@ -13,12 +13,12 @@ from __future__ import annotations
 import copy
 import functools
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import Field, dataclass, field, fields, is_dataclass
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar, Generic, Protocol, TypeGuard, TypeVar
 
-from companion.errors import IllegalMove, InvalidMove, OptionError, Reason
+from companion.errors import IllegalMove, InvalidMove, MoveError, OptionError, Reason
 
 #: State fields shared between a state and its successors (never changed in place).
 SHARED = ("history",)
@@ -382,3 +382,30 @@ def apply_move(
     new = copy_state(state)
     handler(new, move)
     return new
+
+
+class Stopped(Exception):
+    """A corrected log no longer replays (RULES.md 5.1): ``entry``, the number of the first
+    entry the engine refuses after the correction, the ``move`` it holds, and the engine's
+    ``refusal`` (an ``AmbiguousMove`` when the entry must now choose)."""
+
+    def __init__(self, entry: int, move: Move, refusal: MoveError) -> None:
+        super().__init__(f"Entry {entry} no longer fits: {refusal}")
+        self.entry, self.move, self.refusal = entry, move, refusal
+
+
+def replay(
+    apply: Callable[[S, Move], S], state: S, entries: Iterable[tuple[int, Move]], corrections: Mapping[int, Move]
+) -> Iterator[tuple[int, Move, S]]:
+    """A log replayed with entries corrected in place (RULES.md 5.1): from ``state``, each
+    of ``entries`` (its number and move, in the log's order), the move of ``corrections``
+    under its number in place of its own. Yields each entry's number, the move it now
+    holds and the state after it; ``Stopped`` at the first the game's ``apply`` refuses,
+    so a caller that writes as it goes writes nothing unless the whole log replays."""
+    for number, move in entries:
+        move = corrections.get(number, move)
+        try:
+            state = apply(state, move)
+        except MoveError as e:
+            raise Stopped(number, move, e) from None
+        yield number, move, state

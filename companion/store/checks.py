@@ -34,13 +34,13 @@ _UNREADABLE: tuple[type[Exception], ...] = (
 )
 
 #: The tables whose rows each belong to a game.
-_OF_A_GAME = ("moves", "seats", "deals", "referees", "links")
+_OF_A_GAME = ("moves", "seats", "deals", "referees", "links", "corrections")
 
 
 def check_games(conn) -> int:
     """Every game on ``conn`` (either database, inside a transaction of the caller's) is as
     its move log says: its id one an address can carry (:data:`GAME_ID`); moves numbered 1,
-    2, ...; its version its moves and undos; its moves in effect replayed by its engine from
+    2, ...; its version its moves, undos and corrections; its moves in effect replayed by its engine from
     the start give exactly the state it stores, with its finished deals, and each snapshot
     a move in effect keeps for undo; every move's words and snapshot read back
     (:func:`_read_back`); what the lists and standings read of it (``finished``,
@@ -63,9 +63,13 @@ def check_games(conn) -> int:
         if [m["seq"] for m in moves] != list(range(1, len(moves) + 1)):
             raise ValueError(f"Game {game_id}'s moves are not numbered 1 to {len(moves)}")
         undos = sum(1 for m in moves if m["undone"])
-        if row["version"] != len(moves) + undos:
+        corrected = conn.execute(
+            "SELECT count(DISTINCT version) FROM corrections WHERE game_id = ?", (game_id,)
+        ).fetchone()[0]
+        if row["version"] != len(moves) + undos + corrected:
             raise ValueError(
-                f"Game {game_id} is at version {row['version']}, not its {len(moves)} moves and {undos} undos"
+                f"Game {game_id} is at version {row['version']}, not its {len(moves)} moves, {undos} undos "
+                f"and {corrected} corrections"
             )
         try:
             seated[game_id] = json.loads(row["players"])

@@ -532,6 +532,20 @@ def m018_hundred_variants_keep_their_rules(conn, dialect: Dialect) -> None:
             conn.execute("UPDATE games SET options = ? WHERE id = ?", (_dumps(given | missing), game_id))
 
 
+@migration
+def m019_corrections(conn, dialect: Dialect) -> None:
+    """Corrections in place (issue 46, RULES.md 5.1): a referee replaces an earlier move of
+    the log, and the moves after it are replayed on top. The move's row holds the move now
+    in effect; each correction keeps what it replaced and with what, when and by which
+    phone (``referee``, as a move's), numbered by the game's ``version`` it made (one
+    correction may replace several moves: a later one that no longer fitted)."""
+    conn.execute(
+        "CREATE TABLE corrections (game_id TEXT NOT NULL REFERENCES games (id), version INTEGER NOT NULL, "
+        "seq INTEGER NOT NULL, time TEXT NOT NULL, referee TEXT, before TEXT NOT NULL, before_said TEXT, "
+        "after TEXT NOT NULL, after_said TEXT, PRIMARY KEY (game_id, version, seq))"
+    )
+
+
 # -- the runner ----------------------------------------------------------------------
 
 

@@ -24,9 +24,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+from typing import Any
 
 from companion import games
 from companion.errors import InvalidMove, MoveError, OptionError
+from companion.games.common import replay
 from companion.store.access import Access
 from companion.store.errors import UNIQUE_VIOLATIONS, AskFirst, BadTranscript, Conflict, NotFound, NothingToUndo
 from companion.store.roster import _keep_figures, _seat_players
@@ -36,6 +38,7 @@ from companion.store.rows import (
     TRANSCRIPT_FORMAT,
     Row,
     _add_deals,
+    _dump_state,
     _dumps,
     _finished_deals,
     _game_dict,
@@ -194,14 +197,7 @@ class Changes(Access):
         """
         found = self._states.entry(game_id)
         with self._write(game_id) as conn:
-            read = self._read_for_change(conn, game_id, found)
-            referees = self._referees(conn, game_id) if key is not None else None
-            row = read.fetchone()
-            if row is None:
-                raise NotFound(f"No game {game_id!r}")
-            referee = self._device(conn, game_id, key, referees)
-            self._check_version(row, version)
-            prior = {"version": row["version"], "deals": row["deals"], "state": self._state(row, found, copy=False)}
+            row, referee, prior = self._change(conn, game_id, found, version, key)
             rules = games.get(row["game"])
             last = row["last_in_effect"]
             if last is None:
@@ -211,26 +207,140 @@ class Changes(Access):
                 "UPDATE moves SET undone = 1, undone_by = ?, undone_time = ? WHERE game_id = ? AND seq = ?",
                 (referee, now, game_id, last),
             )
-            # The moves in effect before ``last``, from the latest of them that kept a snapshot
-            # (fewer than SNAPSHOT_EVERY), or all of them if none did: one read.
-            kept = conn.execute(
-                "SELECT seq, move, snapshot FROM moves WHERE game_id = ? AND undone = 0 AND seq < ? AND seq >= "
-                "COALESCE((SELECT seq FROM moves WHERE game_id = ? AND snapshot IS NOT NULL AND undone = 0 "
-                "AND seq < ? ORDER BY seq DESC LIMIT 1), 0) ORDER BY seq",
-                (game_id, last, game_id, last),
-            ).fetchall()
-            if kept and kept[0]["snapshot"] is not None:
-                snapshot = _load_state(kept[0]["snapshot"])
-                state, base = rules.load(snapshot["state"]), snapshot["deals"] - len(snapshot["state"]["history"])
-                kept = kept[1:]
-            else:
-                state, base = rules.start(json.loads(row["players"]), json.loads(row["options"])), 0
+            state, base, kept = self._from_snapshot(conn, rules, row, last, last)
             for m in kept:
                 state = rules.apply(state, json.loads(m["move"]))
             deals = self._keep_deals(conn, game_id, state, base, row["deals"])
             game = self._save(conn, rules, row, game_id, state, now, deals)
         self._states.put(game_id, game["version"], game["updated"], game["state"])
         return game | {"before": prior}
+
+    def correct_and_read(
+        self, game_id: str, version: int, corrections: dict[int, dict], key: str | None = None
+    ) -> dict:
+        """Correct entries of the log in place (RULES.md 5.1): each move in effect numbered
+        in ``corrections`` is replaced by the move given for it, and every move in effect
+        after the first of them is replayed on top. ``Stopped`` (the engine's, naming the
+        first entry that no longer fits) when the log does not replay, and then nothing is
+        written. Else one change, as a move is: the moves hold their new moves, words and
+        snapshots; each replaced move is kept in ``corrections`` (what it held before and
+        after, when, by which phone); the finished deals from the first correction on are
+        written again, and a confirmed deal whose record changed is confirmed again. Checked
+        as a move is (an unknown game, a key not in force, a stale version); ``NotFound``
+        for an entry that is not a move in effect. Returns the game after it, as
+        :meth:`play_and_read` does (its ``before`` too)."""
+        found = self._states.entry(game_id)
+        with self._write(game_id) as conn:
+            row, referee, prior = self._change(conn, game_id, found, version, key)
+            if not corrections:
+                raise NotFound("No entry to correct")
+            rules = games.get(row["game"])
+            corrections = {n: _plain(m, InvalidMove, "The move") for n, m in corrections.items()}
+            first = min(corrections)
+            state, base, rows = self._from_snapshot(conn, rules, row, first, 2**62)
+            held = {m["seq"]: m for m in rows}
+            if missing := sorted(set(corrections) - set(held)):
+                raise NotFound(f"Entry {missing[0]} of {game_id!r} is not a move in effect")
+            now, version_after = _now(), row["version"] + 1
+            kept = base + len(state.history)  # deals finished before the first correction (so far)
+            for seq, move, state in replay(
+                rules.apply, state, ((m["seq"], json.loads(m["move"])) for m in rows), corrections
+            ):
+                if seq < first:
+                    kept = base + len(state.history)
+                    continue
+                m = held[seq]
+                said = _said_text(rules.narrate(state, move))
+                snapshot = (
+                    None if m["snapshot"] is None else _snapshot_text(rules.dump(state), base + len(state.history))
+                )
+                text = _dumps(move)
+                if (text, said, snapshot) != (m["move"], m["said"], m["snapshot"]):
+                    conn.execute(
+                        "UPDATE moves SET move = ?, said = ?, snapshot = ? WHERE game_id = ? AND seq = ?",
+                        (text, said, snapshot, game_id, seq),
+                    )
+                if seq in corrections:
+                    conn.execute(
+                        "INSERT INTO corrections (game_id, version, seq, time, referee, before, before_said, after, "
+                        "after_said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (game_id, version_after, seq, now, referee, m["move"], m["said"], text, said),
+                    )
+            stored = {
+                n: r
+                for n, r in conn.execute("SELECT n, record FROM deals WHERE game_id = ? AND n > ?", (game_id, kept))
+            }
+            conn.execute("DELETE FROM deals WHERE game_id = ? AND n > ?", (game_id, kept))
+            deals = base + len(state.history)
+            written = state.history[kept - base :]
+            _add_deals(conn, game_id, written, kept + 1)
+            changed = [n for n, r in enumerate(written, kept + 1) if stored.get(n) != _dump_state(r)]
+            changed += [n for n in stored if n > deals]
+            confirmed = row["confirmed"]
+            if confirmed is not None and changed:  # a result the other side confirmed has changed
+                confirmed = min(confirmed, min(changed) - 1)
+            row = {**dict(row), "confirmed": confirmed}
+            game = self._save(conn, rules, row, game_id, state, now, deals, rewrite=True)
+        self._states.put(game_id, game["version"], game["updated"], game["state"])
+        return game | {"before": prior}
+
+    def position(self, game_id: str, seq: int, corrections: dict[int, dict] | None = None) -> tuple[object, int]:
+        """The game before its move ``seq`` (a move in effect: ``NotFound`` otherwise), with
+        ``corrections`` before it in place (RULES.md 5.1: ``Stopped`` if one no longer
+        fits): its state and how many deals it had finished. Read only."""
+        corrections = {n: m for n, m in (corrections or {}).items() if n < seq}
+        with self._read() as conn:
+            row = self._require(conn, game_id)
+            rules = games.get(row["game"])
+            start = min([seq, *corrections])
+            state, base, rows = self._from_snapshot(conn, rules, row, start, seq + 1)
+            if not rows or rows[-1]["seq"] != seq:
+                raise NotFound(f"Entry {seq} of {game_id!r} is not a move in effect")
+            entries = ((m["seq"], json.loads(m["move"])) for m in rows[:-1])
+            for _seq, _move, state in replay(rules.apply, state, entries, corrections):
+                pass
+            return state, base + len(state.history)
+
+    def corrections(self, game_id: str, first: int = 1, last: int | None = None) -> list[dict]:
+        """The corrections of the moves numbered ``first`` to ``last``, in the order they
+        were made: seq, time, referee (a phone's id or None), before and after (each a move
+        and its words, ``*_said``)."""
+        rows = self._conn().execute(
+            "SELECT seq, time, referee, before, before_said, after, after_said FROM corrections "
+            "WHERE game_id = ? AND seq >= ? AND seq <= ? ORDER BY version, seq",
+            (game_id, first, 2**62 if last is None else last),
+        )
+        return [
+            {
+                "seq": r["seq"],
+                "time": r["time"],
+                "referee": r["referee"],
+                "before": json.loads(r["before"]),
+                "before_said": _said_read(r["before_said"]),
+                "after": json.loads(r["after"]),
+                "after_said": _said_read(r["after_said"]),
+            }
+            for r in rows
+        ]
+
+    def _from_snapshot(self, conn, rules, row, before: int, upto: int) -> tuple[Any, int, list]:
+        """Where a replay of the moves in effect starts: the state after the latest of them
+        before the move ``before`` that kept a snapshot (fewer than ``SNAPSHOT_EVERY``
+        back), or the game's start if none did; the number of deals finished before its
+        ``history``; and the moves in effect after it and before the move ``upto`` (seq,
+        move, snapshot, said), in order. One read."""
+        game_id = row["id"]
+        rows = conn.execute(
+            "SELECT seq, move, snapshot, said FROM moves WHERE game_id = ? AND undone = 0 AND seq < ? AND seq >= "
+            "COALESCE((SELECT seq FROM moves WHERE game_id = ? AND snapshot IS NOT NULL AND undone = 0 "
+            "AND seq < ? ORDER BY seq DESC LIMIT 1), 0) ORDER BY seq",
+            (game_id, upto, game_id, before),
+        ).fetchall()
+        if rows and rows[0]["snapshot"] is not None and rows[0]["seq"] < before:
+            snapshot = _load_state(rows[0]["snapshot"])
+            state = rules.load(snapshot["state"])
+            return state, snapshot["deals"] - len(snapshot["state"]["history"]), rows[1:]
+        return rules.start(json.loads(row["players"]), json.loads(row["options"])), 0, rows
 
     def confirm(self, game_id: str, version: int) -> int:
         """The other side confirms every deal finished at ``version`` (what its phone showed):
@@ -308,6 +418,21 @@ class Changes(Access):
         )
         return None if row is None else {"move": json.loads(row["move"]), "said": _said_read(row["said"])}
 
+    def _change(self, conn, game_id: str, found: Entry | None, version: int, key: str | None) -> tuple[Row, Any, dict]:
+        """How an undo or a correction starts, inside its transaction: the game's row (as
+        :meth:`_read_for_change` reads it), the phone of ``key`` (``NotReferee`` if it is not
+        in force; None without a key), the version checked (``Conflict``), and the game as
+        it was before (``before``, as a change returns it)."""
+        read = self._read_for_change(conn, game_id, found)
+        referees = self._referees(conn, game_id) if key is not None else None
+        row = read.fetchone()
+        if row is None:
+            raise NotFound(f"No game {game_id!r}")
+        referee = self._device(conn, game_id, key, referees)
+        self._check_version(row, version)
+        prior = {"version": row["version"], "deals": row["deals"], "state": self._state(row, found, copy=False)}
+        return row, referee, prior
+
     def _read_for_change(self, conn, game_id: str, found: Entry | None = None, entry: str | None = None):
         """What a change of the game reads, in one statement (a cursor: its row is None for
         an unknown game): the game's row, its ``state`` left out (NULL) when ``found``, the
@@ -348,9 +473,11 @@ class Changes(Access):
         _add_deals(conn, game_id, state.history[new:], base + new + 1)
         return count
 
-    def _save(self, conn, rules, row: Row, game_id: str, state, now: str, deals: int) -> dict:
+    def _save(self, conn, rules, row: Row, game_id: str, state, now: str, deals: int, rewrite: bool = False) -> dict:
         """Write ``state`` (``deals`` finished) as the game's latest; return the game as :meth:`get`
-        reads it, with its ``view`` (built once: the answer to the change shows it)."""
+        reads it, with its ``view`` (built once: the answer to the change shows it). The seats'
+        figures are written again when a deal or the game ended or was undone, or always
+        (``rewrite``: a correction may change any finished deal)."""
         trimmed = dataclasses.replace(state, history=state.history[-1:])
         view = rules.view(trimmed)
         finished, status = _summary(view)
@@ -369,6 +496,8 @@ class Changes(Access):
             (text, row["version"], version, now, finished, status, confirmed, deals, game_id),
         )
         kept = (row["seats_deals"], row["seats_won"]) if row["seated"] else None
+        if rewrite and kept is not None:
+            kept = (None, None)  # figures that match no game's: written again
         _keep_figures(conn, rules, game_id, view, deals, confirmed, kept=kept, lock=self._lock_figures)
         changed = {"version": version, "updated": now, "finished": finished, "status": status, "confirmed": confirmed}
         return _game_dict({**dict(row), **changed, "deals": deals}, state=trimmed) | {"view": view}
@@ -513,7 +642,7 @@ class Games(Changes):
         with self._write(game_id) as conn:
             self._require(conn, game_id)
             self._lock_figures(conn)  # its seats leave their players' totals
-            for table in ("moves", "links", "referees", "seats", "deals"):
+            for table in ("corrections", "moves", "links", "referees", "seats", "deals"):
                 conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
         self._states.drop(game_id)

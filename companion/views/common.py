@@ -103,6 +103,16 @@ def just_joined() -> str | None:
     return str(JOINED_NOTICES[kinds[-1]]) if kinds and kinds[-1] in JOINED_NOTICES else None
 
 
+#: The flash category of what a correction says on the page it lands on (views/correct.py).
+CORRECTED = "corrected"
+
+
+def just_corrected() -> str | None:
+    """What the correction this phone has just saved says (once, on the page it lands on)."""
+    said = get_flashed_messages(category_filter=[CORRECTED])
+    return str(said[-1]) if said else None
+
+
 def remember_key(game_id: str, key: str) -> None:
     """This phone referees the game: the signed session cookie keeps its edit key."""
     _remember("keys", game_id, key, KEYS_KEPT)

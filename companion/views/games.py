@@ -17,6 +17,7 @@ from companion.forms import attach_error, keep_names, new_game_form, options_of,
 from companion.views import phone
 from companion.views.common import (
     is_referee,
+    just_corrected,
     just_joined,
     load_game,
     phone_games,
@@ -151,7 +152,7 @@ def show(game_id: str):
     table = table_of(row)
     asked = asked_again(table, row, request.args["ask"]) if "ask" in request.args and is_referee(game_id) else {}
     reveal = request.args.get("reveal") == "1"
-    notice = just_joined()
+    notice = just_joined() or just_corrected()
     context = board_context(table, row, reveal=reveal, notice=notice, **asked)
     # The game page starts the engines in the phone (issue 45): a referee's taps are answered
     # there; a watcher's phone keeps them (and its snapshot) for the day it referees.
@@ -165,8 +166,9 @@ LOG_PAGE = 25
 
 @bp.get("/games/<game_id:game_id>/log")
 def log(game_id: str):
-    """Every move in words, with when it was entered and by which referee phone, and who
-    undid it: the audit trail a dispute is settled from."""
+    """Every move in words, with when it was entered and by which referee phone, who undid
+    it, and each correction of it (what it held before, when, by which phone): the audit
+    trail a dispute is settled from. A referee corrects a move from here (views/correct.py)."""
     row = load_game(game_id)
     me = this_phone(game_id)
     phones = store().phone_numbers(game_id)
@@ -175,9 +177,14 @@ def log(game_id: str):
     pages = max(1, -(-store().move_count(game_id) // LOG_PAGE))
     page = min(max(request.args.get("page", pages, type=int), 1), pages)
     entries = rules_log(store().moves(game_id, (page - 1) * LOG_PAGE + 1, page * LOG_PAGE))
+    corrected: dict[int, list] = {}
+    for c in store().corrections(game_id, (page - 1) * LOG_PAGE + 1, page * LOG_PAGE):
+        c["by"] = _phone(c["referee"], phones, me)
+        corrected.setdefault(c["seq"], []).append(c)
     for e in entries:
         e["by"] = "imported" if e["imported"] else _phone(e["referee"], phones, me)
         e["undone_by"] = _phone(e["undone_by"], phones, me)
+        e["corrections"] = corrected.get(e["seq"], [])
     return render_template(
         "play/log.html",
         entries=entries,
@@ -186,6 +193,7 @@ def log(game_id: str):
         first=(page - 1) * LOG_PAGE + 1,
         referee=me is not None,
         phone=phones.get(me) if me else None,
+        notice=just_corrected(),
         **game_context(table_of(row), row),
     )
 
