@@ -264,9 +264,8 @@ def _tapped(game: Game, p: dict) -> tuple[Game, str]:
             return game, _finish(game, answer | {"applied": False}, current)
         except MoveError as e:
             again = taps.ask_again(rules, game.state, move, form.get("resume"))
-            answer = _render(
-                game, view, view, deals, 422, error=e.reason, choice=again, reveal=form.get("reveal") == "1"
-            )
+            reveal = form.get("reveal") == "1"
+            answer = _render(game, view, view, deals, 422, error=e.reason, choice=again, reveal=reveal, refused=move)
             return game, _finish(game, answer | {"applied": False}, current)
         after = replace(game, before=[*game.before, (dict(game.row), game.state, game.said, list(game.history))])
         _applied(after, state, rules.narrate(state, move))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import typing
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
@@ -144,7 +145,8 @@ def test_a_moves_refusals_name_each_field_by_its_label(client, game):
     for kind, field in move_fields(game):
         model = models[kind]
         others = {f: fitting(model, f, players[0]) for f in required_fields(model)}
-        wrong = others | {"type": kind, field: True}
+        flag = bool in typing.get_args(model.model_fields[field].annotation)  # true fits a flag (RULES.md 5.2)
+        wrong = others | {"type": kind, field: "yes" if flag else True}
         refused(client.post(url, json={"version": 0, "move": wrong}, headers=key), 400, f"move.{field}")
         transcript = {"format": TRANSCRIPT_FORMAT, "game": game, "players": players, "moves": [wrong]}
         data = refused(client.post("/api/games/import", json=transcript, headers=JAPANESE), 400, f"moves.0.{field}")

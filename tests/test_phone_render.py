@@ -229,3 +229,18 @@ def test_a_name_posted_as_a_field_and_as_a_list_is_read_the_first_way_on_both_si
     assert server.status_code in (400, 422), server.status_code
     said = json.loads(phone.tap(json.dumps({"fields": fields, "current": current})))
     assert said["status"] in (0, server.status_code)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_tables_ruling_reads_the_same_on_the_phone(fixed_app, language):
+    """RULES.md 5.2 on both sides: the refusal that offers the ruling, the confirm, and the
+    ruled move with the board's flag."""
+    both = Both(fixed_app, "tablanette", ["Ann", "Ben"], language)
+    both.tap({"type": "layout", "cards": ["2C", "3D", "4H", "8S"]})
+    short = {"type": "play", "card": "QH", "capture": ["2C", "8S"]}
+    refused = both.tap(short)
+    assert refused["status"] == 422 and 'class="rule-form"' in refused["html"]
+    asked = both.tap(short, ruled="1")
+    assert asked["status"] == 200 and not asked["applied"] and 'aria-labelledby="ruling-title"' in asked["html"]
+    done = both.tap(short, ruled="1", confirm="1")
+    assert done["applied"] and 'class="warning ruled"' in done["html"]

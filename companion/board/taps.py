@@ -27,6 +27,9 @@ def move_from_form(fields: Iterable[tuple[str, str]]) -> dict:
     for name, value in fields:
         if name in NOT_MOVE:
             continue
+        if name == "ruled":  # the table's ruling (RULES.md 5.2): a move's one flag a form posts
+            move.setdefault(name, value == "1")
+            continue
         if name.endswith("[]"):
             items = move.setdefault(name[:-2], [])
             if value and isinstance(items, list):

@@ -139,7 +139,8 @@ def board_context(
     (``referee``; ``demoted``: this phone was one until now; ``confirmer``), what Undo takes
     back (``undo``: its words, for a referee) or the last moves (``recent``, for a watcher),
     and what waits for an answer (``extra``: ``error``, ``choice``, ``confirm``, ``notice``,
-    ``reveal``)."""
+    ``reveal``; ``refused``: the move the error refuses, offered to a referee to play on as
+    the table's ruling when the rules allow one)."""
     context = {
         "demoted": demoted,
         **game_context(table, row, view),
@@ -155,6 +156,11 @@ def board_context(
     }
     # One thing at a time: while a choice waits for its answer, no card can be tapped.
     context["locked"] = bool(context["choice"] or context["confirm"])
+    # A refusal the table may rule against (RULES.md 5.2): a referee is offered to play on.
+    refused, error = context.pop("refused", None), context["error"]
+    rulable: frozenset[str] = getattr(table.rules, "RULABLE", frozenset())
+    offer = referee and refused and getattr(error, "code", None) in rulable
+    context["rule_offer"] = refused if offer and not refused.get("ruled") else None
     # Opponent confirmation: the finished deals the other side has not confirmed yet.
     finished = row["deals"]
     confirmed = finished if row["confirmed"] is None else row["confirmed"]

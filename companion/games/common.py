@@ -18,7 +18,7 @@ from dataclasses import Field, dataclass, field, fields, is_dataclass
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar, Generic, Protocol, TypeGuard, TypeVar
 
-from companion.errors import IllegalMove, InvalidMove, MoveError, OptionError, Reason
+from companion.errors import N_, IllegalMove, InvalidMove, MoveError, OptionError, Reason
 
 #: State fields shared between a state and its successors (never changed in place).
 SHARED = ("history",)
@@ -38,6 +38,7 @@ class GameState(Protocol):
     dealer: int
     history: list[Record]
     result: Record | None
+    rulings: list[Record]
 
     @property
     def options(self) -> object: ...
@@ -293,7 +294,92 @@ def view_head(
         "history": list(state.history),
         "result": clone(state.result),
         "options": options_dict(state.options),
+        "rulings": [clone(r) for r in state.rulings if r["deal"] == deal],
+        "ruled": len(state.rulings),
     }
+
+
+def ruled(move: Move) -> bool:
+    """Whether the table ruled ``move`` (RULES.md 5.2): it carries ``"ruled": true``."""
+    return move.get("ruled") is True
+
+
+def rule_on(
+    state: GameState,
+    deal: int,
+    seat: int,
+    move: Move,
+    refusal: Reason,
+    rulable: frozenset[str],
+    options: list[Any] | None = None,
+) -> None:
+    """The table's ruling (RULES.md 5.2): ``move``, which the rules refuse for ``refusal``,
+    stands when it is ``ruled`` and the refusal is one of the game's ``rulable`` (a rule of
+    play a table may set aside, not a fact such as a card already played): it is recorded in
+    the game's ``rulings`` (its deal, player, move and the rule it departs from). Otherwise
+    the refusal stands: ``IllegalMove`` (with the legal ``options``, when the game names them)."""
+    if not (ruled(move) and refusal.code in rulable):
+        raise IllegalMove(refusal, options=options)
+    entry = {k: v for k, v in move.items() if k != "ruled"}
+    state.rulings.append({"deal": deal, "player": state.players[seat], "move": entry, "refusal": refusal.as_data()})
+
+
+def ruling_words(state: GameState, move: Move) -> list[Reason]:
+    """What the log says of a ruled move besides the move itself (``narrate``'s last
+    sentence): that the table ruled it, against which rule. Nothing for another move."""
+    if (
+        not ruled(move)
+        or not state.rulings
+        or state.rulings[-1]["move"] != {k: v for k, v in move.items() if k != "ruled"}
+    ):
+        return []
+    return [_against(RULED_BY_TABLE, state.rulings[-1]["refusal"]["rule"])]
+
+
+#: The words of a ruling (RULES.md 5.2): the log's, and the question its confirm asks. The
+#: rule is the refusal's (every refusal a game lets its table rule cites one), linked as any.
+RULED_BY_TABLE = ("ruled_by_table", N_("Ruled by the table, against %(rule)s."))
+RULE_IT = ("rule_it", N_("Play on as the table rules, against %(rule)s?"))
+
+
+def _against(words: tuple[str, str], rule: str) -> Reason:
+    return Reason.from_json({"code": words[0], "text": words[1], "rule": rule})
+
+
+def narrated(words: Callable[[S, Move], list[Reason]]) -> Callable[[S, Move], list[Reason]]:
+    """A game's ``narrate`` (``words``), saying after a ruled move that the table ruled it."""
+
+    @functools.wraps(words)
+    def narrate(state: S, move: Move) -> list[Reason]:
+        return words(state, move) + ruling_words(state, move)
+
+    return narrate
+
+
+#: What a ruling's confirm says where the rules name no penalty (RULES.md 5.2 R3).
+NO_PENALTY = Reason("no_penalty", "The rules name no penalty: the move stands as played.")
+
+
+def ruling_question(apply: Callable[[S, Move], S], state: S, move: Move, penalty: Reason) -> list[Reason] | None:
+    """What to ask before a ruled move (a game's ``confirm_needed``, RULES.md 5.2): that
+    the table sets aside the rule that refuses it, and the ``penalty`` the rules name for
+    it. None for a move not ruled, or one the rules do not refuse (nothing to rule)."""
+    if not ruled(move):
+        return None
+    try:
+        apply(state, {k: v for k, v in move.items() if k != "ruled"})
+    except IllegalMove as e:
+        return [_against(RULE_IT, e.rule or ""), penalty]
+    except MoveError:
+        return None  # not a move the rules judge: apply says why
+    return None
+
+
+def deal_rulings(state: GameState, deal: int) -> Record:
+    """What a finished deal's record says of its rulings (RULES.md 5.2): ``{"rulings": [...]}``,
+    or nothing when the table ruled nothing in it."""
+    found = [clone(r) for r in state.rulings if r["deal"] == deal]
+    return {"rulings": found} if found else {}
 
 
 #: What the statistics count for each side of a game (``figures``): deals played and

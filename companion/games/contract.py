@@ -23,7 +23,21 @@ from companion.games.common import Start
 
 #: Keys every ``view(state)`` carries (a game adds its own): what the web reads.
 VIEW_KEYS = frozenset(
-    {"game", "players", "sides", "dealer", "deal", "expects", "to_act", "seen", "history", "result", "options"}
+    {
+        "game",
+        "players",
+        "sides",
+        "dealer",
+        "deal",
+        "expects",
+        "to_act",
+        "seen",
+        "history",
+        "result",
+        "options",
+        "rulings",
+        "ruled",
+    }
 )
 
 
@@ -127,6 +141,8 @@ OPTIONAL: dict[str, type] = {
     "PRESETS": Mapping,  # named rule sets an option ``preset`` selects
     # (state, move) -> a question to confirm first, or None. An ABC at run time; mypy sees a special form.
     "confirm_needed": cast(type, Callable),
+    # the refusal codes a table may rule against (RULES.md 5.2): a move with "ruled": true then stands
+    "RULABLE": frozenset,
 }
 
 _DATA = {

@@ -485,6 +485,7 @@ class State(common.BaseState[Options]):
     tokens: list[int] = field(default_factory=list)
     history: list[Record] = field(default_factory=list)
     result: Record | None = None
+    rulings: list[Record] = field(default_factory=list)  # the table's, RULES.md 5.2
 
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
@@ -1081,6 +1082,7 @@ def _order(s: State) -> list[int]:
 dump, load = common.persistence(State, Options, "100/99/98")
 
 
+@common.narrated
 def narrate(state: State, move: Move) -> list[Reason]:
     """One move in words for the log, from the state it led to: its sentences as data.
 

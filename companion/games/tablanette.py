@@ -60,6 +60,12 @@ from companion.games.common import is_int as _is_int
 
 NAME = "tablanette"
 TITLE = N_("Tablanette")
+
+#: The refusals a table may rule against (RULES.md 5.2): how a capture must be made (P1-P5).
+#: A card already played or a card not on the table is a fact, never ruled.
+RULABLE = frozenset(
+    {"must_capture", "must_take_every_group", "not_groups", "not_groups_any_size", "jack_takes_all", "table_jack"}
+)
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 #: How the players sit, for the new-game form.
 SEATING = N_(
@@ -1091,6 +1097,7 @@ class State(common.BaseState[Options]):
     result: Record | None = None
     last: Record | None = None  # what the last move did, for announcing it
     warnings: list[Record] = field(default_factory=list)  # reasons as data
+    rulings: list[Record] = field(default_factory=list)  # the table's, RULES.md 5.2
 
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
@@ -1228,10 +1235,14 @@ def _play(s: State, move: Move) -> None:
     # the only one.
     if "capture" in move and move["capture"] is not None:
         taken = _cards_field(move, "capture")
-        outcome = judge_capture(p, s.table, taken, s.options)
-        if outcome is None:
+        judged = judge_capture(p, s.table, taken, s.options)
+        if judged is None:
+            # RULES.md 5.2: the table may let a capture the rules refuse stand, as played.
             legal, _ = some_captures(p, s.table, s.options)
-            raise IllegalMove(explain_refusal(p, s.table, taken, s.options), options=legal)
+            common.rule_on(s, s.deal, seat, move, explain_refusal(p, s.table, taken, s.options), RULABLE, legal)
+            cards = sort_cards(taken)  # taken as they were: no groups to count, no sweep
+            judged = Capture(frozenset(cards), groups=(tuple(cards),) if cards else ())
+        outcome = judged
     else:
         legal, complete = some_captures(p, s.table, s.options)
         if len(legal) > 1:
@@ -1349,6 +1360,7 @@ def _deal_record(
         "sweeps": dict(zip(names, (list(b) for b in s.sweeps))),
         "tallied": tallied,
         "abandoned": abandoned,
+        **common.deal_rulings(s, s.deal),
     }
     if counts is not None:
         assert card_pts is not None and most is not None  # a scored deal passes all three
@@ -1597,6 +1609,7 @@ def figures(view: Record) -> dict[str, dict[str, int]]:
     )
 
 
+@common.narrated
 def narrate(state: State, move: Move) -> list[Reason]:
     """One move in words for the log, from the state it led to: its sentences as data.
 
@@ -1651,3 +1664,8 @@ def narrate(state: State, move: Move) -> list[Reason]:
             )
         )
     return said
+
+
+def confirm_needed(state: State, move: Move) -> list[Reason] | None:
+    """What to ask before a move the table ruled (RULES.md 5.2): the rules name no penalty."""
+    return common.ruling_question(apply, state, move, common.NO_PENALTY)

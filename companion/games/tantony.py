@@ -66,6 +66,10 @@ from companion.games.common import is_int as _is_int
 
 NAME = "tantony"
 TITLE = N_("Tantony")
+
+#: The refusals a table may rule against (RULES.md 5.2): following suit with a known hand
+#: (§3.3, deals 2-4). The rules name no penalty; the card stands as played.
+RULABLE = frozenset({"must_follow"})
 MIN_PLAYERS, MAX_PLAYERS = 3, 4
 SEATING = N_(
     "Clockwise from the dealer's left. With four, partners sit opposite: "
@@ -340,6 +344,7 @@ class State(common.BaseState[Options]):
     scores: list[int] = field(default_factory=list)  # per side, cumulative
     history: list[Record] = field(default_factory=list)
     result: Record | None = None
+    rulings: list[Record] = field(default_factory=list)  # the table's, RULES.md 5.2
 
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
@@ -544,14 +549,14 @@ def _play(s: State, move: Move) -> None:
             )
         legal = legal_plays(hand, before) if not penguin_reveal else set(hand)
         if card not in legal:
-            raise IllegalMove(
+            refusal = Reason(
                 "must_follow",
                 "%(player)s must follow suit: %(player)s holds %(cards)s (%(rule)s).",
                 rule="Tantony 3.3",
-                options=sort_cards(legal),
                 player=name,
                 cards=sort_cards(legal),
             )
+            common.rule_on(s, s.deal, seat, move, refusal, RULABLE, sort_cards(legal))  # RULES.md 5.2
         hand.remove(card)
     s.trick.append([seat, card])
     if len(s.trick) == n:
@@ -732,6 +737,7 @@ def _score_deal(s: State, scoring: list[list[str]], tallied: bool) -> None:
             "scores": dict(zip(names, s.scores)),
             "tallied": tallied,
             "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
+            **common.deal_rulings(s, s.deal),
             # The deal's last trick (its exchange), for the screen that ends the deal (a tally has none).
             "last": _trick_view(s, s.tricks[-1]) if s.tricks and not tallied else None,
         }
@@ -964,6 +970,7 @@ def figures(view: Record) -> dict[str, dict[str, int]]:
     )
 
 
+@common.narrated
 def narrate(state: State, move: Move) -> list[Reason]:
     """One move in words for the log, from the state it led to: its sentences as data.
 
@@ -1033,3 +1040,8 @@ def narrate(state: State, move: Move) -> list[Reason]:
     if t["forced"]:
         said.append(Reason("forced_gift", "It goes to %(to)s, the only one with room.", to=names[t["to"]]))
     return said
+
+
+def confirm_needed(state: State, move: Move) -> list[Reason] | None:
+    """What to ask before a move the table ruled (RULES.md 5.2): the rules name no penalty."""
+    return common.ruling_question(apply, state, move, common.NO_PENALTY)

@@ -54,6 +54,10 @@ from companion.games.common import is_int as _is_int
 
 NAME = "tute"
 TITLE = N_("Tute Cabrón")
+
+#: The refusals a table may rule against (RULES.md 5.2): a card the known cards prove a
+#: revoke (§2.11). Played anyway, the revoke is proven and costs what ``revoke_penalty`` says.
+RULABLE = frozenset({"must_follow", "must_head", "must_trump", "must_overtrump"})
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 #: How the players sit, for the new-game form (RULES.md §2.3: play goes anticlockwise).
 SEATING = N_("In the order of play: anticlockwise, so each player's right-hand neighbour plays next.")
@@ -548,6 +552,7 @@ class State(common.BaseState[Options]):
     losses: list[int] = field(default_factory=list)
     history: list[Record] = field(default_factory=list)
     result: Record | None = None
+    rulings: list[Record] = field(default_factory=list)  # the table's, RULES.md 5.2
 
 
 def start(players: list[str], options: dict[str, Any] | None = None) -> State:
@@ -749,7 +754,8 @@ def _play(s: State, move: Move) -> None:
         proof = next(
             c for c in known if tricks.broken_duty(set(known) | {card}, before, s.trump, c, STRENGTH, **duties) is None
         )
-        raise IllegalMove(_take_back(duty, name, proof, _why_known(s, seat, proof), card))
+        # RULES.md 5.2: a table may let it stand; the audit then proves the revoke (B11's penalty).
+        common.rule_on(s, s.deal, seat, move, _take_back(duty, name, proof, _why_known(s, seat, proof), card), RULABLE)
     if holder == seat:
         s.known[seat].remove(card)
     s.trick.append([seat, card])
@@ -1122,6 +1128,7 @@ def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | 
             "reason": reason,
             "trump": s.trump,
             "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
+            **common.deal_rulings(s, s.deal),
             "losses": dict(zip(names, s.losses)),
             "tallied": tallied,
             "replayed": replay,
@@ -1276,6 +1283,7 @@ def figures(view: Record) -> dict[str, dict[str, int]]:
     return common.figures(view, lambda r, side: {"cantes": r["cantes"].get(side, 0), "marks": int(side in r["losers"])})
 
 
+@common.narrated
 def narrate(state: State, move: Move) -> list[Reason]:
     """One move in words for the log, from the state it led to: its sentences as data.
 
@@ -1354,3 +1362,18 @@ def _deal_words(h: Record) -> list[Reason]:
     """A deal's points and who lost it, and why."""
     points = Reason("deal_points", "Deal %(deal)s: %(scores)s.", deal=h["deal"], scores=h["points"])
     return [points, *(Reason.from_json(r) for r in h["reason"])]
+
+
+#: What a ruled revoke will cost (RULES.md 5.2 R3), by ``revoke_penalty`` (B11).
+_REVOKE_COSTS = {
+    "loss_mark": ("revoke_costs_mark", N_("Once proven, the revoke costs its player the deal: a loss mark.")),
+    "replay_deal": ("revoke_costs_deal", N_("Once proven, the revoke voids the deal: it is dealt again.")),
+    "none": ("revoke_costs_nothing", N_("The rules chosen give a revoke no penalty.")),
+}
+
+
+def confirm_needed(state: State, move: Move) -> list[Reason] | None:
+    """What to ask before a move the table ruled (RULES.md 5.2): the revoke it is, once
+    proven, costs what ``revoke_penalty`` says."""
+    cost = Reason(*_REVOKE_COSTS[state.options.revoke_penalty])
+    return common.ruling_question(apply, state, move, cost)

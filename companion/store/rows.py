@@ -182,15 +182,16 @@ def _summary(view: dict) -> tuple[int, str]:
 
     Kept in the row at each change, so listing games loads no state.
     """
+    ruled = {"ruled": view["ruled"]} if view.get("ruled") else {}  # moves the table ruled (RULES.md 5.2)
     result = view.get("result")
     if result:
-        return 1, _dumps({"winners": result.get("winners", []), "draw": bool(result.get("draw"))})
+        return 1, _dumps({"winners": result.get("winners", []), "draw": bool(result.get("draw"))} | ruled)
     status: dict = {"deal": view.get("deal")}
     if isinstance(view.get("scores"), dict):
         status["scores"] = view["scores"]
     elif isinstance(view.get("losses"), dict):
         status["losses"] = view["losses"]
-    return 0, _dumps(status)
+    return 0, _dumps(status | ruled)
 
 
 def _status(text: str) -> dict:

@@ -14,6 +14,7 @@ import segno
 from flask import abort, current_app, g, get_flashed_messages, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 from markupsafe import Markup
 from werkzeug.routing import BaseConverter, IntegerConverter
 
@@ -207,6 +208,10 @@ def status_text(status: dict, game: str) -> str:
     """A game's status in the list, in words (the store keeps it as data), as ``game``
     words its deals: "Won by Ann", "Draw: Ann and Ben", "Deal 2 · Ann 40, Ben 12",
     "Hand 3 · hands lost Ann 1, Ben 0"."""
+    ruled = status.get("ruled")
+    if ruled:  # RULES.md 5.2: the game is counted, and marked as one with rulings
+        unmarked = status_text({k: v for k, v in status.items() if k != "ruled"}, game)
+        return unmarked + " · " + ngettext("%(num)s move ruled by the table", "%(num)s moves ruled by the table", ruled)
     if "winners" in status:
         winners = names(status["winners"], joined=True)
         return _("Draw: %(names)s", names=winners) if status.get("draw") else _("Won by %(names)s", names=winners)

@@ -214,7 +214,8 @@ def move(game_id: str):
     except MoveError as e:  # the engine's refusal
         row = load_game(game_id)
         again = taps.ask_again(table.rules, row["state"], move, request.form.get("resume"))
-        return board(422, row=row, error=e.reason, choice=again, reveal=request.form.get("reveal") == "1")
+        reveal = request.form.get("reveal") == "1"
+        return board(422, row=row, error=e.reason, choice=again, reveal=reveal, refused=move)
     key_in_force(game_id, key)  # the change found it so: the board asks no more
     if not htmx:
         return redirect(url_for("games.show", game_id=game_id), code=303)

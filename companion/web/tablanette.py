@@ -75,6 +75,7 @@ class TablanettePlay(Move):
     type: Literal["play"]
     card: CardCode
     capture: CardList | None = None
+    ruled: bool | None = None  # the table ruled it against the rules (RULES.md 5.2)
 
 
 class TablanetteTally(Move):
@@ -96,6 +97,7 @@ FIELD_LABELS = {
     "tally.cards": N_("Cards taken"),
     "counters": N_("Counting cards"),
     "sweeps": N_("Sweeps"),
+    "ruled": N_("Ruled by the table"),
 }
 
 # -- the dispute lab: reads its position through the Query and asks the engine -----------

@@ -45,6 +45,7 @@ SAMPLE = {
 class TantonyPlay(Move):
     type: Literal["play"]
     card: CardCode
+    ruled: bool | None = None  # the table ruled it against the rules (RULES.md 5.2)
 
 
 class TantonyGive(Move):
@@ -63,7 +64,12 @@ class TantonyTally(Move):
 
 MOVES = (TantonyPlay, TantonyGive, TantonyTally)
 #: Each move's fields as a refusal names them.
-FIELD_LABELS = {"card": N_("Card played"), "to": N_("Given to"), "scoring": N_("Scoring cards")}
+FIELD_LABELS = {
+    "card": N_("Card played"),
+    "to": N_("Given to"),
+    "scoring": N_("Scoring cards"),
+    "ruled": N_("Ruled by the table"),
+}
 
 # -- the dispute lab: reads its position through the Query and asks the engine -----------
 

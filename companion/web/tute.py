@@ -54,6 +54,7 @@ class TuteTrump(Move):
 class TutePlay(Move):
     type: Literal["play"]
     card: CardCode
+    ruled: bool | None = None  # the table ruled it against the rules (RULES.md 5.2)
 
 
 class TuteDeclare(Move):
@@ -83,6 +84,7 @@ FIELD_LABELS = {
     "last_trick": N_("Last trick"),
     "marriages": N_("Cantes"),
     "tricks": N_("Tricks taken"),
+    "ruled": N_("Ruled by the table"),
 }
 
 # -- the dispute lab: reads its position through the Query and asks the engine -----------
