@@ -128,7 +128,10 @@ def check_illegal_refused(state, snapshot, card, legal, rng):
         assert T.judge_capture(card, table, sorted(subset), state.options) is None
         with pytest.raises(IllegalMove) as err:
             T.apply(state, {"type": "play", "card": card, "capture": sorted(subset)})
-        assert {frozenset(o) for o in err.value.options} == legal_sets
+        # The refusal lists the legal captures, up to LISTED of them (a big table under free
+        # capture has more: seed 77 of the free-capture game, one time in a few hundred).
+        listed = {frozenset(o) for o in err.value.options}
+        assert listed == legal_sets or (listed < legal_sets and len(listed) == T.LISTED)
     assert T.dump(state) == snapshot
 
 
