@@ -291,7 +291,7 @@
       answered("play", { fields: posted(d.formData) });
     } else if (d.verb === "post" && /\/undo$/.test(d.path)) {
       answered("take_back", {});
-    } else if (d.verb === "get" && elt.closest("button.cancel, .cant-go")) {
+    } else if (d.verb === "get" && elt.closest("button.cancel, .reveal")) {
       answered("show", { reveal: /[?&]reveal=1/.test(d.path) });
     }
   }, true);

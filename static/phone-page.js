@@ -212,7 +212,7 @@
     var d = e.detail;
     if (!playing()) { return; }
     var answer = null;
-    if (d.verb === "get" && d.elt && d.elt.closest && d.elt.closest("button.cancel, .cant-go")) {
+    if (d.verb === "get" && d.elt && d.elt.closest && d.elt.closest("button.cancel, .reveal")) {
       answer = function () { here("show", { reveal: /[?&]reveal=1/.test(d.path) }, d, null); };
     } else if (d.verb === "post" && isMove(d.path) && !d.parameters.server) {
       answer = function () { here("tap", { fields: posted(d.formData) }, d, d.formData.get("version")); };

@@ -258,6 +258,7 @@ SAMPLES: dict[str, object] = {
     "scores": {"太郎": 40, "花子": 12},
     "card": "QH",
     "cards": ["QH", "KH"],
+    "tricks": 5,
     "proof": "7C",
     "king": "KS",
     "queen": "QS",

@@ -249,7 +249,7 @@ def test_a_fact_offers_no_ruling(client):
 def test_in_japanese(client):
     game_id = refereed(client)
     client.get("/?lang=ja")
-    assert "卓の判断で続行する" in post_move(client, game_id, **SHORT_FORM).get_data(as_text=True)
+    assert "このまま続行" in post_move(client, game_id, **SHORT_FORM).get_data(as_text=True)
     asked = text(post_move(client, game_id, **SHORT_FORM, ruled="1").get_data(as_text=True))
     assert "卓の裁定として続行しますか？" in asked and "ルールに罰則はありません。" in asked
 

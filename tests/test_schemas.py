@@ -23,6 +23,7 @@ FITTING = {
     ("tablanette", "tally"): {"cards": {"Ann": 30}, "counters": {"Ann": []}, "sweeps": {}},
     ("tute", "trump"): {"card": "QH"},
     ("tute", "play"): {"card": "QH"},
+    ("tute", "claim"): {"player": "Ann"},
     ("tute", "declare"): {"suit": "H"},
     ("tute", "tally"): {"card_points": {"Ann": 120}, "last_trick": "Ann", "marriages": {}, "tricks": {}},
     ("tantony", "play"): {"card": "QH"},

@@ -612,7 +612,7 @@ def test_2_5_no_declarations_with_3_players():
     """RULES.md 2.5: declared cantes are 4-5 player only."""
     t = Table(SUITED, dealer="P3")
     t.play("AH", "AD", "AS")
-    assert T.view(t.state)["expects"] == ["play"]
+    assert T.view(t.state)["expects"] == ["play", "claim"]
     t.refused({"type": "declare", "suit": "H"}, match="3 players")
 
 

@@ -184,7 +184,7 @@ def test_TU_23_24_through_the_engine():
     """RULES.md 2.9 TU-23/24, 2.5: KS QS 3S gives P3 +40 and S is trump from the next trick;
     QH KH AH later scores +20; a void player must then trump with spades."""
     t = Table(THREE, dealer="P3")
-    assert t.state.trump is None and T.view(t.state)["expects"] == ["play", "tally"]
+    assert t.state.trump is None and T.view(t.state)["expects"] == ["play", "claim", "tally"]
     t.play("KS", "QS", "3S")
     v = T.view(t.state)
     assert v["last_trick"]["winner"] == "P3" and v["last_trick"]["points"] == 17
@@ -250,7 +250,7 @@ def test_TU_30_declaring_20_locks_the_40():
     (+20); after a later trick win the 40 in D is refused for the rest of the deal."""
     t = four_player_game()
     play_trick_3(t)
-    assert T.view(t.state)["expects"] == ["play", "declare"]
+    assert T.view(t.state)["expects"] == ["play", "declare", "claim"]
     assert {"S", "D"} <= set(T.declarable(t.state))
     t.declare("S")
     v = T.view(t.state)

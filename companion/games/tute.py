@@ -616,6 +616,8 @@ def expects(state: State) -> list[str]:
     out = ["play"]
     if _may_declare(state):
         out.append("declare")
+    if not state.trick:  # RULES.md 5.3: between tricks, a player may show that the rest are theirs
+        out.append("claim")
     if _at_deal_start(state):
         out.append("tally")
     return out
@@ -623,7 +625,7 @@ def expects(state: State) -> list[str]:
 
 def apply(state: State, move: Move) -> State:
     """Apply one move and return the new state; ``state`` itself is never changed."""
-    return common.apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE)
+    return common.apply_move(state, move, _MOVES, expects, to_act, _wrong_time, TITLE, free=("tally", "claim"))
 
 
 def _wrong_time(s: State, kind: str) -> Reason:
@@ -648,6 +650,12 @@ def _wrong_time(s: State, kind: str) -> Reason:
         )
     if kind == "tally":
         return Reason("tally_too_late", "A deal can be tallied only before its first card.")
+    if kind == "claim" and s.trick:
+        return Reason(
+            "claim_mid_trick",
+            "Finish trick %(n)s first: a claim takes the tricks not begun yet.",
+            n=len(s.tricks) + 1,
+        )
     return Reason("wrong_time", "This move can't come now.", kind=kind)
 
 
@@ -1075,7 +1083,15 @@ def _end_of_deal(s: State) -> None:
     _score_deal(s, cards, cantes, won, last, tallied=False)
 
 
-def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | None, last: int, tallied: bool) -> None:
+def _score_deal(
+    s: State,
+    cards: list[int],
+    cantes: list[int],
+    won: list[int] | None,
+    last: int,
+    tallied: bool,
+    claimed: Record | None = None,
+) -> None:
     names = s.players
     totals = [cards[i] + cantes[i] + (LAST_TRICK if i == last else 0) for i in range(len(names))]
     outcome = deal_outcome(
@@ -1129,11 +1145,12 @@ def _score_deal(s: State, cards: list[int], cantes: list[int], won: list[int] | 
             "trump": s.trump,
             "revokes": [{k: r[k] for k in ("player", "trick", "card", "proof", "reason")} for r in s.revokes],
             **common.deal_rulings(s, s.deal),
+            **({"claimed": claimed} if claimed else {}),
             "losses": dict(zip(names, s.losses)),
             "tallied": tallied,
             "replayed": replay,
             # The deal's last trick, for the screen that ends the deal (a tally has none).
-            "last": None if tallied else _trick_view(s, s.tricks[-1]),
+            "last": None if tallied or claimed else _trick_view(s, s.tricks[-1]),
         }
     )
     s.deal += 1
@@ -1220,7 +1237,39 @@ def _tally(s: State, move: Move) -> None:
     )
 
 
-_MOVES = {"trump": _trump, "play": _play, "declare": _declare, "tally": _tally}
+def _claim(s: State, move: Move) -> None:
+    """RULES.md 5.3: ``player`` shows that every trick not begun yet is theirs. Each card
+    still out goes to them, with the tricks and the last trick's 10; no cante is sung after
+    it. Refused when a known card proves otherwise: another player holds the highest trump
+    still out (it takes the trick it is played in)."""
+    name = move.get("player")
+    if name not in s.players:
+        raise InvalidMove("claim_who", "A claim names the player who takes every trick left ('player').")
+    seat = s.players.index(name)
+    left = [str(c) for c in pack(len(s.players)) if str(c) not in tricks.played(s.tricks, s.trick)]
+    trumps = [c for c in left if s.trump and c[-1] == s.trump]
+    if trumps:
+        top = max(trumps, key=lambda c: STRENGTH[tricks.rank(c)])
+        holder = _holder(s, top)
+        if holder is not None and holder != seat:
+            raise IllegalMove(
+                "claim_beaten",
+                "%(holder)s holds %(card)s, the highest trump still out (%(known)s): it takes a trick, so "
+                "%(player)s can't take every trick left.",
+                holder=s.players[holder],
+                card=top,
+                known=_why_known(s, holder, top),
+                player=name,
+            )
+    count = hand_size(s) - len(s.tricks)
+    cards, cantes, won = _totals(s)
+    points = card_points(left)
+    cards[seat] += points
+    won[seat] += count
+    _score_deal(s, cards, cantes, won, seat, tallied=False, claimed={"player": name, "tricks": count, "points": points})
+
+
+_MOVES = {"trump": _trump, "play": _play, "declare": _declare, "tally": _tally, "claim": _claim}
 
 
 # ---------------------------------------------------------------------------
@@ -1318,6 +1367,17 @@ def narrate(state: State, move: Move) -> list[Reason]:
         ]
     if kind == "tally":
         return [Reason("tallied", "Tallied."), *_deal_words(state.history[-1])]
+    if kind == "claim":
+        h = state.history[-1]
+        said = h["claimed"]
+        claimed = Reason(
+            "claimed",
+            "%(player)s showed every trick left was theirs: %(tricks)s tricks, %(points)s card points.",
+            player=said["player"],
+            tricks=said["tricks"],
+            points=said["points"],
+        )
+        return [claimed, *_deal_words(h)]
     if kind != "play":
         return [Reason("move", "A move %(move)r was entered.", move=kind)]
     card = _code(move["card"])

@@ -74,7 +74,14 @@ class TuteTally(Move):
     tricks: BySide[Count] | None = None
 
 
-MOVES = (TuteTrump, TutePlay, TuteDeclare, TuteTally)
+class TuteClaim(Move):
+    """``player`` shows that every trick not begun yet is theirs (RULES.md 5.3); the engine
+    refuses a claim that names nobody."""
+
+    type: Literal["claim"]
+
+
+MOVES = (TuteTrump, TutePlay, TuteDeclare, TuteTally, TuteClaim)
 #: Each move's fields as a refusal names them ("trump.card": that move's only).
 FIELD_LABELS = {
     "trump.card": N_("Trump card"),

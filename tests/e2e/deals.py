@@ -198,7 +198,7 @@ def perform(page, step: Step) -> None:
     elif step.kind == "give":
         answered(page, lambda: page.click(f"#live form:has(input[name=to][value={step.value}]) button"))
     elif step.kind == "cant_go":
-        answered(page, lambda: page.click(".cant-go"))
+        answered(page, lambda: page.click(".reveal"))
         for code in step.cards:
             page.click(f".reveal-form label:has(input[value='{code}'])")
         answered(page, lambda: page.click(".reveal-form button[type=submit]"))

@@ -233,3 +233,29 @@ def assert_thumb_zone(page, what: str = "") -> None:
         if page.locator("#picker").count():
             expect(page.locator("#picker")).to_have_js_property("inert", True)
         expect(page.locator("#live .hand-cards button:not([disabled])")).to_have_count(0)
+
+
+#: The iPhone SE's screen, common in Japan: the size the issue-46 pages are looked at.
+SE = {"width": 375, "height": 667}
+
+
+def se_page(browser, base_url: str, lang: str):
+    """A touch phone at 375x667 speaking ``lang``: its context (to close) and page."""
+    context = browser.new_context(viewport=SE, device_scale_factor=1, has_touch=True, is_mobile=True)
+    context.add_cookies([{"name": "lang", "value": lang, "url": base_url}])
+    return context, context.new_page()
+
+
+def looked_at(page, screens, name: str, said: str | None = None, controls: str = "main button:visible") -> None:
+    """A state as a person sees it: what it says (``said``'s selector) on the first screen,
+    unscrolled; nothing wider than the phone; each of ``controls`` a thumb's size; axe with
+    nothing to say. Its screenshot is kept (``screens``) to look at."""
+    if said:
+        expect(page.locator(said).first).to_be_in_viewport(ratio=1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"], name
+    for control in page.locator(controls).all():
+        box = control.bounding_box()
+        assert box["height"] >= 44 and box["width"] >= 44, (name, box)
+    results = axe(page)
+    assert results.violations_count == 0, (name, results.generate_report())
+    page.screenshot(path=str(screens / f"{name}.png"))

@@ -5,15 +5,15 @@ controls are a thumb's size, and what the page says after a tap is on the first 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.deals import script
-from tests.e2e.helpers import api_game, axe
+from tests.e2e.helpers import api_game, looked_at, se_page
 
-SE = {"width": 375, "height": 667}
+#: The controls each state checks for a thumb's size.
+CONTROLS = "main button:visible, main a.button:visible"
+
 PLAYERS, STEPS = script("tablanette")
 MOVES = [s.move for s in STEPS[:20]]  # move 10: Ben laid the 5♣ down; the 2♣ is move 16
 WORDS = {
@@ -39,26 +39,10 @@ WORDS = {
 @pytest.fixture(params=["en", "ja"])
 def phone(request, browser, base_url):
     """A referee's phone at 375x667 in ``lang``, on a Tablanette game 20 moves in."""
-    context = browser.new_context(viewport=SE, device_scale_factor=1, has_touch=True, is_mobile=True)
-    context.add_cookies([{"name": "lang", "value": request.param, "url": base_url}])
-    page = context.new_page()
+    context, page = se_page(browser, base_url, request.param)
     api_game(page, base_url, "tablanette", PLAYERS, moves=MOVES)
     yield page, WORDS[request.param], request.param
     context.close()
-
-
-def looked_at(page, screens: Path, name: str, said: str | None = None) -> None:
-    """The state fits the phone, each control a thumb's size, axe has nothing to say, and
-    what the page says (``said``'s selector) is on the first screen, unscrolled."""
-    assert page.evaluate("document.documentElement.scrollWidth") <= SE["width"], name
-    for control in page.locator("main button:visible, main a.button:visible").all():
-        box = control.bounding_box()
-        assert box["height"] >= 44 and box["width"] >= 44, (name, box)
-    if said:
-        expect(page.locator(said).first).to_be_in_viewport(ratio=1)
-    results = axe(page)
-    assert results.violations_count == 0, (name, results.generate_report())
-    page.screenshot(path=str(screens / f"{name}.png"))
 
 
 def open_correction(page, words, n: int) -> None:
@@ -74,11 +58,11 @@ def tap(page, code: str) -> None:
 def test_a_move_ten_back_is_corrected_from_the_log(phone, screens):
     page, words, lang = phone
     open_correction(page, words, 10)
-    looked_at(page, screens, f"correct-{lang}-1-move-10", "#picker .grid")
+    looked_at(page, screens, f"correct-{lang}-1-move-10", "#picker .grid", CONTROLS)
     tap(page, "5D")  # the 5♦, not the 5♣: the ten moves after it still fit
     expect(page.locator("#live .notice")).to_contain_text(words["one"])
     expect(page.locator("#version")).to_have_value("21")
-    looked_at(page, screens, f"correct-{lang}-2-saved", "#live .notice")
+    looked_at(page, screens, f"correct-{lang}-2-saved", "#live .notice", CONTROLS)
     open_correction(page, words, 10)
     expect(page.locator(".entered")).to_contain_text("5♦")
 
@@ -89,11 +73,11 @@ def test_a_correction_whose_replay_stops_is_shown_then_fixed(phone, screens):
     tap(page, "2C")  # played at move 16: that move no longer fits
     expect(page.get_by_role("heading", level=1)).to_have_text(words["correct"].format(n=16))
     expect(page.get_by_role("alert")).to_contain_text(words["stopped"])
-    looked_at(page, screens, f"correct-{lang}-3-stopped", "[role=alert]")
+    looked_at(page, screens, f"correct-{lang}-3-stopped", "[role=alert]", CONTROLS)
     tap(page, "5C")  # the two cards were swapped
     expect(page.locator("#live .notice")).to_contain_text(words["two"])
     expect(page.locator("#version")).to_have_value("21")
     page.get_by_role("navigation").get_by_role("link", name=words["log"], exact=True).click()
     expect(page.locator(".log small.corrected")).to_have_count(2)
     expect(page.locator(".log li").nth(9)).to_contain_text(words["was"])
-    looked_at(page, screens, f"correct-{lang}-4-log")
+    looked_at(page, screens, f"correct-{lang}-4-log", controls=CONTROLS)

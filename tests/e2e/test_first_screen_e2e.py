@@ -87,7 +87,7 @@ def test_undo_on_the_first_screen_after_each_trick_of_tantonys_deal_2(page, base
 def test_undo_on_the_first_screen_on_100s_cant_go(page, base_url, size, lang):
     api_game(page, base_url, "hundred", ["Ann", "Ben", "Cat"], {"dealer": "Cat"}, [{"type": "play", "card": "8H"}])
     on_phone(page, size, lang)
-    answered(page, lambda: page.click(".cant-go"))
+    answered(page, lambda: page.click(".reveal"))
     expect(page.locator(".reveal-form")).to_be_visible()
     assert_undo_on_the_first_screen(page, "can't go")
     page.click(".reveal-form label:has(input[value='KH'])")  # a safe card shown: refused, naming it

@@ -5,14 +5,14 @@ and a confirm. Each state is axe clean and what it says is on the first screen."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import answered, api_game, axe
+from tests.e2e.helpers import answered, api_game, looked_at, se_page
 
-SE = {"width": 375, "height": 667}
+#: The controls each state checks for a thumb's size.
+CONTROLS = "#live button:visible"
+
 # Tablić: the table holds A♠ 2♥ 3♦ 4♣ 5♠ 6♥, and Ben's 7♣ has nine captures to choose from.
 MOVES = [
     {"type": "layout", "cards": ["AS", "2H", "3D", "4C"]},
@@ -21,33 +21,20 @@ MOVES = [
 ]
 WORDS = {
     "en": {
-        "offer": "The table rules otherwise: play on",
+        "offer": "Play on anyway",
         "yes": "Yes: ruled by the table",
         "ruled": "Ruled by the table",
     },
-    "ja": {"offer": "卓の判断で続行する", "yes": "はい：卓の裁定として記録", "ruled": "卓の裁定"},
+    "ja": {"offer": "このまま続行", "yes": "はい：卓の裁定として記録", "ruled": "卓の裁定"},
 }
 
 
 @pytest.fixture(params=["en", "ja"])
 def phone(request, browser, base_url):
-    context = browser.new_context(viewport=SE, device_scale_factor=1, has_touch=True, is_mobile=True)
-    context.add_cookies([{"name": "lang", "value": request.param, "url": base_url}])
-    page = context.new_page()
+    context, page = se_page(browser, base_url, request.param)
     api_game(page, base_url, "tablanette", ["Ann", "Ben"], {"preset": "tablic"}, MOVES)
     yield page, WORDS[request.param], request.param
     context.close()
-
-
-def looked_at(page, screens: Path, name: str, said: str) -> None:
-    expect(page.locator(said).first).to_be_in_viewport(ratio=1)
-    assert page.evaluate("document.documentElement.scrollWidth") <= SE["width"], name
-    for control in page.locator("#live button:visible").all():
-        box = control.bounding_box()
-        assert box["height"] >= 44 and box["width"] >= 44, (name, box)
-    results = axe(page)
-    assert results.violations_count == 0, (name, results.generate_report())
-    page.screenshot(path=str(screens / f"{name}.png"))
 
 
 def test_a_refused_capture_is_ruled_by_the_table(phone, screens):
@@ -60,13 +47,13 @@ def test_a_refused_capture_is_ruled_by_the_table(phone, screens):
     offer = page.get_by_role("button", name=words["offer"])
     expect(offer).to_be_visible()
     expect(page.locator("#version")).to_have_value("3")
-    looked_at(page, screens, f"ruling-{lang}-1-refused", "#live [role=alert]")
+    looked_at(page, screens, f"ruling-{lang}-1-refused", "#live [role=alert]", CONTROLS)
     answered(page, lambda: offer.click())
     expect(page.get_by_role("alertdialog")).to_contain_text("P1")
     expect(page.locator("#version")).to_have_value("3")
-    looked_at(page, screens, f"ruling-{lang}-2-confirm", "#live [role=alertdialog]")
+    looked_at(page, screens, f"ruling-{lang}-2-confirm", "#live [role=alertdialog]", CONTROLS)
     answered(page, lambda: page.get_by_role("button", name=words["yes"]).click())
     expect(page.locator("#version")).to_have_value("4")
     expect(page.locator("#live .ruled")).to_contain_text(words["ruled"])
     expect(page.locator("#live .ruled")).to_contain_text("7♣")
-    looked_at(page, screens, f"ruling-{lang}-3-ruled", "#live .ruled")
+    looked_at(page, screens, f"ruling-{lang}-3-ruled", "#live .ruled", CONTROLS)

@@ -106,7 +106,7 @@ def test_five_players_names_whole_on_100s_chart_and_cancel_on_one_line(bilingual
     labels = page.locator(".score-chart svg text.end").evaluate_all(LABELS)
     print(size, "100's chart labels (text, past the edge):", labels)
     assert [text.split(" ", 1)[1] for text, _ in labels] == FIVE and all(past <= 0 for _, past in labels), labels
-    answered(page, lambda: page.locator(".cant-go").click())
+    answered(page, lambda: page.locator(".reveal").click())
     cancel = page.locator(".reveal-form .cancel")
     expect(cancel).to_be_visible()
     lines = cancel.evaluate_all(LINES)
