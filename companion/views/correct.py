@@ -4,7 +4,9 @@ there, with the game's own picker. The log is then replayed on top of it by the 
 (``games.common.replay``, in the store's change): if a later entry no longer fits, the page
 moves on to that entry and says why, carrying the corrections made so far, and nothing is
 saved until the whole log replays. The page is plain forms (no htmx): a correction is
-rare, and each step is a page of its own that a reload shows again."""
+rare, and each step is a page of its own. The first step is a GET (its address, with the
+corrections waiting in ``pending``, shows it again); the later ones answer the POST that
+made them."""
 
 from __future__ import annotations
 
