@@ -1,4 +1,5 @@
-"""The statistics pages at 10,000 games (issue 16): /stats under 50 ms through the real server.
+"""The statistics pages at 10,000 games (issue 16): /stats under 50 ms through the real server,
+and (issue 46) the standings of a period, which sum the seats of the games started in it.
 
 A fresh instance gets one finished game of each family played through the store (so its
 seats and figures are what a real game keeps), then copies of them up to 10,000 games in
@@ -20,6 +21,7 @@ from companion.store import SqliteStore
 GAMES = 10_000
 PLAYERS = 40
 BAR_MS = 50
+FEBRUARY = "period=range&since=2026-02-01&until=2026-02-28"
 
 
 def seed(path: Path) -> dict[str, int]:
@@ -49,7 +51,8 @@ def seed(path: Path) -> dict[str, int]:
         columns = [r[1] for r in conn.execute("PRAGMA table_info(games)") if r[1] not in ("id", "created")]
         conn.execute(
             f"INSERT INTO games (id, created, {', '.join(columns)}) SELECT g.id || '-' || n.i, "
-            f"strftime('%Y-%m-%dT%H:%M:%S', '2026-01-01', '+' || n.i || ' hours'), {', '.join(columns)} "
+            # created as the store writes it (ISO, microseconds, UTC), an hour apart
+            f"strftime('%Y-%m-%dT%H:%M:%f000+00:00', '2026-01-01', '+' || n.i || ' hours'), {', '.join(columns)} "
             f"FROM games g, n WHERE g.id IN ({marks})",
             templates,
         )
@@ -80,6 +83,12 @@ def main() -> None:
                 "trivial GET /healthz": "/healthz",
                 "standings, everyone (/stats)": "/stats",
                 "standings of a group of 4": f"/stats?{group}",
+                # issue 46: the seeded games were started from 1 January 2026, over 12 weeks (a
+                # period with every game reads the totals; all but the first day's sums the seats)
+                "standings of a month": f"/stats?{FEBRUARY}",
+                "standings of 2026 (every game)": "/stats?period=range&since=2026-01-01&until=2026-12-31",
+                "standings of all but 1 day": "/stats?period=range&since=2026-01-02&until=2026-12-31",
+                "a player's page, a month": f"/players/{seeded['busiest']}?{FEBRUARY}",
                 "a player's page": f"/players/{seeded['busiest']}",
                 "the roster (/players)": "/players",
             }

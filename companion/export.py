@@ -117,6 +117,7 @@ COLUMNS = {
         "player_ids",
         "deals",
         "moves",
+        "seconds_played",
     ],
     "deals": ["game_id", "game", "deal", "side", *(k for k in games.FIGURES if k != "deals")],
 }
@@ -160,7 +161,7 @@ def _games(store: Store):
     ):
         seats.setdefault(r["game_id"], []).append((r["player_id"], r["name"]))
     rows = store.query(
-        "SELECT g.id, g.game, g.created, g.updated, g.finished, g.status, g.version, "
+        "SELECT g.id, g.game, g.created, g.updated, g.finished, g.status, g.version, g.seconds_played, "
         "(SELECT max(deals) FROM seats WHERE game_id = g.id) AS deals, "
         "(SELECT count(*) FROM moves WHERE game_id = g.id AND undone = 0) AS moves FROM games g ORDER BY g.created"
     )
@@ -179,6 +180,7 @@ def _games(store: Store):
             "; ".join(str(i) for i, _ in people),
             r["deals"] or 0,
             r["moves"],
+            r["seconds_played"],
         ]
 
 

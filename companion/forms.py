@@ -13,6 +13,7 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
+    DateField,
     Field,
     HiddenField,
     IntegerField,
@@ -288,6 +289,31 @@ class GroupForm(FlaskForm):
         option_widget=CheckboxInput(),
         validate_choice=False,
     )
+
+
+class PeriodForm(FlaskForm):
+    """The statistics' period (issue 46; a GET form: no token): all time, this month, this
+    year (each a link), or a range of days, either end open (this form)."""
+
+    class Meta:
+        csrf = False
+
+    period = SelectField(
+        _l("Period"),
+        choices=[
+            SelectChoice("all", _l("All time")),
+            SelectChoice("month", _l("This month")),
+            SelectChoice("year", _l("This year")),
+            SelectChoice("range", _l("Days from – to")),
+        ],
+        default="all",
+    )
+    since = DateField(_l("From"), validators=[Optional()])
+    until = DateField(_l("To"), validators=[Optional()])
+
+    def validate_until(self, field) -> None:
+        if field.data and self.since.data and field.data < self.since.data:
+            raise ValidationError(_("The last day comes before the first."))
 
 
 class KeyForm(FlaskForm):

@@ -62,9 +62,9 @@ def damaged(backup: Path, tmp_path: Path, how: str) -> Path:
     data = bytearray(backup.read_bytes())
     if how == "cut short by 1,000 bytes":
         data = data[:-1000]
-    elif how == "200 bytes flipped":
-        middle = len(data) // 2
-        for i in range(middle, middle + 200):
+    elif how == "200 bytes flipped":  # the last of the middle page: where its cells are, not its free space
+        end = (len(data) // 2 // 4096 + 1) * 4096
+        for i in range(end - 200, end):
             data[i] ^= 0xFF
     elif how == "64 KiB zeroed":
         data[4096 : 4096 + 65536] = bytes(min(65536, len(data) - 4096))

@@ -60,6 +60,7 @@ MIGRATIONS = [
     "m017_names_of_one_script_kept_apart",
     "m018_hundred_variants_keep_their_rules",
     "m019_corrections",
+    "m020_time_played",
 ]
 
 LAYOUT = {"type": "layout", "cards": ["2C", "3D", "4H", "8S"]}
@@ -183,6 +184,7 @@ def test_first_open_applies_every_migration(tmp_path):
                 "archived",
                 "confirmed",
                 "deals",
+                "seconds_played",
             },
         ),
         (

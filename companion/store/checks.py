@@ -20,7 +20,16 @@ from companion.errors import OptionError, Reason
 from companion.store import migrations
 from companion.store.dialect import SQLITE
 from companion.store.roster import SEAT_FIGURES, seat_figures
-from companion.store.rows import _GAME_COLUMNS, GAME_ID, _dump_state, _finished_deals, _load_state, _summary, _trimmed
+from companion.store.rows import (
+    _GAME_COLUMNS,
+    GAME_ID,
+    _dump_state,
+    _finished_deals,
+    _load_state,
+    _summary,
+    _time_played,
+    _trimmed,
+)
 
 #: What replaying stored JSON can raise when the data was edited by hand (``RecursionError``:
 #: JSON nested deeper than Python's parser goes).
@@ -48,7 +57,7 @@ def check_games(conn) -> int:
     move writes them (:func:`_check_derived`). Then its seats and players
     (:func:`_check_roster`). Returns the number of games; ``ValueError`` names the first
     game (and what of it) or player that is not (a damaged or hand-edited database)."""
-    rows = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY created, id").fetchall()
+    rows = conn.execute(f"SELECT {_GAME_COLUMNS}, seconds_played FROM games ORDER BY created, id").fetchall()
     seated: dict[str, list] = {}
     for row in rows:
         game_id = row["id"]
@@ -58,10 +67,11 @@ def check_games(conn) -> int:
             raise ValueError(f"Game {game_id} is of a game this version does not know ({row['game']!r})")
         rules = games.get(row["game"])
         moves = conn.execute(
-            "SELECT seq, move, undone, said, snapshot FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
+            "SELECT seq, move, undone, said, snapshot, time FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
         ).fetchall()
         if [m["seq"] for m in moves] != list(range(1, len(moves) + 1)):
             raise ValueError(f"Game {game_id}'s moves are not numbered 1 to {len(moves)}")
+        _check_time(row, moves)
         undos = sum(1 for m in moves if m["undone"])
         corrected = conn.execute(
             "SELECT count(DISTINCT version) FROM corrections WHERE game_id = ?", (game_id,)
@@ -98,6 +108,16 @@ def check_games(conn) -> int:
         _check_derived(conn, rules, row, state)
     _check_roster(conn, seated)
     return len(rows)
+
+
+def _check_time(row, moves) -> None:
+    """A game's time played is what its moves' times add up to (as each move added to it)."""
+    try:
+        played = _time_played([m["time"] for m in moves])
+    except (TypeError, ValueError):
+        raise ValueError(f"Game {row['id']}'s moves keep a time that is not one") from None
+    if row["seconds_played"] != played:
+        _differs(row["id"], "time played", row["seconds_played"], played)
 
 
 def _snapshot(rules, stored) -> dict:

@@ -32,6 +32,7 @@ from companion.store.rows import (
     _said,
     _snapshot_text,
     _summary,
+    _time_played,
     _trimmed,
 )
 
@@ -544,6 +545,28 @@ def m019_corrections(conn, dialect: Dialect) -> None:
         "seq INTEGER NOT NULL, time TEXT NOT NULL, referee TEXT, before TEXT NOT NULL, before_said TEXT, "
         "after TEXT NOT NULL, after_said TEXT, PRIMARY KEY (game_id, version, seq))"
     )
+
+
+@migration
+def m020_time_played(conn, dialect: Dialect) -> None:
+    """Statistics by period, with the time played (issue 46): each game keeps its time played
+    (``seconds_played``: from its first entry to its last, a pause over 30 minutes left out),
+    added to by each move as it is written, and worked out here from the moves stored. The
+    statistics of a period read the games started in it by one index that holds all they
+    need of a game (its family and time played beside its id), never the game's row."""
+    run(
+        conn,
+        [
+            "ALTER TABLE games ADD COLUMN seconds_played INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX idx_games_period ON games (created, id, game, seconds_played)",
+        ],
+    )
+    times: dict[str, list[str]] = {}
+    for game_id, time in conn.execute("SELECT game_id, time FROM moves ORDER BY game_id, seq").fetchall():
+        times.setdefault(game_id, []).append(time)
+    for game_id, kept in times.items():
+        if played := _time_played(kept):
+            conn.execute("UPDATE games SET seconds_played = ? WHERE id = ?", (played, game_id))
 
 
 # -- the runner ----------------------------------------------------------------------

@@ -73,6 +73,27 @@ def _stamp(when: datetime) -> str:
     return when.isoformat(timespec="microseconds")
 
 
+#: A game's time played (issue 46) runs from its first entry to its last, and a pause longer
+#: than this between two entries is left out, whole (a break, or the table gone home).
+PAUSE_SECONDS = 30 * 60
+
+
+def _gap(before: str | None, after: str) -> int:
+    """The time played between two entries stored at ``before`` and ``after`` (their
+    ``time``), in whole seconds: 0 with none before, or for a pause over
+    :data:`PAUSE_SECONDS` (or a clock set back)."""
+    if before is None:
+        return 0
+    seconds = (datetime.fromisoformat(after) - datetime.fromisoformat(before)).total_seconds()
+    return int(seconds) if 0 < seconds <= PAUSE_SECONDS else 0
+
+
+def _time_played(times: list[str]) -> int:
+    """A game's time played, from its entries' times in order (every move stored, undone ones
+    included: the time was played): what its moves added up as they were written."""
+    return sum(_gap(a, b) for a, b in zip(times, times[1:]))
+
+
 def _dumps(data) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 

@@ -42,6 +42,7 @@ from companion.store.rows import (
     _dumps,
     _finished_deals,
     _game_dict,
+    _gap,
     _load_state,
     _named,
     _now,
@@ -69,6 +70,7 @@ _CHANGE_READ = (
     "CASE WHEN version = ? AND updated = ? THEN NULL ELSE state END AS state, "
     "finished, status, archived, confirmed, deals, "
     "COALESCE((SELECT seq FROM moves WHERE game_id = games.id ORDER BY seq DESC LIMIT 1), 0) AS last_seq, "
+    "(SELECT time FROM moves WHERE game_id = games.id ORDER BY seq DESC LIMIT 1) AS last_time, "
     "(SELECT seq FROM moves WHERE game_id = games.id AND undone = 0 ORDER BY seq DESC LIMIT 1) AS last_in_effect, "
     "COALESCE((SELECT seq FROM moves WHERE game_id = games.id AND snapshot IS NOT NULL AND undone = 0 "
     "ORDER BY seq DESC LIMIT 1), 0) AS snapshot_seq, "
@@ -162,7 +164,7 @@ class Changes(Access):
                 "VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
                 (game_id, seq, _dumps(move), now, referee, entry, snapshot, _said_text(said)),
             )
-            game_after = self._save(conn, rules, row, game_id, state, now, deals)
+            game_after = self._save(conn, rules, row, game_id, state, now, deals, played=_gap(row["last_time"], now))
         self._states.put(game_id, game_after["version"], game_after["updated"], game_after["state"])
         return game_after | {"before": prior, "said": said}
 
@@ -473,11 +475,14 @@ class Changes(Access):
         _add_deals(conn, game_id, state.history[new:], base + new + 1)
         return count
 
-    def _save(self, conn, rules, row: Row, game_id: str, state, now: str, deals: int, rewrite: bool = False) -> dict:
+    def _save(
+        self, conn, rules, row: Row, game_id: str, state, now: str, deals: int, rewrite: bool = False, played: int = 0
+    ) -> dict:
         """Write ``state`` (``deals`` finished) as the game's latest; return the game as :meth:`get`
         reads it, with its ``view`` (built once: the answer to the change shows it). The seats'
         figures are written again when a deal or the game ended or was undone, or always
-        (``rewrite``: a correction may change any finished deal)."""
+        (``rewrite``: a correction may change any finished deal). ``played``: the seconds a
+        new entry adds to the game's time played (:func:`~companion.store.rows._gap`)."""
         trimmed = dataclasses.replace(state, history=state.history[-1:])
         view = rules.view(trimmed)
         finished, status = _summary(view)
@@ -492,8 +497,8 @@ class Changes(Access):
         # in together, and their counts come back only after the COMMIT went too.)
         conn.execute(
             "UPDATE games SET state = ?, version = CASE WHEN version = ? THEN ? END, updated = ?, finished = ?, "
-            "status = ?, confirmed = ?, deals = ? WHERE id = ?",
-            (text, row["version"], version, now, finished, status, confirmed, deals, game_id),
+            "status = ?, confirmed = ?, deals = ?, seconds_played = seconds_played + ? WHERE id = ?",
+            (text, row["version"], version, now, finished, status, confirmed, deals, played, game_id),
         )
         kept = (row["seats_deals"], row["seats_won"]) if row["seated"] else None
         if rewrite and kept is not None:

@@ -11,10 +11,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import segno
+from babel.lists import format_list
+from babel.units import format_unit
 from flask import abort, current_app, g, get_flashed_messages, session, url_for
+from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_babel import ngettext
 from markupsafe import Markup
 from werkzeug.routing import BaseConverter, IntegerConverter
 
@@ -233,13 +235,35 @@ def qr_svg(url: str, label: str) -> Markup:
     return Markup(svg.replace("<svg ", '<svg role="img" ', 1))
 
 
-def clock(stamp: str, date: bool = False) -> str:
-    """A stored time (UTC, ISO) as the table's clock reads it, "21:03": in
-    ``COMPANION_TIMEZONE`` (e.g. ``Asia/Tokyo``), else the server's own time zone (the
-    laptop at the table is in the room's)."""
-    when = datetime.fromisoformat(stamp)
+def table_zone() -> ZoneInfo | None:
+    """The table's time zone: ``COMPANION_TIMEZONE`` (e.g. ``Asia/Tokyo``), else None, the
+    server's own (the laptop at the table is in the room's)."""
     zone = current_app.config.get("TIMEZONE")
-    return when.astimezone(ZoneInfo(zone) if zone else None).strftime("%Y-%m-%d %H:%M" if date else "%H:%M")
+    return ZoneInfo(zone) if zone else None
+
+
+def clock(stamp: str, date: bool = False) -> str:
+    """A stored time (UTC, ISO) as the table's clock reads it, "21:03" (:func:`table_zone`)."""
+    return datetime.fromisoformat(stamp).astimezone(table_zone()).strftime("%Y-%m-%d %H:%M" if date else "%H:%M")
+
+
+def duration(seconds: int) -> str:
+    """A time played as the reader's language says it, to the minute: "3 hr, 20 min",
+    "3 時間 20 分" (CLDR's units and list patterns); a dash for none measured."""
+    if not seconds:
+        return "–"
+    locale = get_locale()
+    hours, minutes = divmod(max(1, int(seconds / 60 + 0.5)), 60)  # half a minute up
+    parts = [format_unit(hours, "duration-hour", length="short", locale=locale)] if hours else []
+    if minutes or not hours:
+        parts.append(format_unit(minutes, "duration-minute", length="short", locale=locale))
+    return format_list(parts, style="unit-short", locale=locale)
+
+
+def figure(figures: dict, key: str) -> str:
+    """A figure as the statistics' tables show it (:func:`companion.stats.shown`), the time
+    played in words."""
+    return duration(figures[key]) if key == "seconds" else stats.shown(figures, key)
 
 
 def with_history(row: dict, view: dict) -> dict:
@@ -272,7 +296,7 @@ def register_template_helpers(app) -> None:
         LINK_TITLES=LINK_TITLES,
         with_history=with_history,
         STATS_SHOWN=stats.SHOWN,
-        figure=stats.shown,
+        figure=figure,
         external_url=external_url,
         qr_svg=qr_svg,
     )

@@ -2,20 +2,70 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
+from babel.dates import format_interval, format_skeleton
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import charts, export, games, stats
 from companion.errors import OptionError
-from companion.forms import GroupForm, MergeForm, RenameForm, UndoMergeForm
+from companion.forms import GroupForm, MergeForm, PeriodForm, RenameForm, UndoMergeForm
 from companion.store import NameTaken, NotFound, SameGame
-from companion.views.common import store
+from companion.views.common import store, table_zone
 
 bp = Blueprint("players", __name__)
 
 
 def _titles() -> dict[str, str]:
     return {name: _(games.get(name).TITLE) for name in games.GAMES}
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The period the statistics are asked for (issue 46): its form as read from the address,
+    the stored times it covers (None: all time) and its name as a heading says it."""
+
+    form: PeriodForm
+    period: stats.Period | None
+    title: str | None
+
+    @property
+    def args(self) -> dict:
+        """The address's arguments that ask for it again (a link to another page keeps it)."""
+        if self.period is None:
+            return {}
+        form = self.form
+        dates = {k: getattr(form, k).data.isoformat() for k in ("since", "until") if getattr(form, k).data}
+        return {"period": form.period.data, **(dates if form.period.data == "range" else {})}
+
+
+def _asked() -> Asked:
+    """The period this page's address asks for: all time unless it names another (a range
+    whose dates do not read as days, or end before they start, says so on its form, and the
+    page shows all time)."""
+    form = PeriodForm(request.args)
+    if not form.validate():
+        return Asked(form, None, None)
+    today = datetime.now(table_zone()).date()
+    days = stats.period_days(form.period.data, today, form.since.data, form.until.data)
+    if days is None:
+        return Asked(form, None, None)
+    first, last = days
+    locale = get_locale()
+    if form.period.data == "month":
+        title = format_skeleton("yMMMM", first, locale=locale)
+    elif form.period.data == "year":
+        title = format_skeleton("y", first, locale=locale)
+    elif first and last:
+        title = format_interval(first, last, "yMMMd", locale=locale)
+    elif first:
+        title = _("From %(day)s", day=format_skeleton("yMMMd", first, locale=locale))
+    else:
+        title = _("Until %(day)s", day=format_skeleton("yMMMd", last, locale=locale))
+    return Asked(form, stats.period(days, table_zone()), title)
 
 
 @bp.get("/players")
@@ -78,14 +128,16 @@ def rename(player_id: int):
 
 def _page(found: dict, rename: RenameForm, merge: MergeForm, taken: dict | None = None, status: int = 200):
     player_id = found["id"]
-    played = stats.games_of(store(), player_id)
+    asked = _asked()
+    played = stats.games_of(store(), player_id, asked.period)
     wins = charts.wins_over_time(played, _titles())
     chart = charts.line_chart(wins, [""] + [str(i) for i in range(1, len(next(iter(wins.values()))))]) if wins else None
     return render_template(
         "players/player.html",
         player=found,
-        record=stats.record(store(), player_id),
-        rivals=stats.head_to_head(store(), player_id),
+        record=stats.record(store(), player_id, asked.period),
+        rivals=stats.head_to_head(store(), player_id, asked.period),
+        asked=asked,
         played=list(reversed(played)),
         chart=chart,
         rename=rename,
@@ -154,8 +206,14 @@ def standings():
     form = GroupForm(request.args)
     form.p.choices = [(p["id"], p["name"]) for p in roster]
     group = [i for i in (form.p.data or []) if any(p["id"] == i for p in roster)]
+    asked = _asked()
     return render_template(
-        "players/standings.html", table=stats.standings(store(), group), form=form, group=group, roster=roster
+        "players/standings.html",
+        table=stats.standings(store(), group, asked.period),
+        form=form,
+        group=group,
+        roster=roster,
+        asked=asked,
     )
 
 

@@ -77,6 +77,8 @@ def test_pages(page, base_url, check):
         ("words-tantony", "/rules/tantony/words"),
         ("words-100", "/rules/hundred/words"),
         ("standings", "/stats"),  # the game above is on it: a table of figures
+        ("standings-month", "/stats?period=month"),  # the same game, started this month
+        ("standings-bad-range", "/stats?period=range&since=2026-11-30&until=2026-11-01"),  # the form's error
     ):
         page.goto(base_url + url)
         expect(page.locator("main")).to_be_visible()
