@@ -91,6 +91,18 @@ def test_the_standings_and_the_players_pages_fit_the_phone(bilingual_phone, club
     labels = page.locator(".chart svg text.end").evaluate_all(LABELS)
     print(size, "wins chart labels (text, past the edge):", labels)
     assert labels and all(not text.endswith("…") and past <= 0 for text, past in labels), labels
+    # Issue 46: the period's links, each on one line and 44 px tall, and the range's form open
+    # (its dates, its error), within the phone's width.
+    bad = "period=range&since=2026-11-30&until=2026-11-01"
+    for url in ("/stats?period=month", f"/players/{roster['長谷川大輔']}?{bad}"):
+        page.goto(base + url)
+        periods = page.locator(".periods a").evaluate_all(LINES)
+        heights = page.locator(".periods a").evaluate_all("as => as.map(a => a.getBoundingClientRect().height)")
+        print(size, url, "period links (text, lines, cut):", periods)
+        assert len(periods) == 3 and all(lines == 1 and cut <= 0 for _, lines, cut in periods), (url, periods)
+        assert min(heights) >= 44, (url, heights)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, url
+    expect(page.locator(".range-form .error")).to_be_visible()
     page.goto(f"{base}/stats")
     page.screenshot(path=str(screens / f"standings-{size}-{page.evaluate('document.documentElement.lang')}.png"))
 
