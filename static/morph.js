@@ -75,12 +75,20 @@
     });
     if (news.some(function (n) { return n.part.tagName === "TEMPLATE" && !n.same; })) { return false; }
     news.forEach(function (n) {
-      var like = n.same || olds.find(function (el) { return !used.has(el) && kind(el) === kind(n.part); });
-      if (like && !n.same) { used.add(like); morph(like, n.part); }
-      places.push(like || n.part);
-      if (!like) { touched.push(n.part); }
+      n.like = n.same || olds.find(function (el) { return !used.has(el) && kind(el) === kind(n.part); });
+      if (n.like) { used.add(n.like); }
     });
-    olds.forEach(function (el) { if (!used.has(el)) { spared(el); } });
+    // A part going away with the focus in it (the option just tapped in a choice) gives it up
+    // first, while the page's style is still as painted: taken away later, among the changes,
+    // the browser works the whole page's style out at once (5-18 ms with the CPU slowed 4x).
+    var gone = olds.filter(function (el) { return !used.has(el); });
+    if (gone.some(function (el) { return el.contains(document.activeElement); })) { document.activeElement.blur(); }
+    news.forEach(function (n) {
+      if (n.like && !n.same) { morph(n.like, n.part); }
+      places.push(n.like || n.part);
+      if (!n.like) { touched.push(n.part); }
+    });
+    gone.forEach(spared);
     cursor = old.firstElementChild;
     places.forEach(function (el) {
       if (el === cursor) { cursor = cursor.nextElementSibling; } else { old.insertBefore(el, cursor); }
