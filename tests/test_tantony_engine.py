@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.errors import Reason
 from companion.games import IllegalMove, InvalidMove, OptionError
 from companion.games import tantony as T
 
@@ -234,11 +235,10 @@ def test_C1_shifted_three_player_values():
     assert T.card_value("AS", o, 4) == 30
 
 
-def test_C2_penguin_last_cards():
-    """RULES.md 3.11 / C2: after 12 tricks the last cards are turned up; the lowest scores
-    for its holder (ties all score); each keeps their own card."""
+def penguin_deal(last):
+    """A deal under Penguin's last-card rule (C2) whose 12 tricks go E, S, W x3 then N x3, and
+    whose last cards (turned up, N first) are ``last``."""
     s = T.start(NESW, {"dealer": "W", "last_card_rule": "penguin2008"})
-    last = ["2S", "2H", "9D", "KC"]
     rest = [c for c in map(str, T.pack(4)) if c not in last]
     tricks = []
     for suit in "SHDC":
@@ -251,10 +251,26 @@ def test_C2_penguin_last_cards():
         if "give" in T.view(s)["expects"]:
             s = give(s, to)
     assert T.view(s)["revealing"] and T.view(s)["to_act"] == "N"
-    s = play(s, "2S", "2H", "9D", "KC")
+    return play(s, *last)
+
+
+def test_C2_penguin_last_cards():
+    """RULES.md 3.11 / C2: after 12 tricks the last cards are turned up; the lowest scores
+    for its holder (ties all score); each keeps their own card."""
+    s = penguin_deal(["2S", "2H", "9D", "KC"])
     h = s.history[-1]
     assert "2S" in h["scoring"]["N"] and "2H" in h["scoring"]["E"] and "9D" not in h["scoring"]["S"]
     assert "2S" in s.hands[0] and "KC" in s.hands[3]
+
+
+def test_C2_penguin_last_cards_are_kept_without_the_13th_tricks_exchange():
+    """RULES.md 3.11 / C2 against 3.5: the turned-up cards are no trick, so the winner of them
+    does not swap their card for the lowest (which TT-07's exchange would do: N's 9S, the
+    higher spade, would go to E for the 2S)."""
+    s = penguin_deal(["9S", "2S", "3D", "KC"])
+    assert T.exchange(["9S", "2S", "3D", "KC"]) == (1, 0)
+    for seat, card in enumerate(["9S", "2S", "3D", "KC"]):
+        assert card in s.hands[seat], (seat, card)
 
 
 def test_C3_any_first_dealer_and_C4_d_plus_1_leads_every_deal():
@@ -638,3 +654,82 @@ def test_option_refusals_name_their_option(options, code, option):
     with pytest.raises(OptionError) as e:
         T.start(NESW, options)
     assert e.value.code == code and e.value.params["option"] == option
+
+
+# -- issue 47: what mutation testing found no test holding -------------------------------------
+
+
+def test_3_3_following_suit_needs_no_higher_card():
+    """RULES.md 3.3: a player follows suit if they can, with any card of it (no duty to head
+    the trick, as Tute has); with none of it, any card."""
+    assert T.legal_plays(["2S", "KS", "5H"], ["QS"]) == {"2S", "KS"}
+    assert T.legal_plays(["2S", "5H"], ["QS", "AS"]) == {"2S"}
+    assert T.legal_plays(["5H", "6D"], ["QS"]) == {"5H", "6D"}
+    assert T.legal_plays(["5H", "6D"], []) == {"5H", "6D"}  # the lead: any card
+
+
+def test_3_4_each_move_out_of_its_time_says_who_and_why():
+    """RULES.md 3.4: a card while the trick's winner has yet to give it names the winner; a gift
+    with no trick just won, or of a trick that went by itself, says so; a tally after the
+    deal's first card is refused (3.9). Each refusal's words as a player reads them."""
+    s = new()
+    with pytest.raises(IllegalMove) as e:  # before any trick
+        give(s, "E")
+    assert (e.value.code, e.value.rule, e.value.params) == ("give_not_now", "Tantony 3.4", {})
+    assert str(e.value) == "Only the winner of a trick gives it away, right after it is won (Tantony 3.4)."
+    s = play(s, *spare_tricks(1)[0])  # N leads the highest: N wins, and gives
+    with pytest.raises(IllegalMove) as e:
+        play(s, "2C")
+    assert (e.value.code, e.value.params) == ("give_first", {"player": "N"})
+    assert str(e.value) == "N won the trick and gives it first: to whom? (Tantony 3.4)"
+    s = give(s, "E")
+    with pytest.raises(IllegalMove) as e:  # a trick won and given already: not forced, not now
+        give(s, "S")
+    assert e.value.code == "give_not_now"
+    with pytest.raises(IllegalMove) as e:
+        T.apply(s, {"type": "tally", "scoring": {}})
+    assert (e.value.code, e.value.rule, e.value.params) == ("tally_too_late", None, {})
+    assert str(e.value) == "A deal can be tallied only before its first card."
+    s = placed(new(), ["N", "N", "N", "E", "E", "E", "S", "S", "W", "W", "W"])
+    s = play(s, *spare_tricks(12)[11])
+    with pytest.raises(IllegalMove) as e:
+        give(s, "N")
+    assert str(e.value) == "The trick went to S by itself: nobody else had room (Tantony 3.4)."
+
+
+def test_3_9_a_deals_record_says_who_dealt_how_it_was_scored_and_its_last_trick():
+    """RULES.md 3.9: a deal played out keeps its dealer, that it was played (not tallied) and
+    its last trick; a tallied deal says it was tallied and has no last trick."""
+    s = full_deal(new(), random.Random(3))
+    record = s.history[-1]
+    assert record["dealer"] == "W" and record["tallied"] is False
+    last = record["last"]  # the 13th trick, as the board showed it
+    assert last["n"] == 13 and len(last["cards"]) == 4 and last["winner"] in NESW
+    tallied = tally_deal(new(), 64, 64).history[-1]
+    assert tallied["dealer"] == "W" and tallied["tallied"] is True and tallied["last"] is None
+
+
+def test_3_8_the_line_reached_exactly_and_the_games_end_in_words():
+    """RULES.md 3.8: a side at exactly 60 x the deal number has reached the line (TT-10 is 59);
+    the loser is everyone else. After the last deal the higher total wins one game, or level
+    leaders draw; the reason says so, with the deals played (one deal: in the singular)."""
+    exactly = T.verdict({"N & S": 60, "E & W": 30}, 1)
+    assert exactly["double"] and exactly["winners"] == ["N & S"] and exactly["losers"] == ["E & W"]
+    # A game of one deal (deals=1), and of four; seed 003's "before deal 4" reading: no line after the last.
+    one = T.verdict({"N & S": 50, "E & W": 50}, 1, deals=1)
+    assert (one["draw"], one["winners"], one["losers"]) == (True, ["N & S", "E & W"], [])
+    [said] = one["reason"]
+    assert (said["code"], said["rule"], said["params"]) == ("final_draw", "Tantony 3.8", {"top": 50, "deals": 1})
+    assert str(Reason.from_json(said)) == "Level on 50 after 1 deal: a draw (Tantony 3.8)."
+    many = T.verdict({"N & S": 200, "E & W": 200}, 4, last_deal=False)
+    assert str(Reason.from_json(many["reason"][0])) == "Level on 200 after 4 deals: a draw (Tantony 3.8)."
+    won = T.verdict({"N & S": 230, "E & W": 190}, 4, last_deal=False)
+    assert (won["winners"], won["losers"], won["double"]) == (["N & S"], ["E & W"], False)
+    [said] = won["reason"]
+    assert (said["code"], said["params"]) == ("final_most_points", {"player": "N & S", "deals": 4})
+    assert str(Reason.from_json(said)) == "N & S has the most points after 4 deals (Tantony 3.8)."
+    assert str(Reason.from_json(T.verdict({"N & S": 50, "E & W": 40}, 1, deals=1)["reason"][0])) == (
+        "N & S has the most points after 1 deal (Tantony 3.8)."
+    )
+    # The line holds after the last deal by default (240 after deal 4): a double win.
+    assert T.verdict({"N & S": 240, "E & W": 190}, 4)["double"] is True

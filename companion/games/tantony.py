@@ -512,9 +512,10 @@ def _wrong_time(s: State, kind: str) -> Reason:
             "Only the winner of a trick gives it away, right after it is won (%(rule)s).",
             rule="Tantony 3.4",
         )
-    if kind == "tally":
-        return Reason("tally_too_late", "A deal can be tallied only before its first card.")
-    return Reason("not_now", "This move can't come now.", kind=kind)
+    # A card is expected whenever no gift is (common.apply_move refuses any move once the
+    # game is over): what is left is a tally after the deal's first card.
+    assert kind == "tally", kind
+    return Reason("tally_too_late", "A deal can be tallied only before its first card.")
 
 
 def _play(s: State, move: Move) -> None:
