@@ -182,8 +182,22 @@ def test_a_ruled_tantony_card_need_not_follow_a_known_hand():
         "Play on as the table rules, against Tantony 3.3?",
         "The rules name no penalty: the move stands as played.",
     ]
-    view = TT.view(TT.apply(s, {"type": "play", "card": "3C", "ruled": True}))
+    s = TT.apply(s, {"type": "play", "card": "3C", "ruled": True})
+    view = TT.view(s)
     assert view["rulings"][0]["player"] == "Wes" and view["ruled"] == 1
+    # The deal played out (the known hands' first legal card, the first player with room):
+    # its record keeps the ruling (R3), and the next deal's has none of its own.
+    deal = s.deal
+    while s.deal == deal:
+        v = TT.view(s)
+        move = (
+            {"type": "give", "to": v["room"][0]}
+            if v["expects"] == ["give"]
+            else {"type": "play", "card": v["legal"][0]}
+        )
+        s = TT.apply(s, move)
+    [ruling] = s.history[-1]["rulings"]
+    assert (ruling["player"], ruling["deal"]) == ("Wes", deal)
 
 
 def test_100_has_nothing_to_rule():

@@ -733,3 +733,17 @@ def test_3_8_the_line_reached_exactly_and_the_games_end_in_words():
     )
     # The line holds after the last deal by default (240 after deal 4): a double win.
     assert T.verdict({"N & S": 240, "E & W": 190}, 4)["double"] is True
+
+
+def test_3_10_three_players_tally_four_runts_each():
+    """RULES.md 3.10: with 3 players each scores exactly the quota of 4 runts; a tally that
+    says so is taken, one that gives a player 3 is refused."""
+    names = ["Ann", "Ben", "Cat"]
+    cards = [str(c) for c in T.pack(3)]
+    s = T.start(names, {"dealer": "Cat"})
+    scoring = {name: cards[4 * i : 4 * i + 4] for i, name in enumerate(names)}
+    after = T.apply(s, {"type": "tally", "scoring": scoring})
+    assert after.history[-1]["tallied"] is True and after.deal == 2
+    with pytest.raises(IllegalMove) as e:
+        T.apply(s, {"type": "tally", "scoring": scoring | {"Cat": cards[8:11]}})
+    assert (e.value.code, e.value.rule, e.value.params) == ("runts_3p", "Tantony 3.10", {"quota": 4})
