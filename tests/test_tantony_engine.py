@@ -139,6 +139,7 @@ def test_3_12_TT07_the_13th_trick_exchange():
 
 def test_3_12_TT08_no_exchange_when_the_winner_is_the_runt():
     """RULES.md 3.5 TT-08: N leads 4C, nobody follows: 4C is N's 4th scoring card, worth 4."""
+    assert T.exchange(["4C", "2H", "3D", "5S"]) is None  # the winner's card is the runt: nothing to swap
     s = thirteenth(["4C", "2H", "3D", "5S"])
     before = T.view(s)["points"]["N"]
     s = play(s, "4C", "2H", "3D", "5S")
