@@ -91,15 +91,16 @@ window.companionRoles = function () {
 };
 
 // A choice waiting for its answer (which capture, which total) locks the card grid until it
-// is answered or cancelled: #live says so (data-locked) and the grid goes inert, which no
-// tap, keyboard or screen reader reaches. The answer to a tap then never has to send the
-// whole grid again (templates/play/_live.html).
+// is answered or cancelled: #live says so (data-locked) and the grid's fieldset is disabled
+// (not inert, whose grid Chromium lays out anew: 15-40 ms at 4x), so no tap or keyboard
+// reaches a card. A tap's answer then never sends the whole grid (play/_live.html).
 (function () {
   "use strict";
   function lock() {
-    var live = document.getElementById("live"), picker = document.getElementById("picker");
-    var locked = !!(live && live.hasAttribute("data-locked"));
-    if (picker && picker.inert !== locked) { picker.inert = locked; }  // unchanged: no style to work out again
+    var live = document.getElementById("live"), locked = !!(live && live.hasAttribute("data-locked"));
+    document.querySelectorAll("#picker .cards").forEach(function (set) {
+      if (set.disabled !== locked) { set.disabled = locked; }  // unchanged: no style to work out again
+    });
   }
   document.addEventListener("htmx:afterSwap", lock);
   document.addEventListener("htmx:afterSettle", lock);

@@ -326,19 +326,19 @@ def test_undo_says_what_it_takes_back_and_is_absent_with_nothing_to_undo(client)
 
 def test_a_pending_choice_locks_the_grid_until_it_is_answered(client):
     """While a choice waits for its answer the board says the grid is locked (#live's
-    data-locked: the page makes the grid inert, static/app.js); the grid itself is not sent
+    data-locked: the page disables the grid's fieldset, static/app.js); the grid itself is not sent
     again, locking it or unlocking it: the answer to the choice sends only the cards it greyed."""
     game_id = new_game(client)
     play(client, game_id, type="layout", cards=["2S", "3H", "5D", "9C"])
     body = play(client, game_id, type="play", card="KH").get_data(as_text=True)  # TB-08: a choice
     assert 'class="choice sheet"' in body and re.search(r'<section id="live"[^>]* data-locked', body)
-    assert 'id="picker"' not in body and '<button type="submit" name="card"' not in body  # the grid stays as it is
+    assert 'id="picker"' not in body and '<button name="card"' not in body  # the grid stays as it is
     assert body.count('name="resume" value="capture"') == 2  # each option unlocks the grid when answered
     body = play(client, game_id, type="play", card="KH", capture=["", "5D", "9C"], resume="capture").get_data(
         as_text=True
     )
     assert not re.search(r'<section id="live"[^>]* data-locked', body) and 'id="picker"' not in body
-    buttons = re.findall(r'<button type="submit" name="card"[^>]*>', body)
+    buttons = re.findall(r'<button name="card"[^>]*>', body)
     assert len(buttons) == 1 and 'id="pick-KH"' in buttons[0] and 'aria-disabled="true"' in buttons[0]  # KH: seen now
 
 

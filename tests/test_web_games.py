@@ -190,7 +190,7 @@ def test_the_record_a_phone_holds_is_the_pages_after_every_tap(client, game):
 
 
 _PICKER = re.compile(r'<section id="picker".*?</section>', re.S)
-_PICK = re.compile(r'<button type="submit" name="card" value="\w+" id="(pick-\w+)".*?</button>', re.S)
+_PICK = re.compile(r'<button name="card" value="\w+" id="(pick-\w+)".*?</button>', re.S)
 
 
 def _bare(html: str) -> str:

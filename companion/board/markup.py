@@ -54,8 +54,9 @@ def _face(code: str, spanish: bool, lang: str) -> dict:
 #: The card helpers every board calls (a board shows dozens of cards, and a Jinja macro
 #: costs a context of its own per call): each card's markup is built once per language.
 _CHIP = Markup('<span class="chip{}" role="img" aria-label="{}">{}{}</span>')
+#: A grid's card: a button of its form, so a submit button (no type="submit": 52 a page, counted in the first load).
 _PICK = Markup(
-    '<button type="submit" name="card" value="{code}" id="pick-{code}" class="pick{red}{played}" aria-label="{name}"'
+    '<button name="card" value="{code}" id="pick-{code}" class="pick{red}{played}" aria-label="{name}"'
     '{disabled}{oob}>{rank}<span class="suit">{suit}</span></button>'
 )
 _BOX = Markup(

@@ -41,6 +41,12 @@ def test_referee_a_tantony_deal_and_the_start_of_deal_2(page, base_url, shot):
             speak(page, "ja" if moves == 0 else "en")
         phone(page, moves, block=4)
         if "give" in v["expects"]:
+            # The grid is out of reach meanwhile: not shown, taking no room, not focusable (kept as laid out).
+            grid = page.locator("#picker .grid")
+            expect(grid).to_be_hidden()
+            assert page.locator("#picker form").evaluate("f => f.getBoundingClientRect().height") == 0
+            focused = "g => { const b = g.querySelector('.pick'); b.focus(); return b.matches(':focus') }"
+            assert not grid.evaluate(focused)
             to = rng.choice(v["room"])
             answered(page, lambda: page.click(f"#live form:has(input[name=to][value={to}]) button"))
             move = {"type": "give", "to": to}
