@@ -53,21 +53,27 @@ def placed(s, recipients, avoid=()):
 
 
 @pytest.mark.parametrize(
-    ("vid", "trick", "options", "winner", "runt", "value"),
+    ("vid", "trick", "options", "winner", "hog", "runt", "value"),
     [
-        ("TT-01", ["6S", "10S", "QS", "2S"], {}, 2, "2S", 2),
-        ("TT-02", ["6S", "2H", "3D", "4C"], {}, 0, "6S", 6),
-        ("TT-03", ["AS", "2H", "3D", "4C"], {}, 0, "AS", 30),
-        ("TT-03", ["AS", "2H", "3D", "4C"], {"value_scale": "penguin2008"}, 0, "AS", 20),
-        ("TT-04", ["9D", "3D", "7D", "10D"], {}, 3, "3D", 3),
-        ("TT-05", ["9S", "5S", "QS", "3H"], {}, 2, "5S", 5),
+        ("TT-01", ["6S", "10S", "QS", "2S"], {}, 2, False, "2S", 2),
+        ("TT-02", ["6S", "2H", "3D", "4C"], {}, 0, True, "6S", 6),
+        ("TT-03", ["AS", "2H", "3D", "4C"], {}, 0, True, "AS", 30),
+        ("TT-03", ["AS", "2H", "3D", "4C"], {"value_scale": "penguin2008"}, 0, True, "AS", 20),
+        ("TT-04", ["9D", "3D", "7D", "10D"], {}, 3, False, "3D", 3),
+        ("TT-05", ["9S", "5S", "QS", "3H"], {}, 2, False, "5S", 5),
+        # One card following is enough for a sow, wherever it comes (only nobody following makes a hog).
+        ("TT-05", ["9S", "5S", "3D", "4C"], {}, 0, False, "5S", 5),
+        ("TT-05", ["9S", "2H", "3D", "5S"], {}, 0, False, "5S", 5),
     ],
 )
-def test_3_12_trick_vectors(vid, trick, options, winner, runt, value):
-    """RULES.md 3.3 / 3.12 TT-01..TT-05: winner (sow or hog), runt, value."""
+def test_3_12_trick_vectors(vid, trick, options, winner, hog, runt, value):
+    """RULES.md 3.3 / 3.12 TT-01..TT-05: winner (sow, or hog when nobody followed), runt, value;
+    the trick's record says the same."""
     assert T.trick_winner(trick) == winner
     assert T.runt(trick) == runt
     assert T.card_value(runt, options) == value
+    t = play(new(options), *trick).tricks[-1]
+    assert (t["winner"], t["hog"], t["runt"], t["value"]) == (winner, hog, runt, value)
 
 
 def test_3_12_TT04_winner_gives_to_an_opponent_who_leads():
@@ -91,6 +97,7 @@ def test_3_12_TT06_the_12th_trick_goes_where_there_is_room():
     v = T.view(s)
     assert v["last_trick"]["to"] == "S" and v["last_trick"]["forced"] and v["expects"] == ["play"]
     assert v["to_act"] == "S" and leader
+    assert v["held"] == {"N": 3, "E": 3, "S": 3, "W": 3}  # the 12th trick held too
     for to in ("N", "E"):
         with pytest.raises(IllegalMove, match="by itself"):
             give(s, to)
@@ -135,6 +142,8 @@ def test_3_12_TT07_the_13th_trick_exchange():
     hands = dict(zip(NESW, s.hands))
     assert "KS" in hands["N"] and "AS" in hands["S"] and "QH" in hands["E"] and "8H" in hands["W"]
     assert "AS" not in hands["N"]
+    # The record of the deal's end: N kept the trick, and S received N's AS.
+    assert (h["last"]["winner"], h["last"]["to"], h["last"]["exchange"]) == ("N", "N", ["S", "AS"])
 
 
 def test_3_12_TT08_no_exchange_when_the_winner_is_the_runt():
@@ -236,9 +245,10 @@ def test_C1_shifted_three_player_values():
     assert T.card_value("AS", o, 4) == 30
 
 
-def penguin_deal(last):
+def penguin_deal(last, swap=None):
     """A deal under Penguin's last-card rule (C2) whose 12 tricks go E, S, W x3 then N x3, and
-    whose last cards (turned up, N first) are ``last``."""
+    whose last cards (turned up, N first) are ``last``. The tricks are dealt a suit at a time,
+    so all follow suit, but for ``swap``: two cards, each (trick, place), change places."""
     s = T.start(NESW, {"dealer": "W", "last_card_rule": "penguin2008"})
     rest = [c for c in map(str, T.pack(4)) if c not in last]
     tricks = []
@@ -247,11 +257,16 @@ def penguin_deal(last):
         tricks += [cards[i : i + 4] for i in range(0, len(cards) - len(cards) % 4, 4)]
     left = [c for c in rest if not any(c in t for t in tricks)]
     tricks += [left[i : i + 4] for i in range(0, len(left), 4)]
+    if swap:
+        (a, i), (b, j) = swap
+        tricks[a][i], tricks[b][j] = tricks[b][j], tricks[a][i]
     for to, cards in zip(["E", "S", "W"] * 3 + ["N"] * 3, tricks):
         s = play(s, *cards)
         if "give" in T.view(s)["expects"]:
             s = give(s, to)
     assert T.view(s)["revealing"] and T.view(s)["to_act"] == "N"
+    v = T.view(play(s, last[0]))  # the cards turned up are no trick: nobody is winning them, they have no runt
+    assert (v["trick"], v["best"], v["runt"]) == ([["N", last[0]]], None, None)
     return play(s, *last)
 
 
@@ -262,6 +277,56 @@ def test_C2_penguin_last_cards():
     h = s.history[-1]
     assert "2S" in h["scoring"]["N"] and "2H" in h["scoring"]["E"] and "9D" not in h["scoring"]["S"]
     assert "2S" in s.hands[0] and "KC" in s.hands[3]
+    # The deal's record shows them as turned up: no winner, no runt of a trick, given to no one.
+    assert h["last"] == {
+        "n": 13,
+        "cards": [["N", "2S"], ["E", "2H"], ["S", "9D"], ["W", "KC"]],
+        "winner": None,
+        "runt": None,
+        "value": 0,
+        "hog": False,
+        "to": None,
+        "forced": False,
+        "implied": False,
+        "exchange": None,
+        "scoring": [["N", "2S", 2], ["E", "2H", 2]],
+    }
+
+
+def test_3_14_C2_a_revoke_proven_by_the_card_turned_up():
+    """RULES.md 3.14 with C2: a player's last card, turned up after trick 12, was in their hand
+    all deal long, so it proves a failure to follow as a card played later does. Trick 3 (led
+    by S, spades) has W's JH instead of a spade; W plays no spade after it, but turns up 2S."""
+    s = penguin_deal(["3D", "4D", "9D", "2S"], swap=((2, 1), (3, 3)))
+    found = {(r["player"], r["trick"], r["card"], r["proof"]) for r in s.history[-1]["revokes"]}
+    assert ("W", 3, "JH", "2S") in found
+    [said] = [r["reason"] for r in s.history[-1]["revokes"] if r["player"] == "W"]
+    assert (said["code"], said["rule"]) == ("revoke_follow_turned_up", "Tantony 3.3")
+    assert str(Reason.from_json(said)) == (
+        "W played JH in trick 3 without following suit: 2S, turned up after trick 12, was in the hand then "
+        "(Tantony 3.3)."
+    )
+    # The card swapped into trick 4 is a revoke proven by a card played later, and says so.
+    [other] = [r["reason"] for r in s.history[-1]["revokes"] if r["player"] != "W"]
+    assert other["code"] == "revoke_follow" and "played later" in str(Reason.from_json(other))
+
+
+def test_3_9_each_trick_is_kept_as_played():
+    """RULES.md 3.3 / 3.4 / 3.9: a trick is kept as it was played: who led it, each seat's
+    card, the winner, the runt and its value, whether it was a hog, and where it went."""
+    s = play(new(), "9D", "3D", "7D", "10D")
+    assert s.tricks[-1] == {
+        "n": 1,
+        "leader": 0,
+        "cards": [[0, "9D"], [1, "3D"], [2, "7D"], [3, "10D"]],
+        "winner": 3,
+        "runt": "3D",
+        "value": 3,
+        "hog": False,
+        "to": None,
+        "forced": False,
+    }
+    assert give(s, "N").tricks[-1]["to"] == 0
 
 
 def test_C2_penguin_last_cards_are_kept_without_the_13th_tricks_exchange():
@@ -572,6 +637,7 @@ def test_refusal_codes_from_deal_2():
         play(s, other)
     assert (e.value.code, e.value.rule) == ("not_your_card", "Tantony 3.7")
     assert e.value.params == {"card": other, "holder": holder, "player": actor}
+    assert str(e.value) == f"{other} is in {holder}'s hand, not {actor}'s (hands are known from deal 2, Tantony 3.7)."
     for seed in range(50):  # deal 2's first card led, the next player holding the suit and others
         s2 = full_deal(new(), random.Random(seed))
         s2 = play(s2, T.view(s2)["legal"][0])
@@ -603,7 +669,8 @@ def test_refusal_codes_of_gifts():
     assert (e.value.code, e.value.rule) == ("give_first", "Tantony 3.4")
     with pytest.raises(InvalidMove) as e:
         give(s, "X")
-    assert e.value.code == "not_a_player"
+    assert (e.value.code, e.value.params) == ("not_a_player", {"players": "N, E, S, W"})
+    assert str(e.value) == "'to' must name a player: N, E, S, W"
     s = placed(new(), ["N", "N", "N", "E", "E", "E", "S", "S", "W", "W", "W"])
     s = play(s, *spare_tricks(12)[11])
     with pytest.raises(IllegalMove) as e:
@@ -616,10 +683,49 @@ def test_refusal_codes_of_gifts():
 
 def test_gift_refusal_is_a_reason():
     """RULES.md 3.4 TT-06 / TT-14: the lab's helper gives the same refusal as the engine."""
-    why = T.gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "E")
+    why = T.gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "E", 4)
     assert (why.code, why.rule, why.params) == ("full_one_room", "Tantony 3.4", {"player": "E", "held": 3, "room": "S"})
     assert T.gift_refusal({"P1": 4, "P2": 4, "P3": 3}, "P3", 3) is None
     assert T.gift_refusal({"P1": 4, "P2": 4, "P3": 3}, "P1", 3).params["held"] == 4
+
+
+def test_3_3_the_board_mid_trick():
+    """RULES.md 3.3 / 3.4: mid-trick the board shows the cards played, who is winning it and
+    its runt so far; then, with the trick given, the runt in the deal's points."""
+    s = play(new(), "9D", "3D")
+    v = T.view(s)
+    assert {k: v[k] for k in ("game", "trick", "best", "runt", "trick_number", "quota", "legal")} == {
+        "game": "tantony",
+        "trick": [["N", "9D"], ["E", "3D"]],
+        "best": "N",
+        "runt": "3D",
+        "trick_number": 1,
+        "quota": 3,
+        "legal": None,  # deal 1: the hands are not known
+    }
+    assert v["deal_points"] == {"N & S": 0, "E & W": 0}
+    v = T.view(give(play(s, "7D", "10D"), "S"))
+    assert (v["deal_points"], v["trick_number"], v["trick"], v["best"], v["runt"]) == (
+        {"N & S": 3, "E & W": 0},
+        2,
+        [],
+        None,
+        None,
+    )
+
+
+def test_3_10_the_packs_codes():
+    """RULES.md 3.10: 3 players use 36 cards, without the 7s to 10s; 4 players all 52."""
+    assert T.pack_codes(3) == [str(c) for c in T.pack(3)] and len(T.pack_codes(3)) == 36
+    assert not any(c[:-1] in ("7", "8", "9", "10") for c in T.pack_codes(3))
+    assert T.pack_codes(4) == [str(c) for c in T.pack(4)] and len(T.pack_codes(4)) == 52
+
+
+def test_a_play_names_its_card():
+    """RULES.md 3.3: a card played is named; a move without one is refused as malformed."""
+    with pytest.raises(InvalidMove) as e:
+        T.apply(new(), {"type": "play"})
+    assert (e.value.code, str(e.value)) == ("missing_card", "The move needs a 'card'")
 
 
 def test_refusal_codes_of_the_pack_and_the_tally():
@@ -627,6 +733,7 @@ def test_refusal_codes_of_the_pack_and_the_tally():
     with pytest.raises(IllegalMove) as e:
         play(T.start(["Ann", "Ben", "Cat"]), "7S")
     assert (e.value.code, e.value.rule, e.value.params) == ("not_in_pack", "Tantony 3.10", {"card": "7S"})
+    assert str(e.value) == "7S is not in the pack: 3-player Tantony uses 36 cards, without 7s to 10s (Tantony 3.10)."
     s = play(new(), "2S")
     with pytest.raises(IllegalMove) as e:
         play(s, "2S")
@@ -715,7 +822,21 @@ def test_3_8_the_line_reached_exactly_and_the_games_end_in_words():
     the loser is everyone else. After the last deal the higher total wins one game, or level
     leaders draw; the reason says so, with the deals played (one deal: in the singular)."""
     exactly = T.verdict({"N & S": 60, "E & W": 30}, 1)
-    assert exactly["double"] and exactly["winners"] == ["N & S"] and exactly["losers"] == ["E & W"]
+    assert {k: exactly[k] for k in ("winners", "losers", "draw", "double")} == {
+        "winners": ["N & S"],
+        "losers": ["E & W"],
+        "draw": False,
+        "double": True,
+    }
+    [said] = exactly["reason"]  # sudden death, in words
+    assert (said["code"], said["rule"], said["params"]) == (
+        "sudden_death",
+        "Tantony 3.8",
+        {"player": "N & S", "top": 60, "line": 60, "deal": 1},
+    )
+    assert str(Reason.from_json(said)) == (
+        "N & S reached 60, at least 60 after deal 1: sudden death, a double win (Tantony 3.8)."
+    )
     # A game of one deal (deals=1), and of four; seed 003's "before deal 4" reading: no line after the last.
     one = T.verdict({"N & S": 50, "E & W": 50}, 1, deals=1)
     assert (one["draw"], one["winners"], one["losers"]) == (True, ["N & S", "E & W"], [])

@@ -289,19 +289,20 @@ def trick_quota(players: int) -> int:
     return 4 if players == 3 else 3
 
 
-def gift_refusal(held: dict[str, int], to: str, players: int = 4) -> Reason | None:
-    """Why a trick may not be given to ``to`` when players hold ``held`` tricks, or None.
+def gift_refusal(held: dict[str, int], to: str, players: int) -> Reason | None:
+    """Why a trick may not be given to ``to`` (one of the ``players`` players, each holding
+    ``held`` tricks), or None.
 
-    >>> why = gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "N")    # TT-06
+    >>> why = gift_refusal({"N": 3, "E": 3, "S": 2, "W": 3}, "N", 4)    # TT-06
     >>> str(why)
     'N already holds 3 tricks, the most anyone may (Tantony 3.4, C8). Only S has room.'
     >>> why.code, why.rule, why.params["room"]
     ('full_one_room', 'Tantony 3.4', 'S')
-    >>> str(gift_refusal({"N": 3, "E": 2, "S": 2, "W": 3}, "W"))
+    >>> str(gift_refusal({"N": 3, "E": 2, "S": 2, "W": 3}, "W", 4))
     'W already holds 3 tricks, the most anyone may (Tantony 3.4, C8). Players with room: E, S.'
     """
     most = trick_quota(players)
-    if held.get(to, 0) < most:
+    if held[to] < most:
         return None
     room = [p for p, n in held.items() if n < most]
     if len(room) == 1:
@@ -535,11 +536,10 @@ def _play(s: State, move: Move) -> None:
         )
     tricks.check_unplayed(card, s.tricks, s.trick)
     before = [c for _, c in s.trick]
-    penguin_reveal = _revealing(s)
     if s.hands is not None:
         hand = s.hands[seat]
-        if card not in hand:
-            holder = next((s.players[i] for i, h in enumerate(s.hands) if card in h), "another player")
+        if card not in hand:  # from deal 2 every card not played yet is in a hand (check_unplayed)
+            holder = next(s.players[i] for i, h in enumerate(s.hands) if card in h)
             raise IllegalMove(
                 "not_your_card",
                 "%(card)s is in %(holder)s's hand, not %(player)s's (hands are known from deal 2, %(rule)s).",
@@ -548,7 +548,7 @@ def _play(s: State, move: Move) -> None:
                 holder=holder,
                 player=name,
             )
-        legal = legal_plays(hand, before) if not penguin_reveal else set(hand)
+        legal = legal_plays(hand, before)  # Penguin's last cards too: a hand of one, which is always legal
         if card not in legal:
             refusal = Reason(
                 "must_follow",
@@ -618,7 +618,6 @@ def _close_trick(s: State) -> None:
         record["to"] = win_seat
         swap = exchange(cards)
         record["exchange"] = None if swap is None else [record["cards"][swap[0]][0], cards[w]]
-        s.leader = win_seat
 
 
 def _value(s: State, card: str) -> int:
@@ -637,25 +636,45 @@ def _give(s: State, move: Move) -> None:
     s.leader = seat  # RULES.md §3.4: the recipient leads the next trick
 
 
+#: A failure to follow suit (RULES.md 3.3) the audit proves (3.14), by what proves it: a card the player played
+#: later, or their last card under Penguin's rule, turned up after trick 12 and never played (C2).
+_REVOKED = {
+    False: (
+        "revoke_follow",
+        N_(
+            "%(player)s played %(card)s in trick %(trick)s without following suit: %(proof)s, played later, "
+            "was in the hand then (%(rule)s)."
+        ),
+    ),
+    True: (
+        "revoke_follow_turned_up",
+        N_(
+            "%(player)s played %(card)s in trick %(trick)s without following suit: %(proof)s, turned up after "
+            "trick 12, was in the hand then (%(rule)s)."
+        ),
+    ),
+}
+
+
 def _audit(s: State) -> list[Record]:
     def check(hand: frozenset[str], before: tuple[str, ...], trump: str | None, card: str) -> str | None:
         return tricks.broken_duty(hand, before, None, card, STRENGTH, must_head=False)
 
     plays = []
+    turned_up: dict[int, list[str]] = {}  # Penguin's last cards: no trick, yet each was in its holder's hand
     for t in s.tricks + [{"n": len(s.tricks) + 1, "cards": s.trick}]:
         if t.get("last_cards"):
+            turned_up = {seat: [c] for seat, c in t["cards"]}
             continue
         cards = [c for _, c in t["cards"]]
         plays += [tricks.Play(t["n"], seat, c, tuple(cards[:i]), None) for i, (seat, c) in enumerate(t["cards"])]
     return tricks.revokes(
         plays,
-        {},
+        turned_up,
         check,
         s.players,
         lambda r: Reason(
-            "revoke_follow",
-            "%(player)s played %(card)s in trick %(trick)s without following suit: %(proof)s, played later, "
-            "was in the hand then (%(rule)s).",
+            *_REVOKED[r["proof"] in turned_up.get(r["seat"], ())],
             rule="Tantony 3.3",
             player=r["player"],
             card=r["card"],
@@ -672,8 +691,8 @@ def _scoring(s: State) -> list[list[str]]:
         if t.get("last_cards"):
             for p, c, _ in t["scoring"]:
                 out[p].append(c)
-        elif t["to"] is not None:
-            out[t["to"] if t["n"] <= _placed(s) else t["winner"]].append(t["runt"])
+        elif t["to"] is not None:  # the last trick's is its winner (§3.5)
+            out[t["to"]].append(t["runt"])
     return out
 
 
@@ -911,7 +930,7 @@ def view(state: State) -> Record:
     if s.hands is not None and act is not None and _awaiting_gift(s):  # §3.4: whoever receives it leads
         legal = sort_cards(c for i in room(s) for c in s.hands[i])
     elif s.hands is not None and act is not None and "play" in expects(s):
-        legal = sort_cards(s.hands[act] if _revealing(s) else legal_plays(s.hands[act], trick_cards))
+        legal = sort_cards(legal_plays(s.hands[act], trick_cards))  # a last card turned up: a hand of one
     return {
         **common.view_head(s, NAME, sides(s), s.deal, act, expects(s)),
         "deals": s.options.deals,
