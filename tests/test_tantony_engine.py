@@ -754,14 +754,57 @@ def test_refusal_codes_of_the_pack_and_the_tally():
 
 
 @pytest.mark.parametrize(
-    ("options", "code", "option"),
-    [({"deals": 0}, "deals_range", "deals"), ({"sudden_death": "yes"}, "not_bool", "sudden_death")],
+    ("options", "code", "option", "words"),
+    [
+        ({"deals": 0}, "deals_range", "deals", "deals must be a whole number from 1 to 12 (not 0)"),
+        ({"deals": 13}, "deals_range", "deals", "deals must be a whole number from 1 to 12 (not 13)"),
+        ({"sudden_death": "yes"}, "not_bool", "sudden_death", "sudden_death must be true or false (not 'yes')"),
+        (
+            {"partnership_mode": "individual"},
+            "individual_needs_3",
+            "partnership_mode",
+            "Each for themself is the 3-player scoring; 4 players play fixed or split partners (Tantony 3.10).",
+        ),
+        (
+            {"nope": 1},
+            "unknown_option",
+            "nope",
+            "Unknown option 'nope'; Tantony options are: partnership_mode, "
+            "value_scale, last_card_rule, deals, sudden_death, three_player_values, sudden_death_last_deal",
+        ),
+    ],
 )
-def test_option_refusals_name_their_option(options, code, option):
-    """RULES.md 3.11: deals 1 to 12; sudden death true or false."""
+def test_option_refusals_name_their_option(options, code, option, words):
+    """RULES.md 3.11: deals 1 to 12; sudden death true or false; each for themself with 3 players only."""
     with pytest.raises(OptionError) as e:
         T.start(NESW, options)
     assert e.value.code == code and e.value.params["option"] == option
+    assert str(e.value) == words
+
+
+def test_3_11_twelve_deals_at_most():
+    """RULES.md 3.11: a game of 12 deals is one (13 is refused above)."""
+    assert T.view(T.start(NESW, {"deals": 12}))["deals"] == 12
+
+
+def test_3_4_a_card_led_implies_the_gift_or_is_refused():
+    """RULES.md 3.4, from deal 2 (every hand known): the card led names who received the trick;
+    a holder without room is refused, naming the giver and the trick; a card nobody holds, or
+    no card, implies nothing (the move is judged as it is)."""
+    s = T.start(NESW, {"dealer": "W"})
+    s.hands = [["2S", "9C"], ["3S"], ["4S"], ["5S"]]  # known hands, as from deal 2
+    trick = {"leader": 0, "cards": [], "runt": "2D", "value": 2, "hog": False, "forced": False}
+    s.tricks = [trick | {"n": n, "winner": 3, "to": 2} for n in (1, 2, 3)] + [trick | {"n": 4, "winner": 0, "to": None}]
+    assert T.implied_gift(s, {"type": "play", "card": "3S"}) == {"type": "give", "to": "E"}
+    with pytest.raises(IllegalMove) as e:
+        T.implied_gift(s, {"type": "play", "card": "4S"})
+    assert (e.value.code, e.value.rule) == ("implied_gift_full", "Tantony 3.4")
+    assert e.value.params == {"card": "4S", "player": "S", "n": 3, "giver": "N", "trick": 4}
+    assert str(e.value) == (
+        "4S is S's, who already holds 3 tricks: N gives trick 4 to a player with room, who then leads (Tantony 3.4)."
+    )
+    for card in ("AH", 5, "zz", None):  # a card held by nobody; no card
+        assert T.implied_gift(s, {"type": "play", "card": card}) is None
 
 
 # -- issue 47: what mutation testing found no test holding -------------------------------------
