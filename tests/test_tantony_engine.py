@@ -61,9 +61,12 @@ def placed(s, recipients, avoid=()):
         ("TT-03", ["AS", "2H", "3D", "4C"], {"value_scale": "penguin2008"}, 0, True, "AS", 20),
         ("TT-04", ["9D", "3D", "7D", "10D"], {}, 3, False, "3D", 3),
         ("TT-05", ["9S", "5S", "QS", "3H"], {}, 2, False, "5S", 5),
-        # One card following is enough for a sow, wherever it comes (only nobody following makes a hog).
+        # One card following is enough for a sow, wherever it comes (only nobody following makes a hog),
+        # and a 10's suit is its last letter.
         ("TT-05", ["9S", "5S", "3D", "4C"], {}, 0, False, "5S", 5),
         ("TT-05", ["9S", "2H", "3D", "5S"], {}, 0, False, "5S", 5),
+        ("TT-05", ["9S", "10S", "3D", "4C"], {}, 1, False, "9S", 9),
+        ("TT-05", ["10S", "5S", "3D", "4C"], {}, 0, False, "5S", 5),
     ],
 )
 def test_3_12_trick_vectors(vid, trick, options, winner, hog, runt, value):
@@ -704,6 +707,10 @@ def test_3_3_the_board_mid_trick():
         "legal": None,  # deal 1: the hands are not known
     }
     assert v["deal_points"] == {"N & S": 0, "E & W": 0}
+    # The sudden-death line of this deal (3.8), the pack to tap (3.10), the seats' compass points.
+    assert (v["line"], len(v["pack"]), v["compass"]) == (60, 52, {"N": "N", "E": "E", "S": "S", "W": "W"})
+    split = T.view(T.start(["Ann", "Ben", "Cat", "Dan"], {"dealer": "Dan", "partnership_mode": "split"}))
+    assert split["line"] is None and T.view(T.start(["A", "B", "C"]))["compass"] is None
     v = T.view(give(play(s, "7D", "10D"), "S"))
     assert (v["deal_points"], v["trick_number"], v["trick"], v["best"], v["runt"]) == (
         {"N & S": 3, "E & W": 0},
@@ -719,6 +726,16 @@ def test_3_10_the_packs_codes():
     assert T.pack_codes(3) == [str(c) for c in T.pack(3)] and len(T.pack_codes(3)) == 36
     assert not any(c[:-1] in ("7", "8", "9", "10") for c in T.pack_codes(3))
     assert T.pack_codes(4) == [str(c) for c in T.pack(4)] and len(T.pack_codes(4)) == 52
+
+
+def test_an_unknown_move_names_the_games_moves():
+    """A move of no kind Tantony knows is refused with the moves it knows (RULES.md 3.3-3.5)."""
+    with pytest.raises(InvalidMove) as e:
+        T.apply(new(), {"type": "dance"})
+    assert (e.value.code, str(e.value)) == (
+        "unknown_move",
+        "Unknown move type 'dance'; Tantony moves are: play, give, tally",
+    )
 
 
 def test_a_play_names_its_card():

@@ -217,10 +217,6 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     return Options(**given)
 
 
-def _options_of(options: dict[str, Any] | Options | None) -> Options:
-    return options if isinstance(options, Options) else resolve_options(options)
-
-
 def _code(card: str | Card) -> str:
     return str(Card.parse(card))
 
@@ -278,7 +274,7 @@ def card_value(card: str | Card, options: dict[str, Any] | Options | None = None
     >>> card_value("AS"), card_value("AS", {"value_scale": "penguin2008"})
     (30, 20)
     """
-    o = _options_of(options)
+    o = resolve_options(options)
     scale = "shifted" if players == 3 and o.three_player_values == "shifted" else o.value_scale
     rank = _code(card)[:-1]
     return COURTS[scale].get(rank) or int(rank)
