@@ -75,8 +75,10 @@ def test_3_12_trick_vectors(vid, trick, options, winner, hog, runt, value):
     assert T.trick_winner(trick) == winner
     assert T.runt(trick) == runt
     assert T.card_value(runt, options) == value
-    t = play(new(options), *trick).tricks[-1]
+    after = play(new(options), *trick)
+    t = after.tricks[-1]
     assert (t["winner"], t["hog"], t["runt"], t["value"]) == (winner, hog, runt, value)
+    assert T.view(after)["last_trick"]["hog"] is hog  # the board says "hog: nobody followed"
 
 
 def test_3_12_TT04_winner_gives_to_an_opponent_who_leads():
@@ -710,7 +712,11 @@ def test_3_3_the_board_mid_trick():
     # The sudden-death line of this deal (3.8), the pack to tap (3.10), the seats' compass points.
     assert (v["line"], len(v["pack"]), v["compass"]) == (60, 52, {"N": "N", "E": "E", "S": "S", "W": "W"})
     split = T.view(T.start(["Ann", "Ben", "Cat", "Dan"], {"dealer": "Dan", "partnership_mode": "split"}))
-    assert split["line"] is None and T.view(T.start(["A", "B", "C"]))["compass"] is None
+    three = T.view(T.start(["A", "B", "C"]))
+    assert split["line"] is None and three["compass"] is None and len(three["pack"]) == 36
+    # A game of one deal: the line holds after its last deal too, unless the table reads seed 003's "before".
+    assert T.view(new({"deals": 1}))["line"] == 60
+    assert T.view(new({"deals": 1, "sudden_death_last_deal": False}))["line"] is None
     v = T.view(give(play(s, "7D", "10D"), "S"))
     assert (v["deal_points"], v["trick_number"], v["trick"], v["best"], v["runt"]) == (
         {"N & S": 3, "E & W": 0},
