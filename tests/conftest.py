@@ -25,6 +25,8 @@ from werkzeug.serving import make_server
 from companion import create_app
 from tests.pgserver import PostgresCluster, postgres_bindir
 
+pytest_plugins = ["tests.translated"]
+
 # Tests write only to temporary folders: Hypothesis keeps its caches outside the checkout,
 # and no example database (a failing example is printed with the seed that reproduces it).
 set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "companion-hypothesis"))

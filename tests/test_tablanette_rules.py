@@ -1566,3 +1566,283 @@ def test_1_7_option_refusal_codes(players, options, code, params):
     assert err.value.params["option"] == next(iter(options))
     if params is not None:
         assert err.value.params == params
+
+
+TALLY = {"type": "tally", "cards": {"Ann": 30, "Ben": 22}, "counters": {"Ann": COUNTERS}}
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "code", "words"),
+    [
+        (
+            {"cards": [30, 22]},
+            InvalidMove,
+            "tally_fields",
+            "A tally needs 'cards' (side -> cards taken) and 'counters' (side -> counting cards)",
+        ),
+        ({"sweeps": [26]}, InvalidMove, "sweeps_not_mapping", "'sweeps' must map each side to its sweep bonuses"),
+        (
+            {"cards": {"Ann": 30, "Zed": 22}},
+            InvalidMove,
+            "not_a_side",
+            "'Zed' is not a side in this game; sides are: Ann, Ben",
+        ),
+        (
+            {"cards": {"Ann": 30, "Ben": -1}},
+            InvalidMove,
+            "bad_cards_taken",
+            "Cards taken must be whole numbers of 0 or more",
+        ),
+        (
+            {"cards": {"Ann": 30, "Ben": 21}},
+            IllegalMove,
+            "piles_not_a_pack",
+            "The piles hold 52 cards in all, not 51 (Tablanette 1.5).",
+        ),
+        (
+            {"counters": {"Ann": "AS"}},
+            InvalidMove,
+            "counters_not_list",
+            "Counting cards for Ann must be a list of cards",
+        ),
+        (
+            {"cards": {"Ann": 51, "Ben": 1}, "counters": {"Ann": COUNTERS[2:], "Ben": COUNTERS[:2]}},
+            IllegalMove,
+            "too_many_counters",
+            "Ben took 1 cards, so can't hold 2 counting cards.",
+        ),
+        ({"counters": {"Ann": [*COUNTERS, "3S"]}}, InvalidMove, "not_a_counting_card", "3S is not a counting card"),
+        (
+            {"counters": {"Ann": [*COUNTERS, "3S", "4H"]}},
+            InvalidMove,
+            "not_counting_cards",
+            "3S 4H are not counting cards",
+        ),
+        (
+            {"counters": {"Ann": COUNTERS, "Ben": ["AS"]}},
+            IllegalMove,
+            "counter_in_two_piles",
+            "AS can be in only one pile.",
+        ),
+        (
+            {"counters": {"Ann": COUNTERS[1:]}},
+            IllegalMove,
+            "counter_in_no_pile",
+            "Every counting card is in some pile: where is AS? (card points add up to 22)",
+        ),
+        (
+            {"sweeps": {"Ann": [0]}},
+            InvalidMove,
+            "bad_sweeps",
+            "Sweeps for Ann must be a list of bonuses, each a whole number above 0",
+        ),
+        (
+            {"sweeps": {"Ben": [23]}},
+            IllegalMove,
+            "no_such_sweep",
+            "No sweep scores 23: a sweep scores its capture value (2 to 14) once for the played card "
+            "and once for each group taken (Tablanette P8).",
+        ),
+    ],
+)
+def test_1_5_a_tally_that_cannot_be_is_refused_in_words(changes, error, code, words):
+    """RULES.md 1.5 (the tally: 52 cards, every counting card once) and P8: what is wrong, said."""
+    with pytest.raises(error) as e:
+        T.apply(new(), TALLY | changes)
+    assert (e.value.code, str(e.value)) == (code, words)
+
+
+def test_1_5_the_tally_counts_card_points_on_the_games_scale():
+    """RULES.md 1.5: the missing counting card is named with the points of the game's own scale."""
+    with pytest.raises(IllegalMove) as e:
+        T.apply(new(point_scale="ace_ten"), TALLY | {"counters": {"Ann": COUNTERS_ACE_TEN[1:]}})
+    assert str(e.value) == "Every counting card is in some pile: where is AS? (card points add up to 120)"
+
+
+def test_1_5_a_side_left_out_of_a_tally_took_nothing():
+    """RULES.md 1.5: a side the tally leaves out took no card, no counting card and no sweep."""
+    s = T.apply(new(), {"type": "tally", "cards": {"Ann": 52}, "counters": {"Ann": COUNTERS}})
+    assert T.view(s)["scores"] == {"Ann": 25, "Ben": 0}  # 22 card points and 3 for the most cards
+
+
+@pytest.mark.parametrize(
+    ("bonus", "options", "code", "words"),
+    [
+        ("x", {}, "bad_sweep_bonus", "A sweep bonus is a whole number above 0, not 'x'."),
+        (
+            26,
+            {"sweep_scoring": "flat1"},
+            "tabla_scores_one",
+            "With one point a tabla, every sweep is worth 1 (Tablanette 1.5).",
+        ),
+    ],
+)
+def test_1_4_P8_a_bonus_refused_says_why(bonus, options, code, words):
+    """RULES.md 1.4 P8 and 1.5: a bonus no sweep scores, in words."""
+    r = T.sweep_bonus_refusal(bonus, options)
+    assert (r.code, str(r), r.params.get("bonus")) == (code, words, bonus if code == "bad_sweep_bonus" else None)
+
+
+@pytest.mark.parametrize(
+    ("state", "kind", "code", "words"),
+    [
+        (
+            "layout",
+            "play",
+            "deal_not_started",
+            "A deal starts with its 4 face-up cards (or a tally of the whole deal), not a card played.",
+        ),
+        ("play", "layout", "deal_under_way", "The deal is under way: the next move is a card played, not a layout."),
+        ("play", "tally", "deal_under_way", "The deal is under way: the next move is a card played, not a tally."),
+    ],
+)
+def test_1_3_a_move_out_of_turn_in_the_deal_says_what_comes_next(state, kind, code, words):
+    """RULES.md 1.3: a deal opens with its layout (or is tallied whole); then cards are played."""
+    s = new() if state == "layout" else lay(new(), ["2S", "3S", "4S", "6S"])
+    move = {"type": kind, "card": "2H", "cards": ["2H", "3H", "4H", "5H"]} | (TALLY if kind == "tally" else {})
+    with pytest.raises(IllegalMove) as e:
+        T.apply(s, move)
+    assert (e.value.code, str(e.value), e.value.params) == (code, words, {"kind": kind})
+
+
+def test_1_4_P7_a_sweep_for_a_tally_follows_the_games_options():
+    """RULES.md 1.4 P7/P8 with jack_is_12: a jack is an ordinary 12 and sweeps; the refusal uses the same rules."""
+    options = {"jack_is_12": True}
+    assert T.sweep_of("JC", ["5S", "7H"], options).bonus == 24
+    assert T.sweep_of("JC", ["5S", "7H"], T.resolve_options(options)).bonus == 24
+    with pytest.raises(IllegalMove) as e:
+        T.sweep_of("JC", ["5S", "6H"], options)
+    assert e.value.code == "not_groups" and "make 12" in str(e.value)
+    with pytest.raises(IllegalMove) as e:
+        T.sweep_of("JC", ["5S", "9H"])
+    assert str(e.value) == "JC takes them all, but a jack's capture is never a sweep (Tablanette P7)."
+
+
+def test_1_5_TB_F1_a_last_card_that_takes_nothing_stays_with_the_leftovers():
+    """RULES.md 1.5 end of deal: the last card, laid down, joins the table cards the last capturer takes."""
+    laid = T.capture_options("5S", ["6C", "9H"])[0]
+    assert T.leftovers("5S", ["6C", "9H"], laid) == (["5S", "6C", "9H"], False)
+
+
+def test_1_5_the_statistics_count_each_sides_sweeps_and_its_best():
+    """RULES.md 1.5 and P8: a side's deals, points, sweeps and best sweep over the game; none is 0."""
+    s = tally_ab(new(), 30, COUNTERS, {"Ann": [26, 42]})  # 22 + 3 + 68
+    s = tally_ab(s, 26, A10, {"Ben": [4]})  # 10 - 12 + 4
+    figures = T.figures(T.view(s))
+    assert {k: v for k, v in figures["Ann"].items() if v} == {"deals": 2, "points": 103, "sweeps": 2, "best_sweep": 42}
+    assert {k: v for k, v in figures["Ben"].items() if v} == {"deals": 2, "points": 16, "sweeps": 1, "best_sweep": 4}
+    s = tally_ab(new(), 30, COUNTERS)
+    assert T.figures(T.view(s))["Ben"]["best_sweep"] == 0
+
+
+def test_A15_a_jack_sweep_says_how_it_scored():
+    """RULES.md 1.10 A15: a jack's sweep, under jack_sweep_is_tablanette, counts the other cards, in words."""
+    s = crafted(lay(new(jack_sweep_is_tablanette=True), ["2S", "3S", "4S", "6S"]), ["5S", "9H"])
+    last = play(s, "JC").last
+    assert (last["groups"], last["sweep"], last["bonus"]) == ([["5S", "9H"]], True, 14)
+    assert last["how"]["code"] == "jack_sweep" and last["how"]["params"] == {"card": "JC", "sum": "5 + 9", "bonus": 14}
+    (capture,) = T.capture_options("JC", ["5S", "9H"], {"jack_sweep_is_tablanette": True})
+    assert str(capture.how) == "JC takes the whole table: 5 + 9 = 14 (the jack counts 0)."
+    s = crafted(lay(new(), ["2S", "3S", "4S", "6S"]), ["5S", "9H"])
+    last = play(s, "JC").last
+    assert (last["groups"], last["sweep"], last["bonus"], last["how"]) == ([["5S", "9H"]], False, 0, None)
+
+
+@pytest.mark.parametrize(
+    ("card", "table", "options", "code", "words"),
+    [
+        (
+            "KD",
+            ["10C", "10H", "2C", "2D", "2H", "9D"],
+            {},
+            "say_which",
+            "KD can take 2H 2D 10H, 2H 2D 10C, 2H 2C 10H, 2H 2C 10C, 2D 2C 10H, or 2D 2C 10C: say which.",
+        ),
+        (
+            "KS",
+            ["10C", "2C", "2H", "6C", "6D", "6S"],
+            {},
+            "say_which_of_many",
+            "KS can take 7 different sets of cards, such as 2H 2C 10C, 2H 6S 6D, 2H 6S 6C, 2H 6D 6C, 2C 6S 6D, "
+            "2C 6S 6C, or another capture: say which.",
+        ),
+        (
+            "KD",
+            ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "AH", "2H", "3H", "4H", "5H", "6H", "7H"],
+            {"forced_capture": False},
+            "say_which_of_more",
+            "KD can take more than 256 different sets of cards, such as AS AH 2S 3S 5S 6S 7S 8S 9S, "
+            "AS AH 2S 3S 5S 6S 7H 8S 9S, AS AH 2S 3S 5S 6H 7S 8S 9S, AS AH 2S 3S 5S 6H 7H 8S 9S, "
+            "AS AH 2S 3S 5H 6S 7S 8S 9S, AS AH 2S 3S 5H 6S 7H 8S 9S, or another capture: say which.",
+        ),
+    ],
+)
+def test_1_4_P4_a_card_with_several_captures_asks_which(card, table, options, code, words):
+    """RULES.md 1.4 P4: the legal captures named, up to six; past six, how many and six of them."""
+    s = crafted(lay(new(**options), ["2S", "3S", "4S", "6S"]), table)
+    with pytest.raises(AmbiguousMove) as e:
+        play(s, card)
+    assert (e.value.code, str(e.value)) == (code, words)
+
+
+@pytest.mark.parametrize(
+    ("card", "table", "taken", "options", "code", "words"),
+    [
+        (
+            "5S",
+            ["5C", "9H"],
+            ["5C", "5C"],
+            {},
+            "capture_listed_twice",
+            "A card is listed twice in the capture. Legal: 5C.",
+        ),
+        ("5S", ["5C", "9H"], ["5D"], {}, "not_on_table", "5D is not on the table. Legal: 5C."),
+        ("5S", ["5C", "9H"], ["5D", "6D"], {}, "not_on_table_all", "5D 6D are not on the table. Legal: 5C."),
+        (
+            "KS",
+            ["JS", "KH"],
+            ["JS", "KH"],
+            {},
+            "table_jack",
+            "A jack on the table can only be taken by a played jack (Tablanette P5). Legal: KH.",
+        ),
+        (
+            "JS",
+            ["5C", "9H"],
+            ["5C"],
+            {},
+            "jack_takes_all",
+            "A jack takes the whole table when it is not empty (Tablanette P5). Legal: 5C 9H.",
+        ),
+        (
+            "JS",
+            ["5C", "7H"],
+            ["5C"],
+            {"jack_is_12": True},
+            "not_groups",
+            "5C can't be taken with JS: what is taken must split into groups that each make 12, either a card of the "
+            "same rank or 2 to 3 cards adding up, no card counted twice (Tablanette P1-P2). Legal: 5C 7H.",
+        ),
+        (
+            "7C",
+            ["7S", "7H"],
+            ["7S"],
+            {},
+            "must_take_every_group",
+            "Must also take 7H: every group the 7C can take must be taken (Tablanette P4). Legal: 7S 7H.",
+        ),
+        (
+            "KS",
+            ["10C", "2C", "2H", "6C", "6D", "6S"],
+            [],
+            {},
+            "must_capture",
+            "KS can take cards here, so it cannot just be laid down: a card that can capture must capture "
+            "(Tablanette P4). Legal: 2H 2C 10C, 2H 6S 6D, 2H 6S 6C, 2H 6D 6C, 2C 6S 6D, 2C 6S 6C, or another capture.",
+        ),
+    ],
+)
+def test_1_4_a_refused_capture_says_why_and_what_is_legal(card, table, taken, options, code, words):
+    """RULES.md 1.4 P1-P5: what is wrong with a capture, then the legal ones (six at most) under the game's options."""
+    r = T.explain_refusal(card, table, taken, options)
+    assert (r.code, str(r)) == (code, words)

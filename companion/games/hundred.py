@@ -289,10 +289,6 @@ def resolve_options(options: dict[str, Any] | Options | None, players: int | Non
     return o
 
 
-def _options_of(options: dict[str, Any] | Options | None) -> Options:
-    return options if isinstance(options, Options) else resolve_options(options)
-
-
 def _decks(o: Options) -> int:
     """The packs in play: ``start`` resolves ``decks`` for its number of players."""
     assert o.decks is not None
@@ -300,12 +296,12 @@ def _decks(o: Options) -> int:
 
 
 def target(options: dict[str, Any] | Options | None = None) -> int:
-    return TARGET[_options_of(options).variant]
+    return TARGET[resolve_options(options).variant]
 
 
 def hand_size(options: dict[str, Any] | Options | None = None) -> int:
     """RULES.md §4.2: 3 cards, 4 in 98."""
-    return 4 if _options_of(options).variant == "98" else 3
+    return 4 if resolve_options(options).variant == "98" else 3
 
 
 class Rule(NamedTuple):
@@ -402,7 +398,7 @@ def rule_of(card: str | Card, options: dict[str, Any] | Options | None = None) -
     Rule(ops=('+7',), turn='')
     """
     c = Card.parse(card)
-    table = CARD_TABLES[_options_of(options).variant]
+    table = CARD_TABLES[resolve_options(options).variant]
     colour = "red" if c.suit in "HD" else "black"
     rule = table.get(c.rank + c.suit) or table.get(f"{c.rank} {colour}") or table.get(c.rank)
     if rule is None:
@@ -445,7 +441,7 @@ def effect(card: str | Card, total: int, options: dict[str, Any] | Options | Non
     >>> effect("2C", 60, {"variant": "99quentin"}), effect("2C", 61, {"variant": "99quentin"})
     (([30], False), ([122], False))
     """
-    o = _options_of(options)
+    o = resolve_options(options)
     rule = rule_of(card, o)
     made = sorted({t for op in rule.ops for t in _made(op, total, o)})
     return made, rule.turn == "reverse"
@@ -536,7 +532,7 @@ def turn_after(
     >>> turn_after("JS", 1, 4, options={"variant": "99quentin"})  # a Quentin C jack skips P2
     (3, 1)
     """
-    o = _options_of(options)
+    o = resolve_options(options)
     live = list(range(players)) if live is None else list(live)
     turn = rule_of(card, o).turn
     if turn == "reverse":

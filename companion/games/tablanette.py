@@ -281,7 +281,7 @@ class Options:
 OPTION_NAMES = tuple(f.name for f in Options.__dataclass_fields__.values())
 
 
-def resolve_options(options: dict[str, Any] | None, players: int | None = None) -> Options:
+def resolve_options(options: dict[str, Any] | Options | None, players: int | None = None) -> Options:
     """Validate an options dict (as ``start`` takes it) and fill in the defaults.
 
     ``players`` is the number of players; with ``None`` (the dispute lab) only the
@@ -294,6 +294,8 @@ def resolve_options(options: dict[str, Any] | None, players: int | None = None) 
     ...
     companion.errors.OptionError: hand_size must share out the 48 cards evenly among 3 players (1, 2, 4, 8, 16), or be 6
     """
+    if isinstance(options, Options):
+        return options
     given, count = common.read_options(options, players, sys.modules[__name__], TITLE)
     preset = given.get("preset", "tablanette")
     if not isinstance(preset, str) or preset not in PRESETS:
@@ -656,7 +658,7 @@ def capture_options(
     >>> capture_options("AC", ["AS", "10H"])[0].bonus
     22
     """
-    opts = options if isinstance(options, Options) else resolve_options(options)
+    opts = resolve_options(options)
     p = _played(card)
     t = [Card.parse(c) for c in table]
     search = _Search(t, opts)
@@ -708,7 +710,7 @@ def some_captures(
     >>> some_captures("KH", ["AS", "AH", "AD", "AC", "2S", "2H", "2D", "2C", "3S", "3H"], {"preset": "tablic"}, 5)[1]
     False
     """
-    opts = options if isinstance(options, Options) else resolve_options(options)
+    opts = resolve_options(options)
     p, t = _played(card), [Card.parse(c) for c in table]
     search = _Search(t, opts)
     free = search.lays_down(p)
@@ -832,7 +834,7 @@ def judge_capture(
     >>> judge_capture("6C", ["6S", "2H", "4D", "9C"], ["6S"]) is None   # TB-10: must take 2+4 too
     True
     """
-    opts = options if isinstance(options, Options) else resolve_options(options)
+    opts = resolve_options(options)
     p = _played(card)
     t = [Card.parse(c) for c in table]
     took = [Card.parse(c) for c in taken]
@@ -879,7 +881,7 @@ def explain_refusal(
     >>> str(r)
     'Must also take 2H+4D: every group the 6C can take must be taken (Tablanette P4). Legal: 2H 4D 6S.'
     """
-    opts = options if isinstance(options, Options) else resolve_options(options)
+    opts = resolve_options(options)
     p = _played(card)
     t = [Card.parse(c) for c in table]
     took = [Card.parse(c) for c in taken]
@@ -990,7 +992,7 @@ def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None 
     >>> sweep_bonus_refusal(26), sweep_bonus_refusal(23).code
     (None, 'no_such_sweep')
     """
-    opts = options if isinstance(options, Options) else resolve_options(options)
+    opts = resolve_options(options)
     if not _is_int(bonus) or bonus < 1:
         return Reason("bad_sweep_bonus", "A sweep bonus is a whole number above 0, not %(bonus)r.", bonus=bonus)
     if opts.sweep_scoring == "flat1":
@@ -1026,7 +1028,7 @@ def sweep_of(card: str | Card, taken: Iterable[str | Card], options: dict[str, A
     >>> sweep_of("QC", ["QD"]).bonus
     26
     """
-    opts = options if isinstance(options, Options) else resolve_options(options)
+    opts = resolve_options(options)
     judged = judge_capture(card, taken, taken, opts)
     if judged is None:
         raise IllegalMove(explain_refusal(card, taken, taken, opts))
@@ -1443,8 +1445,9 @@ def _tally(s: State, move: Move) -> None:
     for i, b in enumerate(bonuses):
         s.scores[i] += sum(b)
     reached = [i for i, x in enumerate(s.scores) if _reached(x, s.options) and not _reached(before[i], s.options)]
-    if s.options.fixed_deals is None and len(reached) == 1 and sum(bonuses[reached[0]]) != 0:
-        # Its sweeps alone reached the target: the game ended then (RULES.md 1.6).
+    if s.options.fixed_deals is None and len(reached) == 1:
+        # Its sweeps alone reached the target (only sweeps have changed a score yet): the game
+        # ended then (RULES.md 1.6).
         s.history.append(_deal_record(s, [sum(b) for b in bonuses], tallied=True, abandoned=True))
         _finish(s, reached, draw=False)
         return
@@ -1518,7 +1521,7 @@ def _check_counting_cards(s: State, piles: list[list[str]]) -> None:
     if len(extra) == 1:
         raise InvalidMove("not_a_counting_card", "%(card)s is not a counting card", card=extra[0])
     if extra:
-        raise InvalidMove("not_counting_cards", "%(cards)s are not a counting card", cards=extra)
+        raise InvalidMove("not_counting_cards", "%(cards)s are not counting cards", cards=extra)
     twice = sort_cards({c for c in every if every.count(c) > 1})
     if twice:
         raise IllegalMove("counter_in_two_piles", "%(cards)s can be in only one pile.", cards=twice)

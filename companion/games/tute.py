@@ -216,10 +216,6 @@ def _duties(o: Options) -> dict[str, bool]:
     }
 
 
-def _options_of(options: dict[str, Any] | Options | None) -> Options:
-    return options if isinstance(options, Options) else resolve_options(options)
-
-
 def card_points(cards: Iterable[str | Card]) -> int:
     """RULES.md §2.2: A 11, 3 10, K 4, Q 3, J 2, the rest 0."""
     return sum(POINTS.get(tricks.rank(str(c)), 0) for c in cards)
@@ -244,7 +240,7 @@ def legal_plays(
     >>> sorted(legal_plays(["AC", "4D", "2D"], ["7S", "5D"], "D", {"duties": "follow_suit"}))
     ['2D', '4D', 'AC']
     """
-    o = _options_of(options)
+    o = resolve_options(options)
     return set(
         tricks.legal_plays(
             [_code(c) for c in hand], [_code(c) for c in trick], _suit_or_none(trump), STRENGTH, **_duties(o)
@@ -265,7 +261,7 @@ def why_illegal(
     >>> str(why), why.code, why.params
     ('must beat the best card of the suit led: 3S does (Tute 2.4)', 'must_head_with', {'cards': ['3S']})
     """
-    o = _options_of(options)
+    o = resolve_options(options)
     held, before, card = [_code(c) for c in hand], [_code(c) for c in trick], _code(card)
     trump = _suit_or_none(trump)
     duty = tricks.broken_duty(held, before, trump, card, STRENGTH, **_duties(o))
@@ -398,7 +394,7 @@ def deal_outcome(
     >>> deal_outcome({"P1": 50, "P2": 50, "P3": 20, "P4": 10}, "P4")["losers"]
     ['P1']
     """
-    o = _options_of(options)
+    o = resolve_options(options)
     names = list(totals)
     n = len(names)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:

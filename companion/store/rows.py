@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from companion import games, names
-from companion.errors import MoveError, OptionError, Reason
+from companion.errors import N_, MoveError, OptionError, Reason
 
 TRANSCRIPT_FORMAT = "companion-transcript/1"
 
@@ -141,8 +141,9 @@ def _plain(data, error: type[MoveError | OptionError], what: str):
     try:
         return json.loads(_dumps(data))
     except (TypeError, ValueError):
+        # N_: ``error`` is the kind of refusal, so `make messages` finds the text by its mark.
         raise error(
-            "not_json", "%(what)s must be plain JSON data (text, numbers, lists, mappings)", what=what
+            "not_json", N_("'%(what)s' must be plain JSON data (text, numbers, lists, mappings)"), what=what
         ) from None
 
 

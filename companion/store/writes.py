@@ -145,7 +145,7 @@ class Changes(Access):
             referee = self._device(conn, game_id, key, referees)
             if game is not None and game != row["game"]:
                 raise Conflict(row["version"], version)
-            move = _plain(move, InvalidMove, "The move")
+            move = _plain(move, InvalidMove, "move")
             rules = games.get(row["game"])
             question = rules.confirm_needed(before, move) if ask and hasattr(rules, "confirm_needed") else None
             if question:
@@ -237,7 +237,7 @@ class Changes(Access):
             if not corrections:
                 raise NotFound("No entry to correct")
             rules = games.get(row["game"])
-            corrections = {n: _plain(m, InvalidMove, "The move") for n, m in corrections.items()}
+            corrections = {n: _plain(m, InvalidMove, "move") for n, m in corrections.items()}
             first = min(corrections)
             state, base, rows = self._from_snapshot(conn, rules, row, first, 2**62)
             held = {m["seq"]: m for m in rows}
@@ -621,7 +621,7 @@ class Games(Changes):
         plain, said = [], []
         for i, move in enumerate(moves, 1):
             try:
-                move = _plain(move, InvalidMove, "The move")
+                move = _plain(move, InvalidMove, "move")
                 state = rules.apply(state, move)
             except MoveError as e:
                 raise BadTranscript(f"Move {i} of {len(moves)} is refused: {e}", index=i) from None

@@ -1,0 +1,64 @@
+"""Every reason the app makes while a test runs has its Japanese words (a pytest plugin:
+tests/conftest.py loads it).
+
+The tables it referees are in Japan: a refusal, a choice, an outcome or a line of the log
+that has only English words shows them to a Japanese table as they are. Each ``Reason``
+the app's own code (a file in ``companion/``) makes while a test runs is kept, and the
+test fails if the Japanese catalog (``companion/translations/ja``) has no words for its
+text. The catalog is read from its source, ``messages.po``, so nothing needs compiling.
+Reasons a test, a toy game or a docstring's example makes are not the app's, and one read
+back from a game's data was checked when it was made. A changed English text fails here
+until the catalog has it (`make messages`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from functools import cache
+
+import pytest
+from babel.messages.pofile import read_po
+
+from companion.errors import Reason
+from tests import ROOT
+
+CATALOG = ROOT / "companion" / "translations" / "ja" / "LC_MESSAGES" / "messages.po"
+APP = str(ROOT / "companion") + os.sep  # the app's own code: not a test's, nor a toy game's
+
+
+@cache
+def japanese() -> frozenset[str]:
+    """The English texts the Japanese catalog words."""
+    with CATALOG.open("rb") as f:
+        catalog = read_po(f)
+    return frozenset(m.id for m in catalog if isinstance(m.id, str) and m.id and m.string and not m.fuzzy)
+
+
+made: list[Reason] = []
+_init = Reason.__init__
+
+
+def _kept(self: Reason, code: str, text: str, /, **kwargs: object) -> None:
+    _init(self, code, text, **kwargs)
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == "companion.errors":
+        if frame.f_code.co_name == "from_json":
+            return  # read back from a game's data: checked when its engine made it
+        frame = frame.f_back  # a refusal made from its parts: who raised it
+    if frame is not None and frame.f_code.co_filename.startswith(APP):  # not a docstring's example
+        made.append(self)
+
+
+Reason.__init__ = _kept  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    made.clear()
+    result = yield
+    untranslated = sorted({r.text for r in made} - japanese())
+    made.clear()
+    if untranslated:
+        raise AssertionError(f"no Japanese words for {untranslated} (companion/translations/ja, `make messages`)")
+    return result
