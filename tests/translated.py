@@ -5,10 +5,11 @@ The tables it referees are in Japan: a refusal, a choice, an outcome or a line o
 that has only English words shows them to a Japanese table as they are. Each ``Reason``
 the app's own code (a file in ``companion/``) makes while a test runs is kept, and the
 test fails if the Japanese catalog (``companion/translations/ja``) has no words for its
-text, or its text places a param it lacks, or one that is None. The catalog is read from its source, ``messages.po``, so nothing needs compiling.
-Reasons a test, a toy game or a docstring's example makes are not the app's, and one read
-back from a game's data was checked when it was made. A changed English text fails here
-until the catalog has it (`make messages`).
+text, or its text places a param it lacks, or one that is None. The catalog is read from
+its source, ``messages.po``, so nothing needs compiling. Reasons a test, a toy game or a
+docstring's example makes are not the app's, and one read back from a game's data was
+checked when it was made. A changed English text fails here until the catalog has it
+(`make messages`).
 """
 
 from __future__ import annotations
