@@ -24,7 +24,9 @@ def play(s, card, total=None):
     move = {"type": "play", "card": card}
     if total is not None:
         move["total"] = total
-    return H.apply(s, move)
+    s = H.apply(s, move)
+    assert all(map(str, H.narrate(s, move)))  # the log's words (tests/translated.py checks them)
+    return s
 
 
 @pytest.mark.parametrize("v", VECTORS, ids=lambda v: v["id"])

@@ -169,6 +169,7 @@ def play_random_game(players, options, rng, max_deals=40):
         before = T.dump(state)
         new = T.apply(state, move)
         assert T.dump(state) == before
+        assert all(map(str, T.narrate(new, move)))  # the log's words (tests/translated.py checks them)
         state = new
         snapshot = check_serialisation(state)
         history_len = len(state.history)
@@ -203,6 +204,7 @@ def play_random_game(players, options, rng, max_deals=40):
                 move["player"] = players[seat]
             new = T.apply(state, move)
             assert T.dump(state) == snapshot  # apply never changes its input
+            assert all(map(str, T.narrate(new, move)))  # the log's words (tests/translated.py checks them)
             last = new.last
             assert last["player"] == players[seat] and last["card"] == card
             assert set(last["taken"]) == set(choice.cards)

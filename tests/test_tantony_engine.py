@@ -20,12 +20,15 @@ def new(options=None, players=NESW):
 
 def play(s, *cards):
     for c in cards:
-        s = T.apply(s, {"type": "play", "card": c})
+        s = T.apply(s, move := {"type": "play", "card": c})
+        assert all(map(str, T.narrate(s, move)))  # the log's words (tests/translated.py checks them)
     return s
 
 
 def give(s, to):
-    return T.apply(s, {"type": "give", "to": to})
+    s = T.apply(s, move := {"type": "give", "to": to})
+    assert all(map(str, T.narrate(s, move)))  # the log's words (tests/translated.py checks them)
+    return s
 
 
 def spare_tricks(n, avoid=()):

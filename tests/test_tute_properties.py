@@ -68,6 +68,7 @@ class Deal:
         assert T.load(before) == self.state
         new = T.apply(self.state, move)
         assert T.dump(self.state) == before
+        assert all(map(str, T.narrate(new, move)))  # the log's words (tests/translated.py checks them)
         self.state = new
         return new
 

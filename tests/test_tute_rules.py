@@ -1076,3 +1076,84 @@ def test_wrong_time_refusals_are_coded():
     with pytest.raises(IllegalMove) as err:
         tally(state, {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "P1")
     assert err.value.code == "tally_too_late" and err.value.rule is None
+
+
+@pytest.mark.parametrize(
+    ("hand", "trick", "card", "code", "words"),
+    [
+        ("3S 2S AC 5D", "7S", "2S", "must_head_with", "must beat the best card of the suit led: 3S does (Tute 2.4)"),
+        ("3S KS 2S", "7S", "2S", "must_head_with_any", "must beat the best card of the suit led: 3S KS do (Tute 2.4)"),
+        ("AC 5D 2C", "7S", "AC", "must_trump_with", "must play a trump when out of the suit led: 5D does (Tute 2.4)"),
+        (
+            "AC 5D 6D",
+            "7S",
+            "AC",
+            "must_trump_with_any",
+            "must play a trump when out of the suit led: 5D 6D do (Tute 2.4)",
+        ),
+        (
+            "2D 6D AC",
+            "7S 5D",
+            "2D",
+            "must_overtrump_with",
+            "must beat the trump already in the trick: 6D does (Tute 2.4)",
+        ),
+        (
+            "2D 6D 7D AC",
+            "7S 5D",
+            "2D",
+            "must_overtrump_with_any",
+            "must beat the trump already in the trick: 6D 7D do (Tute 2.4)",
+        ),
+        ("4S AC", "7S", "AC", "must_follow_with", "must follow suit: 4S does (Tute 2.4)"),
+        ("4S 2S AC", "7S 5D", "AC", "must_follow_with_any", "must follow suit: 2S 4S do (Tute 2.4)"),
+    ],
+)
+def test_2_4_the_labs_why_says_each_duty_and_the_cards_that_meet_it(hand, trick, card, code, words):
+    """RULES.md 2.4 (trumps D): follow, beat the best card led, trump, overtrump; one card that meets it, or several."""
+    why = T.why_illegal(hand.split(), trick.split(), "D", card)
+    assert (why.code, str(why)) == (code, words)
+
+
+def test_2_3_5_3_moves_at_the_wrong_moment_say_what_is_missing():
+    """RULES.md 2.3 (one turned card a deal) and 5.3 (a claim names its player, between tricks)."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    err = t.refused({"type": "play"}, InvalidMove)
+    assert (err.code, str(err)) == ("needs_card", "The move needs a 'card'")
+    err = t.refused({"type": "claim", "player": "Zed"}, InvalidMove)
+    assert (err.code, str(err)) == ("claim_who", "A claim names the player who takes every trick left ('player').")
+    err = t.refused({"type": "trump", "card": "4D"})
+    assert (err.code, str(err)) == ("trump_already_set", "The trump is already set for this deal.")
+    t.play("2C")
+    err = t.refused({"type": "claim", "player": "P4"})
+    assert (err.code, str(err)) == ("claim_mid_trick", "Finish trick 1 first: a claim takes the tricks not begun yet.")
+    t.play("3C", "7C", "5C")  # P2 wins and may sing
+    err = t.refused({"type": "declare"}, InvalidMove)
+    assert (err.code, str(err)) == ("cante_needs_suit", "A cante needs a 'suit': S, H, D or C")
+
+
+@pytest.mark.parametrize(
+    ("hand", "suit", "extra", "code", "words"),
+    [
+        (["2H"], "H", {}, "cante_cards_missing", "Needs both KH and QH in hand; KH and QH are not there (Tute 2.5)."),
+        (
+            ["KS", "QS", "KD", "QD"],
+            "S",
+            {"sang_after_this_trick": True},
+            "cante_sung_this_trick",
+            "One cante per trick won: this trick's cante is already sung (Tute 2.5).",
+        ),
+        (["KS", "QS"], "S", {"sung": [("S", 20)]}, "suit_already_sung", "S was already sung this deal (Tute 2.5)."),
+        (
+            ["KD", "QD"],
+            "D",
+            {"players": 3},
+            "no_declared_cantes",
+            "With 3 players cantes are only scored in tricks, never declared (Tute 2.5).",
+        ),
+    ],
+)
+def test_2_5_the_labs_cante_check_says_why_not(hand, suit, extra, code, words):
+    """RULES.md 2.5: both cards in hand, one cante a trick won, each suit once, 4-5 players (trumps D)."""
+    why = T.cante_check(hand, suit, "D", **extra)
+    assert (why.code, str(why)) == (code, words)

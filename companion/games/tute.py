@@ -646,13 +646,13 @@ def _wrong_time(s: State, kind: str) -> Reason:
         )
     if kind == "tally":
         return Reason("tally_too_late", "A deal can be tallied only before its first card.")
-    if kind == "claim" and s.trick:
-        return Reason(
-            "claim_mid_trick",
-            "Finish trick %(n)s first: a claim takes the tricks not begun yet.",
-            n=len(s.tricks) + 1,
-        )
-    return Reason("wrong_time", "This move can't come now.", kind=kind)
+    # A claim, then: once the trump is set a card may always be played, and a claim only
+    # waits for the trick begun (RULES.md 5.3).
+    return Reason(
+        "claim_mid_trick",
+        "Finish trick %(n)s first: a claim takes the tricks not begun yet.",
+        n=len(s.tricks) + 1,
+    )
 
 
 def _no_declaring(s: State) -> Reason:
