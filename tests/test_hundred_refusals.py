@@ -5,6 +5,7 @@ common real-world error); a claim that a hand can't go names the safe card (4.2)
 
 import pytest
 
+from companion.cards import PACK_52
 from companion.games import AmbiguousMove, IllegalMove, InvalidMove
 from companion.games import hundred as H
 
@@ -127,3 +128,16 @@ def test_nothing_is_asked_once_the_match_is_over():
     s = H.apply(H.apply(s, {"type": "play", "card": "10S"}), {"type": "lose"})  # B can't go on 100
     assert s.result == {"winners": ["A"], "losers": ["B"], "draw": False}
     assert H.confirm_needed(s, {"type": "play", "card": "8H"}) is None
+
+
+@pytest.mark.parametrize("variant", list(H.PRESETS))
+def test_a_play_over_the_target_never_makes_a_run_of_totals(variant):
+    """RULES.md 4.2: the cards that make more than a few totals (an ace in 100, a black ace in
+    Itōke's 99) make any total up from 0 or from the total, so some are never over the target:
+    the referee asks first only about totals it can list (no "any total from" words)."""
+    options = H.resolve_options({"variant": variant})
+    target = H.target(options)
+    for total in range(target + 1):
+        for card in map(str, PACK_52):
+            made = H.effect(card, total, options)[0]
+            assert len(made) <= 3 or min(made) <= target, (card, total, made)

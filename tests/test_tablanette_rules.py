@@ -1357,6 +1357,7 @@ def test_registry():
         (1, {}, False),
         (1, {"sweep_scoring": "flat1"}, True),
         (26, {"sweep_scoring": "flat1"}, False),
+        (24, {"jack_is_12": True}, True),  # a jack is an ordinary 12 (1.7): J on J
     ],
 )
 def test_1_4_P8_which_sweep_bonuses_can_exist(bonus, options, ok):
@@ -1846,3 +1847,15 @@ def test_1_4_a_refused_capture_says_why_and_what_is_legal(card, table, taken, op
     """RULES.md 1.4 P1-P5: what is wrong with a capture, then the legal ones (six at most) under the game's options."""
     r = T.explain_refusal(card, table, taken, options)
     assert (r.code, str(r)) == (code, words)
+
+
+def test_1_7_the_dispute_labs_hand_size_is_a_share_of_the_48_cards_for_two():
+    """RULES.md 1.2 and 1.7: with no players named (the dispute lab), a hand is 1 to 24 cards."""
+    with pytest.raises(OptionError) as e:
+        T.resolve_options({"hand_size": 25})
+    assert (e.value.code, e.value.option, str(e.value)) == (
+        "hand_size_range",
+        "hand_size",
+        "hand_size must be from 1 to 24",
+    )
+    assert T.resolve_options({"hand_size": 24}).hand_size == 24

@@ -875,9 +875,11 @@ def confirm_needed(state: State, move: Move) -> Reason | None:
     if said is not None and said not in reachable or min(made) <= m:
         return None
     card = str(Card.parse(move["card"]))
-    span = _span(made)
+    # Never "any total from .. to ..": a card that makes a run of totals makes one at or under
+    # the target too (tests/test_hundred_refusals.py).
     return Reason(
-        *_OVER[span is not None],
+        "over_target",
+        "%(card)s on %(total)s makes %(totals)s, over %(target)s: %(player)s loses the hand.",
         card=card,
         total=state.total,
         totals=made,
@@ -886,19 +888,6 @@ def confirm_needed(state: State, move: Move) -> Reason | None:
         target=m,
         player=state.players[state.turn],
     )
-
-
-#: A play that goes over the target, asked about first: by whether it makes a run of totals.
-_OVER = {
-    False: ("over_target", N_("%(card)s on %(total)s makes %(totals)s, over %(target)s: %(player)s loses the hand.")),
-    True: (
-        "over_target_range",
-        N_(
-            "%(card)s on %(total)s makes any total from %(low)s to %(high)s, over %(target)s: "
-            "%(player)s loses the hand."
-        ),
-    ),
-}
 
 
 def _span(values: list[int]) -> tuple[int, int] | None:
