@@ -1826,11 +1826,29 @@ def test_1_4_P4_a_card_with_several_captures_asks_which(card, table, options, co
         ),
         (
             "7C",
-            ["7S", "7H"],
+            ["7S", "7H", "JD"],  # the jack stays: only a jack takes it (P5)
             ["7S"],
             {},
             "must_take_every_group",
             "Must also take 7H: every group the 7C can take must be taken (Tablanette P4). Legal: 7S 7H.",
+        ),
+        (
+            "5S",
+            ["5C", "9H"],
+            ["9H"],
+            {"forced_capture": False},
+            "not_groups",
+            "9H can't be taken with 5S: what is taken must split into groups that each make 5, either a card of the "
+            "same rank or 2 to 3 cards adding up, no card counted twice (Tablanette P1-P2). Legal: 5C or lay it down.",
+        ),
+        (
+            "5S",
+            ["5C", "9H"],
+            ["9H"],
+            {"max_group_size": None},
+            "not_groups_any_size",
+            "9H can't be taken with 5S: what is taken must split into groups that each make 5, either a card of the "
+            "same rank or 2 or more cards adding up, no card counted twice (Tablanette P1-P2). Legal: 5C.",
         ),
         (
             "KS",

@@ -1072,7 +1072,8 @@ def _say_which(p: Card, legal: list[list[str]], complete: bool) -> Reason:
     when there are many, how many and a few of them."""
     if complete and len(legal) <= NAMED:
         return Reason("say_which", "%(card)s can take %(choices)s: say which.", card=p, choices=_named(legal))
-    return Reason(*_SAY_WHICH_OF[complete], card=p, count=len(legal), choices=_named(legal, complete))
+    # More than NAMED, or counted past LISTED: "another capture" ends the list either way.
+    return Reason(*_SAY_WHICH_OF[complete], card=p, count=len(legal), choices=_named(legal))
 
 
 # ---------------------------------------------------------------------------
