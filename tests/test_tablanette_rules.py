@@ -500,7 +500,7 @@ def test_TB_F2_sweep_to_the_target_wins_at_once():
     assert v["result"] == {"winners": ["Ben"], "losers": ["Ann"], "draw": False}
     assert v["expects"] == [] and v["to_act"] is None
     record = v["history"][-1]
-    assert record["deal"] == 2 and record["abandoned"] is True
+    assert record["deal"] == 2 and record["abandoned"] is True and record["tallied"] is False  # played, not tallied
     assert record["points"] == {"Ann": 0, "Ben": 42}
     for side in ("Ann", "Ben"):
         assert sum(r["points"][side] for r in v["history"]) == v["scores"][side]
@@ -1877,3 +1877,34 @@ def test_1_7_the_dispute_labs_hand_size_is_a_share_of_the_48_cards_for_two():
         "hand_size must be from 1 to 24",
     )
     assert T.resolve_options({"hand_size": 24}).hand_size == 24
+
+
+def test_1_6_the_labs_verdict_names_winners_losers_and_a_draw():
+    """RULES.md 1.6 and TB-F2/TB-F3: the highest at or over 251 wins, level there is a draw; a
+    sweep that reaches the target mid-deal wins at once whatever the others hold."""
+    assert T.verdict({"A": 251, "B": 251}) == {"winners": ["A", "B"], "losers": [], "draw": True}
+    assert T.verdict({"A": 251, "B": 250}) == {"winners": ["A"], "losers": ["B"], "draw": False}
+    assert T.verdict({"A": 250, "B": 250}) is None
+    assert T.verdict({"A": 251, "B": 251}, on_tie="play_on") is None
+    assert T.verdict({"A": 251, "B": 0}, win_at="exceed") is None
+    assert T.verdict({"A": 282, "B": 290}, sweeper="A") == {"winners": ["A"], "losers": ["B"], "draw": False}
+    assert T.verdict({"A": 250, "B": 290}, sweeper="A") is None
+
+
+def test_1_4_a_tap_counts_captures_up_to_its_limit_and_says_whether_that_is_all():
+    """RULES.md 1.4 P4 (issue 17): a card with exactly six legal captures lists all six under a
+    limit of six, and five, not all, under five."""
+    table = ["10C", "10H", "2C", "2D", "2H", "9D"]
+    found, complete = T.some_captures("KD", table, limit=6)
+    assert (len(found), complete) == (6, True)
+    found, complete = T.some_captures("KD", table, limit=5)
+    assert (len(found), complete) == (5, False)
+
+
+def test_1_6_a_new_deal_starts_as_the_first_did():
+    """RULES.md 1.6: after a deal the next dealer lays out a fresh deal: no round begun, no card played."""
+    fresh = T.dump(new())  # the state is plain data (DESIGN.md)
+    after = T.dump(tally_ab(new(), 27, A10))
+    for key in ("phase", "round", "played_in_round", "table", "stock", "buried", "piles", "sweeps", "last_capturer"):
+        assert after[key] == fresh[key], key
+    assert (after["deal"], after["dealer"]) == (2, 1)
