@@ -27,6 +27,7 @@ from tests import ROOT
 
 CATALOG = ROOT / "companion" / "translations" / "ja" / "LC_MESSAGES" / "messages.po"
 PLACE = re.compile(r"%\((\w+)\)([sdr])")
+PASSED = ("companion.errors", "mutmut.")
 APP = str(ROOT / "companion") + os.sep  # the app's own code: not a test's, nor a toy game's
 
 
@@ -45,10 +46,12 @@ _init = Reason.__init__
 def _kept(self: Reason, code: str, text: str, /, **kwargs: object) -> None:
     _init(self, code, text, **kwargs)
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") == "companion.errors":
+    # Who made it: past a refusal made from its parts (errors.py), and past mutmut's trampolines,
+    # which stand between a caller and the function it calls under `make mutants`.
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(PASSED):
         if frame.f_code.co_name == "from_json":
             return  # read back from a game's data: checked when its engine made it
-        frame = frame.f_back  # a refusal made from its parts: who raised it
+        frame = frame.f_back
     if frame is not None and frame.f_code.co_filename.startswith(APP):  # not a docstring's example
         made.append(self)
 
