@@ -308,3 +308,13 @@ def test_a_tute_revoke_the_known_cards_prove_is_offered_to_rule(client, app):
     assert "Once proven, the revoke costs its player the deal: a loss mark." in asked
     assert post_move(client, game_id, type="play", card="7D", ruled="1", confirm="1").status_code == 200
     assert app.extensions["store"].moves(game_id)[-1]["move"] == {"type": "play", "card": "7D", "ruled": True}
+
+
+def test_a_ruling_keeps_the_refusal_of_the_games_own_rules():
+    """RULES.md 5.2 R2 with 1.7's max_group_size: the ruling records the refusal the game's
+    options give (groups of any size), and a card laid down as ruled took no group."""
+    s = TB.apply(TB.start(["Ann", "Ben"], {"max_group_size": None}), LAYOUT)
+    after = TB.apply(s, ruled({"type": "play", "card": "QH", "capture": ["2C", "8S"]}))
+    assert after.rulings[-1]["refusal"]["code"] == "not_groups_any_size"
+    laid = TB.apply(tablanette(), ruled({"type": "play", "card": "5S", "capture": []}))
+    assert (laid.last["taken"], laid.last["groups"]) == ([], [])

@@ -1908,3 +1908,14 @@ def test_1_6_a_new_deal_starts_as_the_first_did():
     for key in ("phase", "round", "played_in_round", "table", "stock", "buried", "piles", "sweeps", "last_capturer"):
         assert after[key] == fresh[key], key
     assert (after["deal"], after["dealer"]) == (2, 1)
+
+
+def test_1_2_a_buried_jack_played_before_the_last_round_is_flagged():
+    """RULES.md 1.2 (layout jacks go under the stock, so come out in the last round): one
+    played earlier is warned about, the stock may have been re-cut."""
+    s = play(lay(new(), ["2S", "3S", "4S", "6S"], buried=["JD"]), "JD")
+    (warning,) = T.view(s)["warnings"]
+    assert warning["code"] == "played_a_buried_card"
+    assert str(Reason.from_json(warning)) == (
+        "JD went under the stock at the layout of deal 1, yet was played in round 1 of 4: was the stock re-cut?"
+    )
