@@ -1915,7 +1915,37 @@ def test_1_2_a_buried_jack_played_before_the_last_round_is_flagged():
     played earlier is warned about, the stock may have been re-cut."""
     s = play(lay(new(), ["2S", "3S", "4S", "6S"], buried=["JD"]), "JD")
     (warning,) = T.view(s)["warnings"]
-    assert warning["code"] == "played_a_buried_card"
+    assert warning["code"] == "played_a_buried_card"  # the code the page keys its warning on
     assert str(Reason.from_json(warning)) == (
         "JD went under the stock at the layout of deal 1, yet was played in round 1 of 4: was the stock re-cut?"
     )
+
+
+@pytest.mark.parametrize(
+    ("laid", "move", "code", "words"),
+    [
+        (False, {"type": "layout", "cards": "2S"}, "cards_not_list", "The move needs 'cards': a list of cards"),
+        (False, {"type": "layout", "cards": ["2S", "2S", "3S", "4S"]}, "listed_twice", "2S is listed twice"),
+        (False, {"type": "layout", "cards": ["2S", "3S", "4S"]}, "layout_size", "The layout is exactly 4 cards, not 3"),
+        (
+            True,
+            {"type": "play", "card": "KC", "capture": "KS"},
+            "cards_not_list",
+            "The move needs 'capture': a list of cards",
+        ),
+        (True, {"type": "play", "card": "KC", "capture": ["KS", "KS"]}, "listed_twice", "KS is listed twice"),
+        (True, {"type": "play"}, "no_card", "A play needs the 'card' played"),
+        (
+            True,
+            {"type": "play", "card": "5C"},
+            "card_on_table",
+            "5C is on the table already: each card is played once.",
+        ),
+    ],
+)
+def test_a_malformed_layout_or_play_is_refused_in_words(laid, move, code, words):
+    """DESIGN.md errors and RULES.md 1.2 (a layout of 4 cards), 1.4 (a card played once): what is wrong, said."""
+    s = lay(new(), ["KS", "10H", "4D", "5C"]) if laid else new()
+    with pytest.raises(MoveError) as e:
+        T.apply(s, move)
+    assert (e.value.code, str(e.value)) == (code, words)
