@@ -1949,3 +1949,12 @@ def test_a_malformed_layout_or_play_is_refused_in_words(laid, move, code, words)
     with pytest.raises(MoveError) as e:
         T.apply(s, move)
     assert (e.value.code, str(e.value)) == (code, words)
+
+
+def test_the_view_names_its_game_its_deals_and_whole_hands():
+    """DESIGN.md view: the game, a game of fixed deals (RULES.md 1.6), and each hand's cards left
+    as whole numbers (1.3: six a round; Ben has played one of his)."""
+    v = T.view(play(lay(new(fixed_deals=3), ["KS", "10H", "4D", "5C"]), "2S"))
+    assert (v["game"], v["fixed_deals"], v["round"], v["rounds"]) == ("tablanette", 3, 1, 4)
+    assert v["hands"] == {"Ann": 6, "Ben": 5} and all(type(n) is int for n in v["hands"].values())
+    assert T.view(new())["fixed_deals"] is None
