@@ -1958,3 +1958,16 @@ def test_the_view_names_its_game_its_deals_and_whole_hands():
     assert (v["game"], v["fixed_deals"], v["round"], v["rounds"]) == ("tablanette", 3, 1, 4)
     assert v["hands"] == {"Ann": 6, "Ben": 5} and all(type(n) is int for n in v["hands"].values())
     assert T.view(new())["fixed_deals"] is None
+
+
+def test_the_view_counts_card_points_on_the_games_scale_and_says_the_direction():
+    """RULES.md 1.5 (an ace is 1 card point, or 11 on the ace_ten scale) and 1.7's direction of play;
+    with partners (A16) the view scores two sides."""
+    for options, points, direction in (
+        ({}, 2, "clockwise"),
+        ({"point_scale": "ace_ten", "direction": "anticlockwise"}, 22, "anticlockwise"),
+    ):
+        v = T.view(play(lay(new(**options), ["AS", "7H", "4D", "5C"]), "AC", ["AS"]))
+        assert (v["card_points"], v["direction"]) == ({"Ann": 0, "Ben": points}, direction)
+    v = T.view(T.start(["Ann", "Ben", "Cat", "Dan"], {"partnership": True}))
+    assert v["scores"] == {"Ann & Cat": 0, "Ben & Dan": 0}

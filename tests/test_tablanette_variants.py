@@ -88,6 +88,10 @@ def test_a_played_ace_declared_1_may_take_nothing(table, default, as_one):
         ("AC", ["AS", "10H"], {"eleven": 22, "one": 22, "as_played": 22}),
         # TB-13: A on A 5 6: 33 when the table's ace counts 11, else 11 + 1 + 5 + 6.
         ("AH", ["AS", "5C", "6D"], {"eleven": 33, "one": 23, "as_played": 23}),
+        # No ace on the table: the played ace makes 11 with the 5 and 6 under every reading.
+        ("AH", ["5C", "6D"], {"eleven": 22, "one": 22, "as_played": 22}),
+        # Two aces taken by rank: each counts 1 but under "eleven"; the played one too under "one".
+        ("AH", ["AS", "AC"], {"eleven": 33, "one": 3, "as_played": 13}),
         # No ace taken by rank: every reading agrees (TB-09, seed 001's K on K 10 4).
         ("KC", ["KS", "10H", "4D"], {"eleven": 42, "one": 42, "as_played": 42}),
     ],
