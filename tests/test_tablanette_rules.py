@@ -1971,3 +1971,57 @@ def test_the_view_counts_card_points_on_the_games_scale_and_says_the_direction()
         assert (v["card_points"], v["direction"]) == ({"Ann": 0, "Ben": points}, direction)
     v = T.view(T.start(["Ann", "Ben", "Cat", "Dan"], {"partnership": True}))
     assert v["scores"] == {"Ann & Cat": 0, "Ben & Dan": 0}
+
+
+@pytest.mark.parametrize(
+    ("card", "table", "options", "value", "groups", "code", "words"),
+    [
+        ("QC", ["QD"], {}, 13, [["QD"]], "sweep_one_group", "QC counts 13; QD makes 13: 13 × 2 = 26."),
+        (
+            "KC",
+            ["KS", "10H", "4D"],
+            {},
+            14,
+            [["KS"], ["4D", "10H"]],
+            "sweep_groups",
+            "KC counts 14; KS and 4D+10H each make 14: 14 × 3 = 42.",
+        ),
+        ("5C", ["4D", "AH"], {}, 5, [["AH", "4D"]], "sweep_one_group", "5C counts 5; AH+4D makes 5: 5 × 2 = 10."),
+        (
+            "AH",
+            ["AS", "5C", "6D"],
+            {"sweep_aces": "one"},
+            11,
+            [["AS"], ["5C", "6D"]],
+            "sweep_aces_low",
+            "AH counts 11; AS and 5C+6D make 11 each, but an ace taken by rank counts 1: 23.",
+        ),
+        (
+            "AC",
+            ["AS"],
+            {"sweep_aces": "one"},
+            1,
+            [["AS"]],
+            "sweep_one_group_ace",
+            "AC counts 1 (an ace counts 1 or 11); AS makes 1: 1 × 2 = 2.",
+        ),
+        ("QC", ["QD"], {"sweep_scoring": "flat1"}, 13, [["QD"]], "flat_tabla", "A tabla scores 1."),
+    ],
+)
+def test_1_4_P8_a_sweep_says_how_its_bonus_was_counted(card, table, options, value, groups, code, words):
+    """RULES.md 1.4 P8 (value x (groups + 1), groups in pack order), A1 (sweep_aces) and 1.5 (one point a tabla)."""
+    (sweep,) = [c for c in T.capture_options(card, table, options) if c.sweep]
+    assert (sweep.value, [list(g) for g in sweep.groups]) == (value, groups)
+    assert (sweep.how.code, str(sweep.how)) == (code, words)
+
+
+def test_1_4_a_capture_that_is_no_sweep_keeps_its_value_and_groups():
+    """RULES.md 1.4 P1-P2: 9 takes 4+5 (in pack order) and leaves the 2: no sweep, no bonus, no how."""
+    (capture,) = [c for c in T.capture_options("9C", ["5H", "4D", "2S"]) if c.cards]
+    assert (capture.value, capture.groups, capture.sweep, capture.bonus, capture.how) == (
+        9,
+        (("4D", "5H"),),
+        False,
+        0,
+        None,
+    )
