@@ -446,7 +446,7 @@ class _Search:
         self.vals = tuple(_values(cs[0], opts) for cs in self.cards)
         self.guard = sum(_HIGH << (_BITS * i) for i in range(len(self.ranks)))
         self._types: dict[int, tuple[int, ...]] = {}
-        self._memo: dict[tuple[int, bool], dict[int, _Split | None]] = {}
+        self._memo: dict[int, dict[int, tuple[int, ...] | None]] = {}
         self._weights: dict[int, tuple[int, int]] = {}
         self._by_first: dict[int, list[list[int]]] = {}
 
@@ -502,19 +502,21 @@ class _Search:
             self._by_first[v][((t & -t).bit_length() - 1) // _BITS].append(t)
         return self._types[v]
 
-    def split(self, v: int, u: int, weight: tuple[int, int] | None = None, most: bool = False) -> _Split | None:
-        """``(groups, the groups)`` that ``u`` splits into exactly, or ``None``.
+    def split(self, v: int, u: int, weight: tuple[int, int] | None = None) -> tuple[int, ...] | None:
+        """The groups ``u`` splits into exactly (the first split found), or ``None``.
 
-        With ``most`` the split with the most groups (it sets a sweep's bonus, P8);
-        otherwise the first one found. ``weight`` is ``self.weight(u)`` when known.
+        Every split of ``u`` has as many groups, and as many aces alone, so a sweep's bonus
+        (P8) is the same whichever is found: the groups add up to ``u``'s total, aces counted
+        1 or 11, and two such totals differ by 10 to 40, which no value an ace can count 11
+        in (11 to 14) divides. ``weight`` is ``self.weight(u)`` when known.
         """
-        memo = self._memo.setdefault((v, most), {0: (0, ())})
+        memo = self._memo.setdefault(v, {0: ()})
         if u in memo:
             return memo[u]
         # Cheap test first: every group adds up to v, so the total (aces as 1 or 11)
         # must be a multiple of v.
         low, aces = weight or self.weight(u)
-        best: _Split | None = None
+        found: tuple[int, ...] | None = None
         if any((low + 10 * j) % v == 0 for j in range(aces + 1)):
             # The lowest rank present must lie in a group, and that group has no lower rank.
             first = ((u & -u).bit_length() - 1) // _BITS
@@ -523,13 +525,12 @@ class _Search:
             for t in self._by_first[v][first]:
                 if ((u | guard) - t) & guard == guard:
                     t_low, t_aces = self._weights[t]
-                    rest = self.split(v, u - t, (low - t_low, aces - t_aces), most)
-                    if rest is not None and (best is None or rest[0] + 1 > best[0]):
-                        best = (rest[0] + 1, (t,) + rest[1])
-                        if not most:
-                            break
-        memo[u] = best
-        return best
+                    rest = self.split(v, u - t, (low - t_low, aces - t_aces))
+                    if rest is not None:
+                        found = (t,) + rest
+                        break
+        memo[u] = found
+        return found
 
     def holds_group(self, v: int, r: int) -> bool:
         return any(self.fits(t, r) for t in self.types(v))
@@ -619,8 +620,6 @@ class _Search:
 
 
 _BITS, _MASK, _HIGH = 4, 0b0111, 0b1000  # 3 bits hold a count (0-4), the 4th is the guard
-#: A split of a take into groups: (how many groups, the groups as packed count vectors).
-_Split = tuple[int, tuple[int, ...]]
 
 
 def _sweep_bonus(p: Card, v: int, groups: int, lone_aces: int, opts: Options) -> int:
@@ -668,14 +667,13 @@ def capture_options(
             found.append(_jack_capture(p, t, opts))
     else:
         best: dict[int, tuple[int, int, tuple[int, ...]]] = {}
-        whole = search.pack(search.counts)  # taking it all may be a sweep
         for v in _values(p, opts):
             for u in search.unions(v, maximal=opts.maximal):
-                split = search.split(v, u, most=u == whole)
+                split = search.split(v, u)
                 assert split is not None  # unions() yields only takes that split
-                bonus = search.bonus(p, v, split[1])
+                bonus = search.bonus(p, v, split)
                 if u not in best or bonus > best[u][1]:
-                    best[u] = (v, bonus, split[1])
+                    best[u] = (v, bonus, split)
         for u, (v, _, groups) in best.items():
             # Ranks of one group are interchangeable: every choice of actual cards counts.
             picks = [combinations(cs, k) for cs, k in zip(search.names, search.unpack(u))]
@@ -852,17 +850,17 @@ def judge_capture(
     if u is None:
         return None
     rest = search.pack(search.counts) - u
-    best: tuple[int, int, _Split] | None = None
+    best: tuple[int, int, tuple[int, ...]] | None = None
     for v in _values(p, opts):
-        split = search.split(v, u, most=not rest)
+        split = search.split(v, u)
         if split is None or (opts.maximal and search.holds_group(v, rest)):
             continue
-        bonus = search.bonus(p, v, split[1])
+        bonus = search.bonus(p, v, split)
         if best is None or bonus > best[1]:
             best = (v, bonus, split)
     if best is None:
         return None
-    v, _, (_, groups) = best
+    v, _, groups = best
     choice = [[str(c) for c in cs if c in took] for cs in search.cards]
     return _make_capture(p, len(t), search, v, [search.unpack(g) for g in groups], choice)
 
