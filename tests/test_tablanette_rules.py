@@ -2025,3 +2025,10 @@ def test_1_4_a_capture_that_is_no_sweep_keeps_its_value_and_groups():
         0,
         None,
     )
+
+
+def test_1_4_the_labs_judge_refuses_a_card_taken_twice_or_not_on_the_table():
+    """RULES.md 1.4 P1: a capture takes cards of the table, each once."""
+    assert T.judge_capture("5S", ["5C", "9H"], ["5C", "5C"]) is None
+    assert T.judge_capture("5S", ["5C", "9H"], ["5D"]) is None
+    assert T.judge_capture("5S", ["5C", "9H"], ["5C"]).groups == (("5C",),)
