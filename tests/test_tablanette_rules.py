@@ -2032,3 +2032,34 @@ def test_1_4_the_labs_judge_refuses_a_card_taken_twice_or_not_on_the_table():
     assert T.judge_capture("5S", ["5C", "9H"], ["5C", "5C"]) is None
     assert T.judge_capture("5S", ["5C", "9H"], ["5D"]) is None
     assert T.judge_capture("5S", ["5C", "9H"], ["5C"]).groups == (("5C",),)
+
+
+@pytest.mark.parametrize(
+    ("options", "code", "option", "words"),
+    [
+        (
+            {"preset": "nope"},
+            "unknown_preset",
+            "preset",
+            "Unknown preset 'nope'; presets are: tablanette, family, tablic",
+        ),
+        (
+            {"max_group_size": 1},
+            "bad_max_group_size",
+            "max_group_size",
+            "max_group_size must be a whole number of 2 or more, or none (not 1)",
+        ),
+        (
+            {"most_cards_bonus": "x"},
+            "bad_most_cards_bonus",
+            "most_cards_bonus",
+            "most_cards_bonus must be a whole number; 0 turns it off (not 'x')",
+        ),
+        ({"players": 5}, "player_count", "players", "Tablanette is for 2 to 4 players"),
+    ],
+)
+def test_1_7_an_option_refused_names_itself(options, code, option, words):
+    """RULES.md 1.7: the option at fault is named (the app marks its field), with why."""
+    with pytest.raises(OptionError) as e:
+        T.resolve_options(options)
+    assert (e.value.code, e.value.option, str(e.value)) == (code, option, words)
