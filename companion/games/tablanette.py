@@ -434,7 +434,6 @@ class _Search:
 
     def __init__(self, table: list[Card], opts: Options):
         self.opts = opts
-        self.special = [c for c in table if _is_special_jack(c, opts)]
         by_rank: dict[str, list[Card]] = {}
         for c in table:
             if not _is_special_jack(c, opts):
@@ -788,7 +787,7 @@ def _make_capture(
         named.append(tuple(sort_cards(g)) if len(g) > 1 else tuple(g))
     named.sort(key=lambda g: (len(g), _PACK_INDEX[g[0]]))
     taken = frozenset(c for g in named for c in g)
-    sweep = not search.special and len(taken) == table_size
+    sweep = len(taken) == table_size  # a jack on the table stays: only a jack takes it (P5, P7)
     if not sweep:
         return Capture(taken, False, 0, tuple(named), v)
     if search.opts.sweep_scoring == "flat1":
