@@ -136,6 +136,21 @@ def test_a_move_is_a_mapping_of_a_known_type_by_the_player_to_act(move, kind, co
     assert tute.dump(s) == tute.dump(tute.start(ANN_BEN_CAT))  # a refused move changes nothing
 
 
+@pytest.mark.parametrize(
+    ("game", "players", "known"),
+    [("tablanette", ["Ann", "Ben"], "layout, play, tally"), ("tantony", ["N", "E", "S", "W"], "play, give, tally")],
+)
+def test_an_unknown_move_names_the_games_own_moves(game, players, known):
+    """DESIGN.md errors: a move of no kind the game knows is refused, naming the game and its moves."""
+    rules = games.get(game)
+    with pytest.raises(InvalidMove) as e:
+        rules.apply(rules.start(players), {"type": "dance"})
+    assert (e.value.code, str(e.value)) == (
+        "unknown_move",
+        f"Unknown move type 'dance'; {rules.TITLE} moves are: {known}",
+    )
+
+
 def test_no_move_is_taken_once_the_game_is_over():
     """RULES.md 4.4: the match is over when one player has tokens left."""
     s = hundred.start(["Ann", "Ben"], {"tokens": 1})

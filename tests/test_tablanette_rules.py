@@ -2063,13 +2063,3 @@ def test_1_7_an_option_refused_names_itself(options, code, option, words):
     with pytest.raises(OptionError) as e:
         T.resolve_options(options)
     assert (e.value.code, e.value.option, str(e.value)) == (code, option, words)
-
-
-def test_an_unknown_move_names_the_games_moves():
-    """DESIGN.md errors: a move of no known type is refused, naming Tablanette's moves."""
-    with pytest.raises(InvalidMove) as e:
-        T.apply(new(), {"type": "dance"})
-    assert (e.value.code, str(e.value)) == (
-        "unknown_move",
-        "Unknown move type 'dance'; Tablanette moves are: layout, play, tally",
-    )

@@ -737,16 +737,6 @@ def test_3_10_the_packs_codes():
     assert T.pack_codes(4) == [str(c) for c in T.pack(4)] and len(T.pack_codes(4)) == 52
 
 
-def test_an_unknown_move_names_the_games_moves():
-    """A move of no kind Tantony knows is refused with the moves it knows (RULES.md 3.3-3.5)."""
-    with pytest.raises(InvalidMove) as e:
-        T.apply(new(), {"type": "dance"})
-    assert (e.value.code, str(e.value)) == (
-        "unknown_move",
-        "Unknown move type 'dance'; Tantony moves are: play, give, tally",
-    )
-
-
 def test_a_play_names_its_card():
     """RULES.md 3.3: a card played is named; a move without one is refused as malformed."""
     with pytest.raises(InvalidMove) as e:
