@@ -137,9 +137,14 @@
 
   // An answer the page puts in place itself (the phone's own, one the queue sent): each part
   // put into its namesake, then htmx's settle event, as after its own swap.
-  window.companionSwap = function (html) {
-    var t = document.createElement("template"), live;
+  // ``parsed``: ``html`` parsed already (companionParse), while nothing else was to be done.
+  window.companionParse = function (html) {
+    var t = document.createElement("template");
     t.innerHTML = html;
+    return t;
+  };
+  window.companionSwap = function (html, parsed) {
+    var t = parsed || window.companionParse(html), live;
     processed(function () {
       Array.prototype.slice.call(t.content.children).forEach(function (part) {
         var old = part.id && document.getElementById(part.id);

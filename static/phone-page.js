@@ -53,25 +53,29 @@
 
   // One tap answered here: its board swapped in, the address kept with the question it asks,
   // the tap waiting to be sent if it was applied. One at a time, in order. A tap the phone
-  // worked out as the finger touched its card (below) is shown at once, in the tap's own
-  // task, and the worker only told to keep that game.
-  function here(op, payload, d, version) {
+  // worked out as the finger touched its card (``early``: the peek's answer, below) is shown
+  // as soon as that answer is in, and the worker only told to keep that game.
+  function here(op, payload, d, version, early) {
     payload.current = window.location.href;
-    var ready = op === "tap" && peeked(payload);
+    if (early) {
+      early.then(function (answer) { answered(op, answer, d, version); }, function () {
+        phone.version = null;  // the worker failed: the server answers from now on
+        server(d);
+      });
+    }
     phone.chain = phone.chain.then(function () {
       return call(op, payload).then(function (answer) {
-        if (!ready) { answered(op, answer, d, version); }
+        if (!early) { answered(op, answer, d, version); }
       });
     }).catch(function () {
-      phone.version = null;  // the worker failed: the server answers from now on
-      if (!ready) { server(d); }
+      phone.version = null;
+      if (!early) { server(d); }
     });
-    if (ready) { answered(op, ready, d, version); }
   }
   function answered(op, answer, d, version) {
     if (!answer.status) { server(d); return; }
     phone.version = answer.version;
-    put(answer.html);
+    put(answer.html, answer.parsed);
     if (answer.address) { window.history.replaceState(window.history.state, "", answer.address); }
     waiting.inView();
     if (op === "tap" && answer.applied) { waiting.enqueue(d.formData, version, null, answer.state); }
@@ -80,7 +84,8 @@
   // An answer put in place as the server's is (static/app.js, companionSwap): morphed into
   // the page, changing only what differs from it (issue 45: nothing else is laid out again),
   // then htmx's settle event, as after any answer (the grid locks while a choice waits).
-  function put(html) { window.companionSwap(html); }
+  // A peek's answer comes parsed already (while the finger was down).
+  function put(html, parsed) { window.companionSwap(html, parsed); }
 
   // The server answers it (htmx, as before this file ran).
   function server(d) {
@@ -173,26 +178,27 @@
   }
 
   // A finger on a move's button (a card of the grid, an option, a total): the phone works the
-  // tap out at once (phone.peek), while the finger is still down, and the tap itself, the
-  // same fields on the same game, is then shown at once (here). A tap that does not come
-  // (the finger slid off to scroll) changes nothing. Its fields as companion/phone.py
-  // compares them (_tap_key): by name, each name's values in their order, and the page's
-  // address; a tap whose fields htmx gathers otherwise is worked out when it comes.
+  // tap out at once (phone.peek), while the finger is still down, and parses its board. A tap
+  // that does not come (the finger slid off to scroll) changes nothing. The tap itself, as the
+  // finger lifts, is then answered in its click: with that answer, at once when it is in (no
+  // second turn of the worker), when its fields are the peek's (as companion/phone.py
+  // compares them, _tap_key: by name, each name's values in their order, and the page's
+  // address) and no other call changed the phone's game since. The click then submits
+  // nothing, and htmx never gathers the form (3 ms of the tap with the CPU slowed 4x). Any
+  // other tap (a keyboard's, one the peek no longer fits) is a form's submission, answered
+  // below as htmx asks for it.
   var ahead = null;
   function tapKey(fields) {
     var sorted = fields.slice().sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; });
     return JSON.stringify([sorted, window.location.href]);
   }
-  function peeked(payload) {  // the peek's answer, when it is this tap's
-    var a = ahead;
-    ahead = null;
-    return a && a.answer && a.answer.status && a.calls === calls && !open && a.key === tapKey(payload.fields) ? a.answer : null;
-  }
-  document.addEventListener("pointerdown", function (e) {
+  // The move a button posts, as htmx would send it (its form's fields, the button's, and the
+  // version: the move forms' hx-include), or null for a button that posts no move here.
+  function moveTap(e) {
     var button = e.target && e.target.closest && e.target.closest("button");
     var form = button && button.type === "submit" && button.form;
     if (!form || !isMove(form.getAttribute("hx-post")) || button.getAttribute("aria-disabled") === "true" || !playing()) {
-      return;
+      return null;
     }
     var fields = [];
     new FormData(form).forEach(function (value, name) {
@@ -200,10 +206,29 @@
     });
     if (button.name) { fields.push([button.name, button.value]); }
     fields.push(["version", String(shownVersion())]);
-    var mine = ahead = { key: tapKey(fields), calls: calls, answer: null };
-    call("peek", { fields: fields, current: window.location.href }).then(function (answer) {
+    return { button: button, form: form, fields: fields };
+  }
+  document.addEventListener("pointerdown", function (e) {
+    var tap = moveTap(e);
+    ahead = null;
+    if (!tap) { return; }
+    var mine = ahead = { key: tapKey(tap.fields), calls: calls, answer: null };
+    mine.asked = call("peek", { fields: tap.fields, current: window.location.href }).then(function (answer) {
+      if (answer.status && window.companionParse) { answer.parsed = window.companionParse(answer.html); }
       mine.answer = answer;
-    }, function () { /* the tap asks again */ });
+      return answer;
+    });
+    mine.asked.catch(function () { /* the tap asks again */ });
+  }, true);
+  document.addEventListener("click", function (e) {
+    var a = ahead, tap = a && moveTap(e);
+    ahead = null;
+    if (!tap || a.calls !== calls || open || a.key !== tapKey(tap.fields) || (a.answer && !a.answer.status)) { return; }
+    e.preventDefault();
+    var data = new FormData();
+    tap.fields.forEach(function (f) { data.append(f[0], f[1]); });
+    here("tap", { fields: tap.fields }, { verb: "post", path: tap.form.getAttribute("hx-post"), elt: tap.button, formData: data },
+      data.get("version"), a.asked);
   }, true);
 
   // Taps, before app.js sees them (capture): answered here while the phone holds the game

@@ -358,12 +358,16 @@ HOLD_TAPS = """() => { const call = window.__call = window.companionPhone.call; 
   window.companionPhone.call = (op, p) => op !== "tap" ? call(op, p)
     : new Promise((answer) => window.__held.push(() => answer(call(op, p)))); }"""
 LET_GO = "() => { window.companionPhone.call = window.__call; window.__held.forEach((go) => go()); }"
+#: Counts the requests htmx is asked to make (its configRequest event, before anyone answers it).
+ASKED_HTMX = """() => { window.__asked = 0;
+  window.addEventListener("htmx:configRequest", () => { window.__asked += 1; }, true); }"""
 
 
 def test_a_finger_on_a_card_sees_its_answer_as_it_lifts(phone_server, phone_in):
     """Issue 45, item 6: the phone works a tap out while the finger is on the card
     (phone.peek), and shows that answer as the finger lifts, without waiting for the worker
-    again; the worker is told to keep that game, the tap is sent once, and the phone goes on."""
+    again and without htmx gathering the form (no request of it); the worker is told to keep
+    that game, the tap is sent once, and the phone goes on."""
     url = phone_server.url
     context, page = phone_in(url, "en")
     game_id, _ = api_referee(page, url, "tablanette", ["Ann", "Ben"])
@@ -375,10 +379,12 @@ def test_a_finger_on_a_card_sees_its_answer_as_it_lifts(phone_server, phone_in):
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
     page.wait_for_function("() => window.companionReferee.worked()")
+    page.evaluate(ASKED_HTMX)
     page.mouse.up()
     expect_version(page, 2)  # shown while the worker's answer to the tap is still held back
     expect(card).to_have_attribute("aria-disabled", "true")
     assert page.evaluate("() => window.__held.length") == 1  # the worker was told all the same
+    assert page.evaluate("() => window.__asked") == 0
     page.evaluate(LET_GO)
     perform(page, Step("card", cards=["6H"]))  # 6♥ takes 2♠ + 4♠: the phone's game went on
     expect_version(page, 3)
