@@ -1,5 +1,5 @@
-"""Page weight (DESIGN.md quality bar): the game page's first load, htmx included, under
-24 KB compressed; a repeat load nothing (the service worker's cache: tests/e2e/test_offline.py);
+"""Page weight (DESIGN.md quality bar): the game page's own first load, htmx included, at
+most 32 KB compressed; a repeat load nothing (the service worker's cache: tests/e2e/test_offline.py);
 every later interaction a few hundred bytes. Measured through the app for each game, as a
 phone's Chrome fetches it (it gets brotli) and as a browser that takes gzip only: the page's
 HTML and every stylesheet and script it links (tests/weight.py). Then a few moves' answers

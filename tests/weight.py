@@ -1,5 +1,5 @@
 """The game page's first load, weighed as a phone fetches it (DESIGN.md: "the game page's
-first load, htmx included, under 24 KB compressed"; issue 34). Sizes are bytes of body over
+own first load at most 32 KB compressed"; issues 34 and 45). Sizes are bytes of body over
 the wire (headers left out) and deterministic, so a test can hold them: the page's HTML and
 every stylesheet and script it links, each asked for with the phone's Accept-Encoding.
 bench/page_weight.py prints them; tests/test_page_weight.py keeps them from growing."""
@@ -14,8 +14,8 @@ import brotli
 
 #: What a phone's Chrome sends (it gets brotli), and a browser that takes gzip only.
 ENCODINGS = {"br": "gzip, deflate, br, zstd", "gzip": "gzip"}
-#: The design's bar for the first load, in bytes.
-BAR = 24 * 1024
+#: The design's bar for the first load, in bytes (24 KB until issue 45 set it at 32 KB).
+BAR = 32 * 1024
 
 _LINKED = re.compile(r'<(?:link rel="stylesheet" href|script src)="([^"]+)"')
 
