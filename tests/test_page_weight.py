@@ -14,7 +14,9 @@ at most (Tantony's and 100's pages) after its item 6: the scripts that morph ans
 page load after it, and the new-game form's and the tally screen's scripts moved out of app.js
 into pages.js, which a game page does not load. Issue 46 puts the line a referee's page shows
 when it can't keep the screen on (plain HTTP, or the phone refuses) in the page, about 150
-bytes: the brotli ceiling goes to 28.7 KB (28.6 at most now), gzip's stays."""
+bytes: the brotli ceiling goes to 28.7 KB (28.6 at most now), gzip's stays. A choice's sheet moves
+the connection's banner to the top (about 40 bytes: 28.7 KB brotli at most, Tantony's), and
+scripts and stylesheets are gzipped by Zopfli: 31.2 KB gzip at most, the ceiling 31.3."""
 
 import pytest
 
@@ -22,7 +24,7 @@ from companion import games, web
 from tests.conftest import become_referee
 from tests.weight import first_load
 
-CEILING = {"br": 28.7 * 1024, "gzip": 32.0 * 1024}
+CEILING = {"br": 28.7 * 1024, "gzip": 31.3 * 1024}
 
 
 @pytest.mark.parametrize("game", games.GAMES)

@@ -327,3 +327,33 @@ def test_a_repeat_load_fetches_no_script_or_stylesheet(page, tmp_path):
     later = {"idiomorph.min.js", "morph.js", "awake.js"}
     assert set(scripts_and_styles) == {"app.css", "htmx.min.js", "app.js", *later}, statics
     assert all(r.from_service_worker for r in scripts_and_styles.values()), statics
+
+
+@pytest.mark.parametrize("size, lang", SHORT_PHONES)
+def test_the_connections_banner_leaves_a_choices_buttons_uncovered(page, context, base_url, shot, size, lang):
+    """The banner that says the connection is gone (at the bottom, near the thumb) and a choice
+    that opens over the grid (a sheet, at the bottom too: 100's pad for a black ace) are both
+    shown: the banner moves to the top of the screen, and every button of the sheet can be
+    tapped without dismissing it first."""
+    page.set_viewport_size(size)
+    start_game(page, base_url, "hundred", ["Ann", "Ben", "Cat"], dealer=2)  # Ann plays first
+    speak(page, lang)
+    tap_card(page, "8H")
+    tap_card(page, "4C")
+    tap_card(page, "AS")  # Ann's black ace: the pad, a sheet over the grid
+    sheet = page.locator("#live .choice.sheet")
+    expect(sheet.locator("#announced")).to_be_visible()
+    context.set_offline(True)
+    page.evaluate("() => window.htmx.trigger('#live', 'poll')")  # the board asked for, and no connection
+    banner = page.locator("#net-error")
+    expect(banner).to_be_visible()
+    expect(banner).to_be_in_viewport()
+    buttons = sheet.locator("button")
+    expect(buttons.first).to_be_visible()
+    for i in range(buttons.count()):  # each button's centre is its own, not the banner's
+        assert buttons.nth(i).evaluate(
+            """b => { const r = b.getBoundingClientRect();
+                      return b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }"""
+        ), buttons.nth(i).inner_text()
+    assert_thumb_zone(page)
+    shot(f"offline-banner-over-a-sheet-{size['width']}-{lang}", full_page=False)
