@@ -25,7 +25,14 @@ self.addEventListener("activate", function (event) {
       return (key.indexOf("companion-shell-") === 0 && key !== CACHE) ||
         (key.indexOf("companion-pyodide-") === 0 && key !== RUNTIME);
     }).map(function (key) { return caches.delete(key); }));
-  }).then(function () { return self.clients.claim(); }));
+  }).then(function () { return self.clients.claim(); }).then(function () {
+    // The pages it takes were opened before it (a first visit): each is fetched again as it
+    // was opened and kept (fetched, below), so it opens without the network from now on, and
+    // the page's copies of itself after each answer (message, below) are kept in its place.
+    return self.clients.matchAll({ type: "window" });
+  }).then(function (pages) {
+    return Promise.all(pages.map(function (page) { return fetched(page.url); }));
+  }));
 });
 
 // Pages are kept one at a time, in the order they came: a copy never replaces a newer one.
@@ -72,8 +79,8 @@ self.addEventListener("message", function (event) {
 });
 
 // A page opened before this worker took it (the first page of a first visit: "Play on this
-// phone only", static/phone-only.js, which must open without the network afterwards) asks to
-// be kept: fetched again as it was opened, and kept as a page it sent.
+// phone only", static/phone-only.js, which must open without the network afterwards; any page
+// taken at activation) is fetched again as it was opened, and kept as a page it sent.
 function fetched(address) {
   var url = new URL(address, self.location.href);
   if (url.origin !== self.location.origin) { return Promise.resolve(); }

@@ -43,6 +43,26 @@ def axe(page) -> AxeResults:
     return AxeResults(page.evaluate("axe.run({resultTypes: ['violations']})"))
 
 
+#: ``until``'s loop in the page: the condition asked again every 100 ms until it holds.
+_UNTIL = """async ([arg, timeout]) => {
+  const end = Date.now() + timeout;
+  while (!(await (CONDITION)(arg))) {
+    if (Date.now() > end) { return false; }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}"""
+
+
+def until(page, condition: str, arg=None, timeout: int = 30_000) -> None:
+    """Wait until ``condition`` (a JavaScript function of ``arg`` answering with a promise, as
+    the Cache API and the service worker's state do) holds. Playwright's wait_for_function
+    asks for a condition that answers at once: a promise is truthy, so it ended at its first
+    poll, before anything was kept (microsoft/playwright#29132)."""
+    held = page.evaluate(_UNTIL.replace("CONDITION", condition), [arg, timeout])
+    assert held, f"not within {timeout} ms: {condition}"
+
+
 def answered(page, action, region: str = "#live") -> None:
     """Do ``action`` (a tap) and wait until ``region`` has been replaced by the answer."""
     page.locator(region).evaluate("e => { e.dataset.stale = '1'; }")

@@ -25,6 +25,7 @@ from tests.e2e.helpers import (
     speak,
     start_game,
     tap_card,
+    until,
 )
 
 LAYOUT = ["2S", "3H", "5D", "9C"]
@@ -46,7 +47,7 @@ def controlled(page) -> None:
     activates; a page whose navigation left before that and whose document came after (a
     race a busy machine loses now and then: the wait for the controller then ran 30 s out)
     is not claimed, and is controlled from its next load, as on a phone: loaded again."""
-    page.wait_for_function(ACTIVATED)
+    until(page, ACTIVATED)
     if not page.evaluate(CONTROLLED):
         page.reload()
     page.wait_for_function(CONTROLLED)

@@ -23,7 +23,7 @@ from companion.views.pyodide import served_version
 from tests.conftest import become_referee, make_app, served
 from tests.e2e.conftest import e2e_app
 from tests.e2e.deals import Step, perform, script
-from tests.e2e.helpers import answered, api_game, api_referee, axe, expect_version
+from tests.e2e.helpers import answered, api_game, api_referee, axe, expect_version, until
 from tests.e2e.test_offline import controlled
 from tests.test_phone_render import TOKEN, _bare, _refused
 
@@ -306,7 +306,7 @@ KEPT = """version => caches.open("companion-pages")
 
 def reload_offline(page, version: int) -> None:
     """Reload without the network once the page kept on the phone is the board at ``version``."""
-    page.wait_for_function(KEPT, arg=version)
+    until(page, KEPT, version)
     page.reload()
     expect_version(page, version)
 

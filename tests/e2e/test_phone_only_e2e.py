@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.deals import perform, script
-from tests.e2e.helpers import answered, axe, expect_version
+from tests.e2e.helpers import answered, axe, expect_version, until
 from tests.e2e.test_offline import controlled
 
 SIZE = {"width": 375, "height": 667}
@@ -80,7 +80,7 @@ def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_read
     controlled(page)
     start = page.locator("#here-new button[type=submit]")
     expect(start).to_be_enabled(timeout=60_000)  # the phone's referee is up
-    page.wait_for_function(KEPT, polling=200, timeout=30_000)
+    until(page, KEPT)
     assert axe(page).violations_count == 0, axe(page).generate_report()
     shot(f"phone-only-page-{lang}")
 
