@@ -51,8 +51,11 @@ def test_bad_text_raises_invalid_move_quoting_the_text(text):
 
 @pytest.mark.parametrize("thing", [None, 10, 1.5, ["QH"]])
 def test_parse_refuses_what_is_not_text(thing):
-    with pytest.raises(InvalidMove):
+    """RULES.md 0.2: a card is written as text; anything else is refused as not a card, quoted."""
+    with pytest.raises(InvalidMove) as err:
         Card.parse(thing)
+    assert err.value.code == "not_a_card"
+    assert repr(thing) in str(err.value)
 
 
 def test_constructor_refuses_unknown_rank_or_suit():
