@@ -52,15 +52,13 @@
 
   // The worker fetches Pyodide and the bundle through the service worker, which keeps them for
   // a visit without the network: on a first visit it waits (a little) for it to take the page.
-  // This page itself, opened before the service worker took it, is kept by it then (sw.js, keep).
+  // This page itself, opened before the service worker took it, is kept by it then (sw.js,
+  // activate).
   function controlled() {
     var sw = navigator.serviceWorker;
     if (!sw || !window.isSecureContext || sw.controller) { return Promise.resolve(); }
     return new Promise(function (resolve) {
-      sw.addEventListener("controllerchange", function () {
-        if (sw.controller) { sw.controller.postMessage({ keep: window.location.pathname }); }
-        resolve();
-      });
+      sw.addEventListener("controllerchange", resolve);
       window.setTimeout(resolve, 3000);
     });
   }

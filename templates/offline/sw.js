@@ -66,7 +66,6 @@ function keep(request, response) {
 // through this worker is not kept.
 self.addEventListener("message", function (event) {
   var data = event.data, url = Array.isArray(data) && typeof data[0] === "string" && new URL(data[0], self.location.href);
-  if (data && typeof data.keep === "string") { event.waitUntil(fetched(data.keep)); return; }
   if (!url || url.origin !== self.location.origin || typeof data[1] !== "string") { return; }
   event.waitUntil(inTurn(function () {
     return caches.match(url.href, { ignoreSearch: true, ignoreVary: true, cacheName: PAGES }).then(function (sent) {
@@ -78,9 +77,9 @@ self.addEventListener("message", function (event) {
   }));
 });
 
-// A page opened before this worker took it (the first page of a first visit: "Play on this
-// phone only", static/phone-only.js, which must open without the network afterwards; any page
-// taken at activation) is fetched again as it was opened, and kept as a page it sent.
+// A page opened before this worker took it (at activation: the first page of a first visit,
+// such as "Play on this phone only", which must open without the network afterwards) is
+// fetched again as it was opened, and kept as a page it sent.
 function fetched(address) {
   var url = new URL(address, self.location.href);
   if (url.origin !== self.location.origin) { return Promise.resolve(); }
