@@ -49,7 +49,7 @@ def test_a_claim_played_out_scores_as_the_tricks_would_have():
         played = TU.apply(played, m)
     winner = played.history[-1]["last_trick"]
     claimed = TU.apply(state, {"type": "claim", "player": winner}).history[-1]
-    for key in ("points", "card_points", "cantes", "tricks", "losers", "last_trick"):
+    for key in ("points", "card_points", "cantes", "tricks", "losers", "last_trick", "tallied"):
         assert claimed[key] == played.history[-1][key], key
 
 
@@ -62,14 +62,16 @@ def test_a_claim_waits_for_the_trick_to_end():
     assert refused.value.code == "claim_mid_trick" and "trick 6" in str(refused.value)
 
 
-def test_a_claim_the_known_top_trump_disproves_is_refused():
-    """RULES.md 5.3 K3: Ann dealt and turned the A♠, the highest trump: it takes a trick,
-    so nobody else can take them all; Ann can."""
-    state = TU.apply(TU.start(["Ann", "Ben", "Cat", "Dan"]), {"type": "trump", "card": "AS"})
+@pytest.mark.parametrize("turned", ["AS", "AC"])
+def test_a_claim_the_known_top_trump_disproves_is_refused(turned):
+    """RULES.md 5.3 K3: Ann dealt and turned the trump ace, the highest trump: it takes a
+    trick, so nobody else can take them all; Ann can. (The aces of other suits do not
+    count: only a trump is sure to take its trick.)"""
+    state = TU.apply(TU.start(["Ann", "Ben", "Cat", "Dan"]), {"type": "trump", "card": turned})
     with pytest.raises(IllegalMove) as refused:
         TU.apply(state, {"type": "claim", "player": "Ben"})
     assert refused.value.code == "claim_beaten"
-    assert str(refused.value).startswith("Ann holds AS, the highest trump still out (the turned trump)")
+    assert str(refused.value).startswith(f"Ann holds {turned}, the highest trump still out (the turned trump)")
     record = TU.apply(state, {"type": "claim", "player": "Ann"}).history[-1]
     assert record["claimed"] == {"player": "Ann", "tricks": 10, "points": 120} and record["last"] is None
 

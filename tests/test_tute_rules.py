@@ -807,34 +807,137 @@ def test_tally_validation(names, move, match):
     assert state.history == [] and set(state.losses) == {0}
 
 
+ALL_MINE = {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1"}
+TRICKS_BY_NAME = "'tricks' maps each player to the number of tricks they took: P1, P2, P3, and P4"
+
+
 @pytest.mark.parametrize(
-    "move",
+    ("move", "code", "words"),
     [
-        {"card_points": {"P1": 120, "P2": 0}, "last_trick": "P1"},
-        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": "0"}, "last_trick": "P1"},
-        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "Zed"},
-        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "marriages": {"P1": [30]}},
-        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "marriages": {"Zed": [20]}},
-        {
-            "card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0},
-            "last_trick": "P1",
-            "tricks": {"P1": "10", "P2": 0, "P3": 0, "P4": 0},
-        },
-        {
-            "card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0},
-            "last_trick": "P1",
-            "tricks": {"P1": 11, "P2": -1, "P3": 0, "P4": 0},
-        },
-        {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1", "tricks": [10, 0, 0, 0]},
+        (
+            {"card_points": {"P1": 120, "P2": 0}, "last_trick": "P1"},
+            "tally_needs_points",
+            "A tally needs 'card_points' for each player: P1, P2, P3, and P4",
+        ),
+        (
+            {"card_points": {"P1": 120, "P2": 0, "P3": 0, "P4": "0"}, "last_trick": "P1"},
+            "card_points_range",
+            "Card points are whole numbers from 0 to 120",
+        ),
+        (
+            {"card_points": {"P1": 121, "P2": -1, "P3": 0, "P4": 0}, "last_trick": "P1"},
+            "card_points_range",
+            "Card points are whole numbers from 0 to 120",
+        ),
+        (
+            {**ALL_MINE, "last_trick": "Zed"},
+            "tally_last_trick",
+            "'last_trick' must name the player who took the last trick, not 'Zed'",
+        ),
+        (
+            {**ALL_MINE, "marriages": {"P1": [30]}},
+            "tally_cantes",
+            "P1's cantes must be a list of 20s and 40s",
+        ),
+        (
+            {**ALL_MINE, "marriages": {"Zed": [20]}},
+            "tally_marriages",
+            "'marriages' maps players to their cantes, e.g. {\"Ann\": [20, 40]}",
+        ),
+        ({**ALL_MINE, "tricks": {"P1": "10", "P2": 0, "P3": 0, "P4": 0}}, "tally_tricks", TRICKS_BY_NAME),
+        ({**ALL_MINE, "tricks": {"P1": 11, "P2": -1, "P3": 0, "P4": 0}}, "tally_tricks", TRICKS_BY_NAME),
+        ({**ALL_MINE, "tricks": {"P1": 10, "P2": 0, "P3": 0}}, "tally_tricks", TRICKS_BY_NAME),
+        ({**ALL_MINE, "tricks": [10, 0, 0, 0]}, "tally_tricks", TRICKS_BY_NAME),
     ],
 )
-def test_tally_malformed(move):
-    """DESIGN.md tally: a malformed tally is InvalidMove, and nothing changes."""
+def test_tally_malformed(move, code, words):
+    """DESIGN.md tally: a malformed tally is InvalidMove, says which part is wrong and how,
+    and nothing changes."""
     state = T.start(NAMES4)
     before = T.dump(state)
-    with pytest.raises(InvalidMove):
+    with pytest.raises(InvalidMove) as err:
         T.apply(state, {"type": "tally", **move})
+    assert (err.value.code, err.value.message, err.value.rule) == (code, words, None)
     assert T.dump(state) == before
+
+
+@pytest.mark.parametrize(
+    ("names", "move", "code", "rule"),
+    [
+        (
+            NAMES4,
+            {**ALL_MINE, "card_points": {"P1": 60, "P2": 30, "P3": 30, "P4": 30}},
+            "card_points_total",
+            "Tute 2.2",
+        ),
+        (NAMES4, {**ALL_MINE, "marriages": {"P1": [40], "P2": [40]}}, "too_many_cantes", "Tute 2.5"),
+        (NAMES4, {**ALL_MINE, "marriages": {"P1": [20, 20], "P2": [20, 20]}}, "too_many_cantes", "Tute 2.5"),
+        (
+            NAMES3,
+            {"card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P1", "marriages": {"P2": [20]}},
+            "first_cante_names_trump",
+            "Tute 2.5",
+        ),
+        (NAMES4, {**ALL_MINE, "tricks": {"P1": 9, "P2": 0, "P3": 0, "P4": 0}}, "tricks_total", None),
+        (NAMES4, {**ALL_MINE, "tricks": {"P1": 0, "P2": 10, "P3": 0, "P4": 0}}, "no_trick_no_points", None),
+    ],
+)
+def test_2_2_2_5_a_tally_no_deal_can_give_names_its_rule(names, move, code, rule):
+    """RULES.md 2.2 (120 card points), 2.5 (one 40 and three 20s; with 3 players the 40
+    first), 2.11 (card points, cantes and the last trick come from tricks won): the code a
+    table's app reads and the rule it links."""
+    with pytest.raises(IllegalMove) as err:
+        T.apply(T.start(names), {"type": "tally", **move})
+    assert (err.value.code, err.value.rule) == (code, rule)
+
+
+def test_2_5_a_tally_holds_every_cante_a_deal_can():
+    """RULES.md 2.5: one 40 and three 20s, the most a deal holds, are taken; card points at
+    the bounds 0 and 120 too."""
+    points = {"P1": 120, "P2": 0, "P3": 0, "P4": 0}
+    move = {"type": "tally", "card_points": points, "last_trick": "P2", "marriages": {"P1": [40, 20], "P2": [20, 20]}}
+    record = T.apply(T.start(NAMES4), move).history[-1]
+    assert record["cantes"] == {"P1": 60, "P2": 40, "P3": 0, "P4": 0}
+    assert (record["tallied"], record["tricks"], record["last"]) == (True, None, None)  # no trick counts given
+
+
+def test_2_5_the_lock_rule_forbids_only_the_40():
+    """RULES.md 2.5 (lock rule): a 20 sung while holding the trump pair forbids that 40 for
+    the deal; another suit's 20 is still sung."""
+    hand = ["KS", "QS", "KH", "QH", "KD", "QD"]
+    assert T.cante_check(hand, "H", "D", sung=[("S", 20)]) is None
+    assert T.cante_check(hand, "D", "D", sung=[("S", 20)]).code == "lock_rule"
+
+
+@pytest.mark.parametrize(
+    ("options", "turned", "code", "words", "rule"),
+    [
+        ({}, None, "turned_card_first", "A deal starts with the dealer's turned card (the trump), not a cante.", None),
+        (
+            {"allow_declarations": False},
+            "4D",
+            "cantes_off",
+            "Declared cantes are off in this game (allow_declarations).",
+            None,
+        ),
+        (
+            {},
+            "4D",
+            "cante_needs_trick",
+            "Only the winner of a trick may declare a cante, before the next lead (Tute 2.5).",
+            "Tute 2.5",
+        ),
+    ],
+)
+def test_2_5_a_cante_declared_when_none_can_be_says_why(options, turned, code, words, rule):
+    """RULES.md 2.3 (the turned card first) and 2.5 (a cante is declared by a trick's winner,
+    before the next lead, where the game declares them at all)."""
+    state = T.start(NAMES4, options)
+    if turned:
+        state = T.apply(state, {"type": "trump", "card": turned})
+    with pytest.raises(IllegalMove) as err:
+        T.apply(state, {"type": "declare", "suit": "S"})
+    assert (err.value.code, err.value.message, err.value.rule) == (code, words, rule)
 
 
 def test_tally_tricks_and_no_trick_loses():

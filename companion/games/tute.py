@@ -1164,7 +1164,7 @@ def _tally(s: State, move: Move) -> None:
         raise InvalidMove(
             "tally_needs_points",
             "A tally needs 'card_points' for each player: %(players)s",
-            players=", ".join(names),
+            players=names,
         )
     if not all(_is_int(v) and 0 <= v <= 120 for v in points.values()):
         raise InvalidMove("card_points_range", "Card points are whole numbers from 0 to 120")
