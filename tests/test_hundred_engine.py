@@ -248,6 +248,17 @@ def test_D7_tokens_elimination_and_last_player_standing():
     assert H.view(s)["result"] == {"winners": ["C"], "losers": ["A", "B"], "draw": False}
 
 
+def test_D7_every_hand_lost_counts_and_the_match_over_has_nobody_to_act():
+    """RULES.md 4.4 / D7 (loss_tally): a player who loses two hands has two losses; once the
+    match is over nobody acts, and the players are listed in their seats' order."""
+    s = H.start(["A", "B", "C"], {"dealer": "A", "match_format": "loss_tally", "hands": 3})
+    for loser in ("B", "B", "C"):
+        s = H.apply(s, {"type": "tally", "loser": loser})
+    v = H.view(s)
+    assert v["losses"] == {"A": 0, "B": 2, "C": 1} and v["result"]["winners"] == ["A"]
+    assert H.to_act(s) is None and v["order"] == ["A", "B", "C"]
+
+
 def test_D7_loss_tally_over_hands_with_a_draw():
     s = new(("A", "B"), match_format="loss_tally", hands=2)
     s = H.apply(s, {"type": "tally", "loser": "A"})
@@ -288,6 +299,9 @@ def test_lose_rules():
         H.apply(s, {"type": "lose", "hand": ["6S", "KH"]})
     unverified = H.apply(s, {"type": "lose"})
     assert unverified.history[-1]["verified"] is False and unverified.history[-1]["loser"] == "B"
+    # The board says who lost the hand and why (templates/play/hundred/_board.html).
+    why = {"code": "could_not_go", "text": "%(player)s could not go (hand not shown).", "params": {"player": "B"}}
+    assert H.view(unverified)["last"] == {"player": "B", "lost": True, "reason": [why | {"rule": None}]}
     with pytest.raises(IllegalMove, match="Only the player to act"):
         H.apply(s, {"type": "lose", "player": "C"})
     with pytest.raises(IllegalMove, match="already on the pile"):

@@ -60,7 +60,7 @@ REFUSALS = [
     ("4.2", {}, [], {"type": "lose", "player": "Zed"}, InvalidMove, "not_playing",
      "'Zed' is not playing in this game", {"player": "Zed"}),
     ("4.4", {}, [], {"type": "tally", "loser": "Zed"}, InvalidMove, "loser_not_playing",
-     "'loser' must name a player: A, B, C", {"players": "A, B, C"}),
+     "'loser' must name a player: A, B, and C", {"players": ["A", "B", "C"]}),
 ]  # fmt: skip
 
 
@@ -141,3 +141,30 @@ def test_a_play_over_the_target_never_makes_a_run_of_totals(variant):
         for card in map(str, PACK_52):
             made = H.effect(card, total, options)[0]
             assert len(made) <= 3 or min(made) <= target, (card, total, made)
+
+
+@pytest.mark.parametrize(
+    ("total", "code", "sentence"),
+    [
+        (96, "wrong_total_range", "AC on 96 can make any total from 96 to 99, not 50."),
+        (97, "wrong_total_choice", "AC on 97 can make 97, 98, or 99, not 50."),
+        (98, "wrong_total_choice", "AC on 98 can make 98 or 99, not 50."),
+    ],
+)
+def test_4_3_totals_are_said_as_a_run_from_four_on(total, code, sentence):
+    """RULES.md 4.3 (Itōke's black ace: the total up to the target): four totals or more in
+    a row are said "any total from .. to ..", three or fewer one by one."""
+    s = H.apply(
+        H.start(["A", "B", "C"], {"dealer": "C", "variant": "99itoya"}), {"type": "play", "card": "AS", "total": total}
+    )
+    with pytest.raises(IllegalMove) as err:
+        H.apply(s, {"type": "play", "card": "AC", "total": 50})
+    assert (err.value.code, err.value.message) == (code, sentence)
+
+
+def test_4_4_a_tally_of_a_player_out_of_the_match_is_refused():
+    """RULES.md 4.4 (D7, tokens): a player with no token left loses no more hands."""
+    s = H.apply(H.start(["A", "B", "C"], {"dealer": "C", "tokens": 1}), {"type": "tally", "loser": "B"})
+    with pytest.raises(IllegalMove) as err:
+        H.apply(s, {"type": "tally", "loser": "B"})
+    assert (err.value.code, err.value.message) == ("out_of_match", "B is out of the match.")

@@ -137,6 +137,9 @@ def test_4_9_landing_exactly_on_99_ends_the_hand_and_the_others_lose_it():
     ]
     view = H.view(s)
     assert (view["history"][-1]["loser"], view["history"][-1]["losers"]) == (None, ["A", "B"])
+    # The board shows the card that ended the hand, and who lost it.
+    last = {"player": "C", "card": "8S", "from": 91, "total": 99, "exact": True, "losers": ["A", "B"]}
+    assert {k: view["last"][k] for k in last} == last
     assert view["tokens"] == {"A": 2, "B": 2, "C": 3} and view["dealer"] == "A"
 
 

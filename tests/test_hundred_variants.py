@@ -516,3 +516,16 @@ def test_4_9_an_empty_stock_keeps_the_top_card_as_playaural_does():
     s.stock = 0
     s = play(s, "7H")
     assert s.pile == ["7H"] and s.stock == 1  # 5H and 6H are the new stock, less the card just drawn
+
+
+def test_4_2_98_is_played_to_98_with_hands_of_4():
+    """RULES.md 4.2 (98: the target 98, four cards a hand): the board, and a hand shown that
+    can't go, say the game's own target."""
+    s = H.start(["A", "B", "C"], {"dealer": "C", "variant": "98"})
+    assert (H.view(s)["target"], H.view(s)["hand_size"]) == (98, 4)
+    for card in ("9S", "9H", "9D", "9C", "8S", "8H", "8D", "8C", "7S", "7H", "7D", "6S"):  # to 95
+        s = H.apply(s, {"type": "play", "card": card})
+    s = H.apply(s, {"type": "lose", "hand": ["5H", "6H", "5D", "5C"]})
+    assert [str(r) for r in H.narrate(s, {"type": "lose"})][-1] == (
+        "A could not go: every card shown goes over 98 (5H 6H 5D 5C on 95)."
+    )

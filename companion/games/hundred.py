@@ -753,7 +753,7 @@ class _Totals(NamedTuple):
 
     @classmethod
     def of(cls, values: list[int]) -> _Totals:
-        shape = "one" if len(values) == 1 else "range" if _span(values) else "choice"
+        shape = "one" if len(values) == 1 else "range" if _is_run(values) else "choice"
         return cls(shape, values, min(values), max(values))
 
 
@@ -890,11 +890,9 @@ def confirm_needed(state: State, move: Move) -> Reason | None:
     )
 
 
-def _span(values: list[int]) -> tuple[int, int] | None:
-    """``(lowest, highest)`` of a run of more than 3 totals (said "any total from .. to .."), or None."""
-    if len(values) > 3 and values == list(range(values[0], values[-1] + 1)):
-        return values[0], values[-1]
-    return None
+def _is_run(values: list[int]) -> bool:
+    """Whether ``values`` is a run of more than 3 totals (said "any total from .. to ..")."""
+    return len(values) > 3 and values == list(range(values[0], values[-1] + 1))
 
 
 def _draw(s: State) -> None:
@@ -1004,7 +1002,7 @@ def _tally(s: State, move: Move) -> None:
     """A whole hand from its end: who lost (DESIGN.md tally)."""
     loser = move.get("loser")
     if loser not in s.players:
-        raise InvalidMove("loser_not_playing", "'loser' must name a player: %(players)s", players=", ".join(s.players))
+        raise InvalidMove("loser_not_playing", "'loser' must name a player: %(players)s", players=s.players)
     seat = s.players.index(loser)
     if seat not in active(s):
         raise IllegalMove("out_of_match", "%(player)s is out of the match.", player=loser)
