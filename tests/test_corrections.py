@@ -84,6 +84,7 @@ def test_the_replay_stops_at_the_first_entry_that_no_longer_fits():
             seen.append(n)
     assert stop.value.entry == 16 and stop.value.move == {"type": "play", "card": "2C"}
     assert isinstance(stop.value.refusal, IllegalMove) and stop.value.refusal.code == "already_played"
+    assert str(stop.value) == "Entry 16 no longer fits: 2C was already played this deal: each card is played once."
     assert seen == list(range(1, 16))
     # The referee corrects move 16 too (the two cards were swapped): the whole log replays.
     both = {10: {"type": "play", "card": "2C"}, 16: {"type": "play", "card": "5C"}}

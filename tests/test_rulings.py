@@ -90,7 +90,9 @@ def test_a_move_the_rules_allow_asks_nothing_and_records_no_ruling():
 
 def test_the_confirm_names_the_rule_and_says_there_is_no_penalty():
     """RULES.md 5.2 R3: Tablanette names no penalty, and the confirm says so."""
-    said = [str(r) for r in TB.confirm_needed(tablanette(), ruled(SHORT))]
+    asked = TB.confirm_needed(tablanette(), ruled(SHORT))
+    assert [(r.code, r.rule) for r in asked] == [("rule_it", "Tablanette P1"), ("no_penalty", None)]
+    said = [str(r) for r in asked]
     assert said == [
         "Play on as the table rules, against Tablanette P1?",
         "The rules name no penalty: the move stands as played.",

@@ -401,11 +401,11 @@ def side_label(side: list[str]) -> str:
 def figures(
     view: Record,
     per_deal: Callable[[Record, str], dict[str, int]] | None = None,
-    per_game: Callable[[Record, str], dict[str, int]] | None = None,
+    per_game: Callable[[str], dict[str, int]] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Each side's ``FIGURES`` from a view: its finished deals counted and their ``points``
     added, with what ``per_deal`` says of each record (added; ``best_`` ones the highest,
-    and a ``points`` of its own replaces the record's) and ``per_game`` of the whole view.
+    and a ``points`` of its own replaces the record's) and ``per_game`` of each side's label.
 
     >>> figures({"sides": [["Ann"], ["Ben"]], "history": [{"points": {"Ann": 3, "Ben": 1}}] * 2})["Ann"]
     {'deals': 2, 'points': 6, 'sweeps': 0, 'best_sweep': 0, 'cantes': 0, 'marks': 0, 'double': 0}
@@ -421,7 +421,7 @@ def figures(
             total["deals"] += 1
             for key, value in said.items():
                 total[key] = max(total[key], value) if key.startswith("best_") else total[key] + value
-        total |= per_game(view, label) if per_game else {}
+        total |= per_game(label) if per_game else {}
         out[label] = total
     return out
 

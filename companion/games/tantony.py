@@ -982,7 +982,7 @@ def figures(view: Record) -> dict[str, dict[str, int]]:
     """Each team's figures for the statistics: deals, points, and a sudden death's double win."""
     result = view["result"] or {}
     return common.figures(
-        view, per_game=lambda v, side: {"double": int(bool(result.get("double")) and side in result["winners"])}
+        view, per_game=lambda side: {"double": int(bool(result.get("double")) and side in result["winners"])}
     )
 
 
