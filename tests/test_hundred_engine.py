@@ -255,7 +255,8 @@ def test_D7_every_hand_lost_counts_and_the_match_over_has_nobody_to_act():
     for loser in ("B", "B", "C"):
         s = H.apply(s, {"type": "tally", "loser": loser})
     v = H.view(s)
-    assert v["losses"] == {"A": 0, "B": 2, "C": 1} and v["result"]["winners"] == ["A"]
+    assert v["losses"] == {"A": 0, "B": 2, "C": 1}
+    assert v["result"] == {"winners": ["A"], "losers": ["B", "C"], "draw": False}
     assert H.to_act(s) is None and v["order"] == ["A", "B", "C"]
 
 
@@ -306,6 +307,14 @@ def test_lose_rules():
         H.apply(s, {"type": "lose", "player": "C"})
     with pytest.raises(IllegalMove, match="already on the pile"):
         H.apply(s, {"type": "lose", "hand": ["10D"]})
+
+
+def test_an_empty_announcement_is_none_and_a_tally_is_the_tables():
+    """DESIGN.md moves: an empty 'total' (the form's field left blank) announces nothing; a
+    tally names its loser, and whoever entered it ('player') is no turn to check."""
+    s = new()
+    assert H.view(H.apply(s, {"type": "play", "card": "8H", "total": ""}))["total"] == 8
+    assert H.apply(s, {"type": "tally", "loser": "B", "player": "C"}).history[-1]["losers"] == ["B"]
 
 
 def test_wrong_total_and_out_of_turn():

@@ -59,6 +59,9 @@ REFUSALS = [
      "Only the player to act can say they can't go: it is A's turn.", {"turn": "A"}),
     ("4.2", {}, [], {"type": "lose", "player": "Zed"}, InvalidMove, "not_playing",
      "'Zed' is not playing in this game", {"player": "Zed"}),
+    ("DESIGN", {}, [], {"type": "pass"}, InvalidMove, "unknown_move",
+     "Unknown move type 'pass'; 100 / 99 / 98 moves are: play, lose, tally",
+     {"kind": "pass", "game": "100 / 99 / 98", "known": "play, lose, tally"}),
     ("4.4", {}, [], {"type": "tally", "loser": "Zed"}, InvalidMove, "loser_not_playing",
      "'loser' must name a player: A, B, and C", {"players": ["A", "B", "C"]}),
 ]  # fmt: skip
