@@ -258,6 +258,11 @@ def test_D7_every_hand_lost_counts_and_the_match_over_has_nobody_to_act():
     assert v["losses"] == {"A": 0, "B": 2, "C": 1}
     assert v["result"] == {"winners": ["A"], "losers": ["B", "C"], "draw": False}
     assert H.to_act(s) is None and v["order"] == ["A", "B", "C"]
+    # Over after two hands, with C's turn next (B dealt the second): still in seat order.
+    s = H.start(["A", "B", "C"], {"dealer": "A", "match_format": "loss_tally", "hands": 2})
+    for loser in ("B", "C"):
+        s = H.apply(s, {"type": "tally", "loser": loser})
+    assert s.turn == 2 and H.view(s)["order"] == ["A", "B", "C"]
 
 
 def test_D7_loss_tally_over_hands_with_a_draw():

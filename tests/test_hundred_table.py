@@ -143,6 +143,17 @@ def test_4_9_landing_exactly_on_99_ends_the_hand_and_the_others_lose_it():
     assert view["tokens"] == {"A": 2, "B": 2, "C": 3} and view["dealer"] == "A"
 
 
+def test_4_9_when_several_lose_the_next_player_deals_even_where_the_loser_would():
+    """RULES.md 4.4 (next_dealer "loser") and 4.9: a hand lost by several players has no one
+    loser to deal: the next player deals (B dealt and lands on 99: A and C lose, and C deals)."""
+    s = H.start(["A", "B", "C"], {"dealer": "B", "variant": "99quentin", "next_dealer": "loser"})
+    for card in ("QS", "QH", "QD", "QC", "KS", "KH", "KD", "KC", "JS"):
+        s = H.apply(s, {"type": "play", "card": card})
+    s = H.apply(s, {"type": "play", "card": "AS", "total": 91})
+    s = H.apply(s, {"type": "play", "card": "8S"})
+    assert (s.history[-1]["losers"], H.view(s)["dealer"]) == (["A", "C"], "C")
+
+
 def test_a_hand_stored_before_a_record_named_its_losers_is_still_told():
     """RULES.md 4.4: a record of one lost hand from before ``losers`` (only ``loser``) reads as before."""
     s, move = H.apply(new(), {"type": "tally", "loser": "B"}), {"type": "tally", "loser": "B"}
