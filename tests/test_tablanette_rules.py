@@ -6,6 +6,7 @@ ambiguity resolutions A1 to A16, options, rounds, turns, scoring and the tally.
 """
 
 import copy
+import functools
 import json
 import random
 
@@ -1342,6 +1343,60 @@ def test_registry():
         games.get("chess")
 
 
+@functools.cache
+def most_groups(v: int, jack_is_12: bool, size: int | None) -> int:
+    """The most groups worth ``v`` each (one card of that value, or 2 to ``size`` cards adding
+    up to it, an ace 1 or 11) that a pack makes with one card worth ``v`` set aside (the one
+    played): an exhaustive search, the highest card left either in a group or not."""
+    values = [x for x in (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14) if x <= v and (x != 12 or jack_is_12)]
+    limit = size or 52
+
+    def ace_sums(k):
+        return {eleven * 11 + (k - eleven) for eleven in range(k + 1)}
+
+    def groups(cs, aces, need, room, top):  # the rest of a group: values at index <= top, then aces
+        if need == 0:
+            yield cs, aces
+        elif room:
+            for k in range(1, min(aces, room) + 1):
+                if need in ace_sums(k):
+                    yield cs, aces - k
+            for i in range(top, -1, -1):
+                if cs[i] and values[i] <= need:
+                    yield from groups(cs[:i] + (cs[i] - 1,) + cs[i + 1 :], aces, need - values[i], room - 1, i)
+
+    @functools.cache
+    def best(cs, aces):
+        top = max((i for i, c in enumerate(cs) if c), default=None)
+        if top is None:
+            return max((1 + best(cs, aces - k) for k in range(1, min(aces, limit) + 1) if v in ace_sums(k)), default=0)
+        rest = cs[:top] + (cs[top] - 1,) + cs[top + 1 :]
+        if values[top] == v:  # a group of its own, the only group it can be in
+            return 1 + best(rest, aces)
+        made = (1 + best(*g) for g in groups(rest, aces, v - values[top], limit - 1, top))
+        return max([best(rest, aces), *made])
+
+    return best(tuple(4 - (x == v) for x in values), 4 - (v == 11))
+
+
+@pytest.mark.parametrize(("jack_is_12", "size"), [(False, 2), (False, 3), (True, 2), (True, 3)])
+def test_1_4_P8_a_sweep_takes_at_most_the_groups_the_pack_makes(jack_is_12, size):
+    """RULES.md 1.4 P8: the engine's table of the most groups one sweep takes, by capture
+    value, is what the pack makes (the value of each rank: 1.2; max_group_size: 1.7)."""
+    expected = {v: most_groups(v, jack_is_12, size) for v in T._MOST_GROUPS[jack_is_12, size == 2]}
+    assert T._MOST_GROUPS[jack_is_12, size == 2] == expected
+    assert set(expected) == {max(T.VALUES[r]) for r in T.RANKS if r != "J"} | ({12} if jack_is_12 else set())
+
+
+@pytest.mark.parametrize("jack_is_12", [False, True])
+def test_1_4_P8_groups_of_more_than_3_cards_make_no_more_groups(jack_is_12):
+    """RULES.md 1.4 P8, 1.7: with no limit on a group's size the pack makes no more groups
+    than with 3, so the table keeps one column for 3 or more. (Up to 10, pairs already make
+    2v + 1 groups: every card worth v or less, aces as 1, adds up to exactly that many v.)"""
+    for v in (11, 12, 13, 14) if jack_is_12 else (11, 13, 14):
+        assert most_groups(v, jack_is_12, None) == T._MOST_GROUPS[jack_is_12, False][v]
+
+
 @pytest.mark.parametrize(
     ("bonus", "options", "ok"),
     [
@@ -1358,6 +1413,16 @@ def test_registry():
         (1, {"sweep_scoring": "flat1"}, True),
         (26, {"sweep_scoring": "flat1"}, False),
         (24, {"jack_is_12": True}, True),  # a jack is an ordinary 12 (1.7): J on J
+        # The most a sweep takes: a king and 22 groups of 14 (21 with pairs only), 25 with jacks worth 12.
+        (322, {}, True),
+        (336, {}, False),
+        (322, {"max_group_size": 2}, False),
+        (308, {"max_group_size": 2}, True),
+        (364, {"jack_is_12": True}, True),
+        (378, {"jack_is_12": True}, False),
+        (420, {}, False),  # 42 with a 0 too many: 14 x 30 is no sweep
+        (220, {}, True),  # an ace and 19 groups of 11
+        (231, {}, False),
     ],
 )
 def test_1_4_P8_which_sweep_bonuses_can_exist(bonus, options, ok):

@@ -978,12 +978,26 @@ def leftovers(card: str | Card, table: Iterable[str | Card], capture: Capture) -
     return sort_cards(left), bool(capture.cards)
 
 
+#: The most groups one sweep can take, by its capture value (RULES.md 1.4 P8): as many as the
+#: pack's other 51 cards make, each one card of that value, or 2 to ``max_group_size`` cards
+#: adding up to it (an ace 1 or 11). Keyed by ``jack_is_12`` and whether a group is a pair at
+#: most (``max_group_size`` 2; 3, more or no limit all make the same). Found by a search that
+#: tests/test_tablanette_rules.py runs again: too slow for a tap (seconds), so kept here.
+_LOW = {v: 2 * v + 1 for v in range(2, 11)}  # 3 cards of the value, and the pairs the rest make
+_MOST_GROUPS = {
+    (False, False): _LOW | {11: 19, 13: 23, 14: 22},
+    (False, True): _LOW | {11: 19, 13: 23, 14: 21},
+    (True, False): _LOW | {11: 19, 12: 23, 13: 23, 14: 25},
+    (True, True): _LOW | {11: 19, 12: 23, 13: 23, 14: 25},
+}
+
+
 def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None = None) -> Reason | None:
     """Why no sweep can score ``bonus`` (for a tally), or None if one can.
 
     RULES.md 1.4 P8: a sweep scores the capture value ``v`` once for the played card and
-    once for each group taken, so ``v * k`` with ``k >= 2``; ``k - 1`` groups need at
-    least that many other cards worth ``v`` or less. With ``sweep_scoring = "flat1"``
+    once for each of its ``k`` groups, so ``v * (k + 1)``, where ``k`` is at most the groups
+    the rest of the pack makes (:data:`_MOST_GROUPS`). With ``sweep_scoring = "flat1"``
     every sweep is worth 1.
 
     >>> sweep_bonus_refusal(26), sweep_bonus_refusal(23).code
@@ -998,15 +1012,13 @@ def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None 
         return Reason(
             "tabla_scores_one", "With one point a tabla, every sweep is worth 1 (%(rule)s).", rule="Tablanette 1.5"
         )
-    values = {max(v) for r in RANKS if r != "J" or opts.jack_is_12 for v in [_values(Card(r, "S"), opts)]}
-    for v in sorted(values):
-        usable = sum(4 for r in RANKS if (r != "J" or opts.jack_is_12) and min(_values(Card(r, "S"), opts)) <= v) - 1
-        if bonus % v == 0 and 2 <= bonus // v <= usable + 1:
+    for v, most in _MOST_GROUPS[opts.jack_is_12, opts.max_group_size == 2].items():
+        if bonus % v == 0 and 2 <= bonus // v <= most + 1:
             return None
         # Aces taken by rank (at most 3, the 4th played) counting 1 (sweep_aces).
         low = range(4) if v == 11 and opts.sweep_aces != "eleven" else ()
         played = Card("A", "S")
-        if any(_sweep_bonus(played, 11, k, j, opts) == bonus for k in range(1, usable + 1) for j in low if j <= k):
+        if any(_sweep_bonus(played, 11, k, j, opts) == bonus for k in range(1, most + 1) for j in low if j <= k):
             return None
     return Reason(
         "no_such_sweep",
