@@ -927,14 +927,22 @@ def test_2_5_the_lock_rule_forbids_only_the_40():
             "Only the winner of a trick may declare a cante, before the next lead (Tute 2.5).",
             "Tute 2.5",
         ),
+        (
+            {},
+            "4D 2C",
+            "cante_mid_trick",
+            "A cante is declared before leading the next trick, not during one (Tute 2.5).",
+            "Tute 2.5",
+        ),
     ],
 )
 def test_2_5_a_cante_declared_when_none_can_be_says_why(options, turned, code, words, rule):
     """RULES.md 2.3 (the turned card first) and 2.5 (a cante is declared by a trick's winner,
-    before the next lead, where the game declares them at all)."""
+    before the next lead, where the game declares them at all). ``turned``: the turned card,
+    then any card played."""
     state = T.start(NAMES4, options)
-    if turned:
-        state = T.apply(state, {"type": "trump", "card": turned})
+    for i, card in enumerate((turned or "").split()):
+        state = T.apply(state, {"type": "play" if i else "trump", "card": card})
     with pytest.raises(IllegalMove) as err:
         T.apply(state, {"type": "declare", "suit": "S"})
     assert (err.value.code, err.value.message, err.value.rule) == (code, words, rule)
