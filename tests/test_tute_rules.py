@@ -830,6 +830,11 @@ TRICKS_BY_NAME = "'tricks' maps each player to the number of tricks they took: P
             "Card points are whole numbers from 0 to 120",
         ),
         (
+            {"card_points": {"P1": 121, "P2": 0, "P3": 0, "P4": 0}, "last_trick": "P1"},
+            "card_points_range",
+            "Card points are whole numbers from 0 to 120",
+        ),
+        (
             {**ALL_MINE, "last_trick": "Zed"},
             "tally_last_trick",
             "'last_trick' must name the player who took the last trick, not 'Zed'",
@@ -1179,6 +1184,7 @@ def test_wrong_time_refusals_are_coded():
     with pytest.raises(IllegalMove) as err:
         T.apply(state, {"type": "play", "card": "2C"})
     assert (err.value.code, err.value.params) == ("turned_card_first", {"kind": "play"})
+    assert str(err.value) == "A deal starts with the dealer's turned card (the trump), not a card played."
     with pytest.raises(IllegalMove) as err:
         T.apply(T.start(NAMES3), {"type": "trump", "card": "4D"})
     assert (err.value.code, err.value.rule) == ("no_turned_card", "Tute 2.5")
