@@ -529,3 +529,36 @@ def test_4_2_98_is_played_to_98_with_hands_of_4():
     assert [str(r) for r in H.narrate(s, {"type": "lose"})][-1] == (
         "A could not go: every card shown goes over 98 (5H 6H 5D 5C on 95)."
     )
+
+
+@pytest.mark.parametrize(("total", "made"), [(48, 96), (49, 98), (50, 25), (52, 26)])
+def test_4_3_quentins_2_halves_an_even_total_from_50(total, made):
+    """RULES.md 4.3 (PlayAural's Quentin C): a 2 halves an even total of 50 or more, and
+    doubles any other."""
+    assert H.totals("2S", total, {"variant": "99quentin"}) == {made}
+
+
+@pytest.mark.parametrize(
+    ("options", "players", "code", "params"),
+    [
+        ({"tokens": 0}, 3, "not_1_to_99", {"option": "tokens", "value": 0}),
+        ({"tokens": 100}, 3, "not_1_to_99", {"option": "tokens", "value": 100}),
+        ({"hands": 100, "match_format": "loss_tally"}, 3, "not_1_to_99", {"option": "hands", "value": 100}),
+        ({"decks": 3}, 3, "bad_decks", {"option": "decks", "value": 3}),
+        ({"decks": 1, "variant": "98"}, 13, "pack_too_small", {"option": "decks", "packs": 1, "size": 4, "count": 13}),
+        ({"decks": 1}, 18, "pack_too_small", {"option": "decks", "packs": 1, "size": 3, "count": 18}),
+    ],
+)
+def test_4_5_option_refusals_name_the_option_and_the_value(options, players, code, params):
+    """RULES.md 4.5: tokens and hands from 1 to 99, one or two packs, and a pack that deals
+    every hand and leaves a stock (13 hands of 4 take all 52 cards)."""
+    with pytest.raises(OptionError) as err:
+        H.start([f"P{i}" for i in range(players)], options)
+    assert (err.value.code, err.value.params) == (code, params)
+
+
+def test_4_5_the_largest_tables_a_pack_deals():
+    """RULES.md 4.5: the bounds themselves are taken."""
+    assert H.start([f"P{i}" for i in range(12)], {"decks": 1, "variant": "98"}).stock == 4
+    assert H.start([f"P{i}" for i in range(17)], {"decks": 1}).stock == 1
+    assert H.resolve_options({"tokens": 99, "hands": 99}).tokens == 99

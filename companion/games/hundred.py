@@ -311,7 +311,7 @@ class Rule(NamedTuple):
 
     An op is "+n" (add), "-n" (take away; see ``floor_at_zero``), "=n" (set the total),
     "=M" (set the target), "+A" (the 99 ace's high value, ``ace_high_99``), "x2" (double),
-    "x2/2" (halve an even total above 49, else double: Quentin C's 2), "any" (any total
+    "x2/2" (halve an even total of 50 or more, else double: Quentin C's 2), "any" (any total
     from 0 to the target) or "up" (the Itōke black ace: any total from the current one up
     to the target, or from 0 with ``itoya_black_ace`` "set_any")."""
 
@@ -399,10 +399,10 @@ def rule_of(card: str | Card, options: dict[str, Any] | Options | None = None) -
     """
     c = Card.parse(card)
     table = CARD_TABLES[resolve_options(options).variant]
-    colour = "red" if c.suit in "HD" else "black"
+    colour = "red" if c.suit in ("H", "D") else "black"
     rule = table.get(c.rank + c.suit) or table.get(f"{c.rank} {colour}") or table.get(c.rank)
     if rule is None:
-        face = 1 if c.rank == "A" else 10 if c.rank in "JQK" else int(c.rank)
+        face = 1 if c.rank == "A" else 10 if c.rank in ("J", "Q", "K") else int(c.rank)
         rule = _r(f"+{face}")
     return rule
 
@@ -418,7 +418,7 @@ def _made(op: str, total: int, o: Options) -> list[int]:
     if op == "x2":
         return [total * 2]
     if op == "x2/2":
-        return [total // 2 if total % 2 == 0 and total > 49 else total * 2]
+        return [total // 2 if total % 2 == 0 and total >= 50 else total * 2]
     if op == "=M":
         return [m]
     if op == "+A":
