@@ -13,6 +13,7 @@ import copy
 
 import pytest
 
+from companion.errors import Reason
 from companion.games import IllegalMove, InvalidMove, OptionError
 from companion.games import tute as T
 
@@ -269,6 +270,54 @@ def test_B5_triple_tie(option, last, losers):
     assert state.history[-1]["points"] == totals
     assert state.history[-1]["losers"] == losers
     assert state.losses == [1 if p in losers else 0 for p in NAMES3]
+
+
+@pytest.mark.parametrize(
+    ("totals", "options", "losers", "code", "words"),
+    [
+        ({"A": 101, "B": 20, "C": 9}, {"over_100_loses": True}, ["A"], "over_100_loses",
+         "A passed 100 and loses (Over 100 loses (3 players))."),
+        ({"A": 101, "B": 102, "C": -73}, {"over_100_loses": True}, ["A", "B"], "over_100_loses",
+         "A and B passed 100 and lose (Over 100 loses (3 players))."),
+        ({"A": 100, "B": 20, "C": 10}, {"over_100_loses": True}, ["B"], "middle_total",
+         "B has the middle total, 20 (Tute 2.6, three players)."),
+        ({"A": 50, "B": 50, "C": 30}, {}, ["A", "B"], "tie_above", "A and B tie above C: both lose (Tute 2.6)."),
+        ({"A": 60, "B": 35, "C": 35}, {}, ["A"], "tie_below", "B and C tie below A, so A loses (Tute 2.6)."),
+        ({"A": 30, "B": 40, "C": 60}, {}, ["B"], "middle_total",
+         "B has the middle total, 40 (Tute 2.6, three players)."),
+        ({"A": 43, "B": 43, "C": 43}, {}, ["A", "B", "C"], "triple_tie_all_lose",
+         "All three tie on 43: all lose (Tute 2.6; Three players level)."),
+        ({"A": 43, "B": 43, "C": 43}, {"triple_tie": "no_loser"}, [], "triple_tie_no_loser",
+         "All three tie on 43: nobody loses (Three players level)."),
+        ({"A": 43, "B": 43, "C": 43}, {"triple_tie": "last_trick_rule"}, ["B"], "triple_tie_last_trick_loses",
+         "All three tie on 43; B took the last trick and loses (Three players level)."),
+    ],
+)  # fmt: skip
+def test_2_6_three_players_lose_as_the_rules_say_and_are_told_why(totals, options, losers, code, words):
+    """RULES.md 2.6 (three players: the middle total loses; a tied pair above both lose, a
+    tied pair below spare the third; three level as the table chose) and 2.8 (over 100
+    loses, 3 players): who loses and the sentence the deal's end shows (B took the last trick)."""
+    outcome = T.deal_outcome(totals, "B", options)
+    said = [Reason.from_json(r) for r in outcome["reason"]]
+    assert (outcome["losers"], [(r.code, str(r)) for r in said]) == (losers, [(code, words)])
+
+
+@pytest.mark.parametrize(
+    ("left", "known", "code", "words"),
+    [
+        (1, ["7C"], "cante_no_room_last_known",
+         "Ann can't sing S: Ann has only 1 card left, and 7C among them (Tute 2.5)."),
+        (1, [], "cante_no_room_last", "Ann can't sing S: Ann has only 1 card left (Tute 2.5)."),
+        (3, ["7C", "AC"], "cante_no_room_known",
+         "Ann can't sing S: Ann has only 3 cards left, and 7C AC among them (Tute 2.5)."),
+        (2, [], "cante_no_room", "Ann can't sing S: Ann has only 2 cards left (Tute 2.5)."),
+    ],
+)  # fmt: skip
+def test_2_5_a_cante_with_no_room_for_its_king_and_queen_says_so(left, known, code, words):
+    """RULES.md 2.5 (a cante shows the king and queen in hand): a player with fewer cards left
+    than the pair, beside the cards known to be theirs, can't hold it."""
+    why = T._no_room("Ann", "S", left, known)
+    assert (why.code, str(why), why.rule) == (code, words, "Tute 2.5")
 
 
 def test_B5_other_3p_ties():
