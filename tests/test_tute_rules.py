@@ -273,6 +273,28 @@ def test_B5_triple_tie(option, last, losers):
 
 
 @pytest.mark.parametrize(
+    ("totals", "losers", "code", "words"),
+    [
+        ({"P1": 101, "P2": 9, "P3": 10, "P4": 10}, ["P2", "P3", "P4"], "reached_threshold",
+         "P1 reached 101: everyone else loses (Tute 2.6)."),
+        ({"P1": 50, "P2": 40, "P3": 30, "P4": 10}, ["P1"], "highest_total",
+         "P1 has the highest total, 50 (Tute 2.6)."),
+        ({"P1": 50, "P2": 50, "P3": 10, "P4": 20}, ["P2"], "tie_last_trick_loses",
+         "P1 and P2 tie on 50; P2 took the last trick and loses (Tute 2.6)."),
+        ({"P1": 40, "P2": 10, "P3": 50, "P4": 50}, ["P3"], "tie_first_after_last_trick",
+         "P3 and P4 tie on 50; P3 is the first of them after P2, who took the last trick (Tute 2.6)."),
+    ],
+)  # fmt: skip
+def test_2_6_four_players_lose_as_the_rules_say_and_are_told_why(totals, losers, code, words):
+    """RULES.md 2.6 (4-5 players: reaching 101 wins, else the highest total loses; a tie goes
+    to whoever took the last trick, or the first of the tied after them): who loses, and the
+    sentence the deal's end shows (P2 took the last trick)."""
+    outcome = T.deal_outcome(totals, "P2")
+    said = [Reason.from_json(r) for r in outcome["reason"]]
+    assert (outcome["losers"], [(r.code, str(r)) for r in said]) == (losers, [(code, words)])
+
+
+@pytest.mark.parametrize(
     ("totals", "options", "losers", "code", "words"),
     [
         ({"A": 101, "B": 20, "C": 9}, {"over_100_loses": True}, ["A"], "over_100_loses",
