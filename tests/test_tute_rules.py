@@ -342,6 +342,20 @@ def test_2_5_a_cante_with_no_room_for_its_king_and_queen_says_so(left, known, co
     assert (why.code, str(why), why.rule) == (code, words, "Tute 2.5")
 
 
+def test_2_5_a_cante_whose_queen_was_turned_up_for_the_dealer_is_refused():
+    """RULES.md 2.3 (the dealer takes the turned card into hand) and 2.5 (a cante shows its
+    king and queen): P1 dealt and turned QD, so P3, who won the first trick, can't sing D."""
+    state = T.apply(T.start(NAMES4), {"type": "trump", "card": "QD"})
+    for card in ("2C", "AC", "4C", "5C"):
+        state = T.apply(state, {"type": "play", "card": card})
+    with pytest.raises(IllegalMove) as err:
+        T.apply(state, {"type": "declare", "suit": "D"})
+    assert (err.value.code, str(err.value)) == (
+        "cante_card_elsewhere",
+        "P3 can't sing D: QD is in P1's hand (the turned trump).",
+    )
+
+
 def test_B5_other_3p_ties():
     """RULES.md 2.6: a tied pair below loses nothing (the third loses); a tied pair above both lose."""
     assert T.deal_outcome({"P1": 35, "P2": 60, "P3": 35}, "P1")["losers"] == ["P2"]
