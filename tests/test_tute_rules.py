@@ -402,6 +402,34 @@ def cantes_game():
     return t
 
 
+def test_5_3_a_claim_beaten_by_a_king_shown_in_a_cante():
+    """RULES.md 5.3 K3 and 2.5: P2 sang D (KD and QD shown), then led the 3 of trumps; the
+    king is now the highest trump out, known to be P2's, so P1 can't claim the rest."""
+    t = cantes_game()
+    t.play("3D", "5D", "2C", "7S")
+    err = t.refused({"type": "claim", "player": "P1"})
+    assert (err.code, str(err)) == (
+        "claim_beaten",
+        "P2 holds KD, the highest trump still out (shown in a cante): it takes a trick, so P1 can't take every "
+        "trick left.",
+    )
+
+
+def test_2_4_a_revoke_the_dealers_own_cante_proves():
+    """RULES.md 2.4 (follow suit) and 2.5: P1 dealt (turning 4D), won the first trick and sang
+    S, so KS is known to be P1's: P1 can't play a club to a spade lead. The proof says how it
+    is known: shown in a cante, not turned up (only 4D was)."""
+    state = T.apply(T.start(NAMES4), {"type": "trump", "card": "4D"})
+    for card in ("2C", "4C", "5C", "AC"):
+        state = T.apply(state, {"type": "play", "card": card})
+    state = T.apply(state, {"type": "declare", "suit": "S"})
+    for card in ("2H", "AH", "4H", "5H", "2S", "3S", "4S"):
+        state = T.apply(state, {"type": "play", "card": card})
+    with pytest.raises(IllegalMove) as err:
+        T.apply(state, {"type": "play", "card": "6C"})
+    assert str(err.value) == "P1 must follow suit: P1 holds KS (shown in a cante). Take 6C back (Tute 2.4)."
+
+
 def test_B7_two_marriages_in_one_trick_both_score():
     """RULES.md 2.10 B7 (TU-25 through the engine): KH QH KC QC gives the KH player 20 + 20."""
     t = cantes_game()
