@@ -123,6 +123,11 @@ class _App(Flask):
     jinja_environment = FallbackMemo
 
 
+#: The header the service worker's own fetches carry (templates/offline/sw.js, fetched): a
+#: copy of a page kept for offline, not a page this phone loads.
+KEEPING = "X-Companion-Keep"
+
+
 class SecureWhenHttps(SecureCookieSessionInterface):
     """The session cookie (it holds the referee keys) is ``Secure`` whenever the request
     came over HTTPS, and not on the room's plain-HTTP Wi-Fi, where a Secure cookie would
@@ -142,8 +147,10 @@ class SecureWhenHttps(SecureCookieSessionInterface):
         a script, a stylesheet, the service worker or the live stream: such a request may
         leave before a join or a hand-over changes the cookie and be answered after it, and
         an answer that renewed the cookie it came with would put the old one back (the phone
-        would lose the key it had just been given)."""
+        would lose the key it had just been given). Nor with the copy of a page the service
+        worker fetches to keep (KEEPING): it too may leave before a join and be answered after."""
         page = request.method in self.PAGE_LOADS and not htmx and response.mimetype == "text/html"
+        page = page and request.headers.get(KEEPING) != "1"
         if page and session.permanent and app.config["SESSION_REFRESH_EACH_REQUEST"]:
             session.modified = True
         super().save_session(app, session, response)

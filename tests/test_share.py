@@ -176,6 +176,22 @@ def test_the_page_a_link_lands_on_says_once_what_the_phone_has_become(client, ap
     assert said not in client.get(f"/games/{game_id}").get_data(as_text=True)  # and to that phone only
 
 
+def test_the_service_workers_copy_of_a_page_neither_takes_the_notice_nor_renews_the_cookie(client, app):
+    """The service worker fetches the pages it keeps for offline (templates/offline/sw.js,
+    X-Companion-Keep), on a first visit while the phone joins. Its copy leaves the notice said
+    once to the page the phone shows, and its answer sends no cookie: one that left before
+    the join would otherwise put back the cookie without the key, or one with the notice."""
+    game_id = new_game(client)
+    phone = app.test_client()
+    joined = join(phone, link_from_panel(client, game_id, "add"))
+    said = "This phone is a referee now: it enters moves beside the other referees."
+    kept = phone.get(joined.headers["Location"], headers={"X-Companion-Keep": "1"})
+    assert kept.status_code == 200 and said not in kept.get_data(as_text=True)
+    assert "Set-Cookie" not in kept.headers
+    assert said in phone.get(joined.headers["Location"]).get_data(as_text=True)  # the phone's own page says it
+    assert "Set-Cookie" in phone.get(f"/games/{game_id}").headers  # a page load renews it, as before
+
+
 def test_hand_over_revokes_the_api_key_too(client, app):
     created = api_game(client)
     made = client.post(

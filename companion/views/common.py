@@ -13,14 +13,14 @@ from zoneinfo import ZoneInfo
 import segno
 from babel.lists import format_list
 from babel.units import format_unit
-from flask import abort, current_app, g, get_flashed_messages, session, url_for
+from flask import abort, current_app, g, get_flashed_messages, request, session, url_for
 from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from werkzeug.routing import BaseConverter, IntegerConverter
 
-from companion import board, games, stats, web
+from companion import KEEPING, board, games, stats, web
 from companion.board import links
 from companion.i18n import names
 
@@ -100,8 +100,16 @@ JOINED_NOTICES = {
 }
 
 
+def _keeping() -> bool:
+    """The service worker fetching a copy of the page to keep (templates/offline/sw.js): what
+    is said once is left for the page the phone shows."""
+    return request.headers.get(KEEPING) == "1"
+
+
 def just_joined() -> str | None:
     """What this phone has just become by a link it used (said once, on the page it lands on)."""
+    if _keeping():
+        return None
     kinds = get_flashed_messages(category_filter=[JOINED])
     return str(JOINED_NOTICES[kinds[-1]]) if kinds and kinds[-1] in JOINED_NOTICES else None
 
@@ -112,6 +120,8 @@ CORRECTED = "corrected"
 
 def just_corrected() -> str | None:
     """What the correction this phone has just saved says (once, on the page it lands on)."""
+    if _keeping():
+        return None
     said = get_flashed_messages(category_filter=[CORRECTED])
     return str(said[-1]) if said else None
 
