@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from companion import KEEPING
 from tests.conftest import make_app, new_game, version_of
 
 HX = {"HX-Request": "true"}
@@ -185,7 +186,7 @@ def test_the_service_workers_copy_of_a_page_neither_takes_the_notice_nor_renews_
     phone = app.test_client()
     joined = join(phone, link_from_panel(client, game_id, "add"))
     said = "This phone is a referee now: it enters moves beside the other referees."
-    kept = phone.get(joined.headers["Location"], headers={"X-Companion-Keep": "1"})
+    kept = phone.get(joined.headers["Location"], headers={KEEPING: "1"})
     assert kept.status_code == 200 and said not in kept.get_data(as_text=True)
     assert "Set-Cookie" not in kept.headers
     assert said in phone.get(joined.headers["Location"]).get_data(as_text=True)  # the phone's own page says it
