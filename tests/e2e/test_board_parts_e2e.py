@@ -67,3 +67,38 @@ def test_a_part_the_page_cannot_fill_brings_the_whole_board(page, base_url):
     expect_version(page, 1)  # the game as it stands (the card was not sent: the route answered)
     expect(page.locator("#live .trump-line")).to_be_visible()
     assert page.evaluate(PARTS) == shown
+
+
+#: An answer that adds a part asking something of the server (hx-get), put in place by the
+#: page (companionSwap); then, in the same task (before any frame), the part tapped as a
+#: finger does (pointerdown, then click). Whether htmx sent its request, and whether htmx
+#: had been shown the part before the tap.
+TAP_AT_ONCE = """([html, press]) => {
+  let asked = false;
+  document.addEventListener("htmx:beforeRequest", (e) => { if (e.detail.elt.id === "probe") { asked = true; } });
+  window.companionSwap(html);
+  const probe = document.getElementById("probe");
+  const known = "htmx-internal-data" in probe;
+  if (press) { probe.dispatchEvent(new PointerEvent("pointerdown", { bubbles: true })); }
+  probe.click();
+  return [known, asked];
+}"""
+
+
+def test_a_part_added_answers_a_tap_made_before_its_frame(page, base_url):
+    """htmx is shown the parts an answer added once their frame is painted (issue 45: not
+    within the tap's own task), or at once when a finger or a key comes first: a tap made
+    right after the answer still asks the server (static/morph.js)."""
+    players, _ = script("tute")
+    game_id = api_game(page, base_url, "tute", players)
+    page.wait_for_function(MORPHING)
+    live = page.evaluate("() => document.getElementById('live').outerHTML")
+    probe = f'<p id="probe" class="probe" hx-get="/games/{game_id}/live" hx-target="this" hx-trigger="click">?</p>'
+    html = live.replace("</section>", probe + "</section>")
+    assert page.evaluate(TAP_AT_ONCE, [html, True]) == [False, True]  # not shown to htmx, until the finger came
+    # Without a tap, htmx is shown it once the frame is in: a click alone then asks too.
+    page.evaluate("() => document.getElementById('probe').remove()")
+    page.evaluate("([html]) => window.companionSwap(html)", [html])
+    page.wait_for_function("() => 'htmx-internal-data' in document.getElementById('probe')")
+    with page.expect_request(lambda r: f"/games/{game_id}/live" in r.url):
+        page.evaluate("() => document.getElementById('probe').click()")
