@@ -1344,10 +1344,11 @@ def test_registry():
 
 
 @functools.cache
-def most_groups(v: int, jack_is_12: bool, size: int | None) -> int:
+def most_groups(v: int, jack_is_12: bool, size: int | None, lone_aces: int = 0) -> int:
     """The most groups worth ``v`` each (one card of that value, or 2 to ``size`` cards adding
     up to it, an ace 1 or 11) that a pack makes with one card worth ``v`` set aside (the one
-    played): an exhaustive search, the highest card left either in a group or not."""
+    played), ``lone_aces`` of them an ace on its own: an exhaustive search, the highest card
+    left either in a group or not."""
     values = [x for x in (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14) if x <= v and (x != 12 or jack_is_12)]
     limit = size or 52
 
@@ -1376,7 +1377,7 @@ def most_groups(v: int, jack_is_12: bool, size: int | None) -> int:
         made = (1 + best(*g) for g in groups(rest, aces, v - values[top], limit - 1, top))
         return max([best(rest, aces), *made])
 
-    return best(tuple(4 - (x == v) for x in values), 4 - (v == 11))
+    return lone_aces + best(tuple(4 - (x == v) for x in values), 4 - (v == 11) - lone_aces)
 
 
 @pytest.mark.parametrize(("jack_is_12", "size"), [(False, 2), (False, 3), (True, 2), (True, 3)])
@@ -1395,6 +1396,29 @@ def test_1_4_P8_groups_of_more_than_3_cards_make_no_more_groups(jack_is_12):
     2v + 1 groups: every card worth v or less, aces as 1, adds up to exactly that many v.)"""
     for v in (11, 12, 13, 14) if jack_is_12 else (11, 13, 14):
         assert most_groups(v, jack_is_12, None) == T._MOST_GROUPS[jack_is_12, False][v]
+
+
+@pytest.mark.parametrize("sweep_aces", ["eleven", "one", "as_played"])
+def test_A1_a_tally_takes_exactly_the_bonuses_an_aces_sweep_scores(sweep_aces):
+    """RULES.md 1.4 P8, A1 and its option sweep_aces: a sweep scores its value v once for the
+    played card and once for each group. An ace's sweep (v = 11) may take ``j`` aces by rank
+    (at most the other 3): but under "eleven", each counts 1, 10 less; under "one" the played
+    ace too, when all it took were aces. A tally takes exactly those bonuses."""
+    options = {"sweep_aces": sweep_aces}
+    size = T.resolve_options(options).max_group_size
+    values = {max(T.VALUES[r]) for r in T.RANKS if r != "J"}
+    each = {v * (k + 1) for v in values for k in range(1, most_groups(v, False, size) + 1)}
+    low = sweep_aces != "eleven"
+    aces = {
+        11 * (k + 1) - 10 * low * (j + (sweep_aces == "one" and j == k))
+        for j in range(4)
+        for k in range(max(j, 1), most_groups(11, False, size, j) + 1)
+    }
+    assert {b for b in range(1, 400) if T.sweep_bonus_refusal(b, options) is None} == each | aces
+    # As the sweeps themselves score: the ace of spades on the heart's, on it and 5+6.
+    one, both = T.sweep_of("AS", ["AH"], options).bonus, T.sweep_of("AS", ["AH", "5C", "6D"], options).bonus
+    assert (one, both) == {"eleven": (22, 33), "one": (2, 23), "as_played": (12, 23)}[sweep_aces]
+    assert {one, both} <= each | aces
 
 
 @pytest.mark.parametrize(

@@ -1012,14 +1012,15 @@ def sweep_bonus_refusal(bonus: object, options: dict[str, Any] | Options | None 
         return Reason(
             "tabla_scores_one", "With one point a tabla, every sweep is worth 1 (%(rule)s).", rule="Tablanette 1.5"
         )
-    for v, most in _MOST_GROUPS[opts.jack_is_12, opts.max_group_size == 2].items():
-        if bonus % v == 0 and 2 <= bonus // v <= most + 1:
-            return None
-        # Aces taken by rank (at most 3, the 4th played) counting 1 (sweep_aces).
-        low = range(4) if v == 11 and opts.sweep_aces != "eleven" else ()
-        played = Card("A", "S")
-        if any(_sweep_bonus(played, 11, k, j, opts) == bonus for k in range(1, most + 1) for j in low if j <= k):
-            return None
+    most = _MOST_GROUPS[opts.jack_is_12, opts.max_group_size == 2]
+    if any(bonus in range(2 * v, (k + 2) * v, v) for v, k in most.items()):
+        return None
+    # An ace's sweep whose groups include aces taken by rank (at most the other 3): under
+    # sweep_aces but "eleven", each counts 1 (_sweep_bonus). Lone aces leave room for as many
+    # groups of 11 as the pack makes.
+    ace = Card("A", "S")
+    if any(_sweep_bonus(ace, 11, k, j, opts) == bonus for k in range(1, most[11] + 1) for j in range(min(k, 3) + 1)):
+        return None
     return Reason(
         "no_such_sweep",
         "No sweep scores %(bonus)s: a sweep scores its capture value (2 to 14) once for the played card "
