@@ -99,7 +99,7 @@ OPTION_LABELS = {
     "win_threshold": N_("Points that win a deal (4-5 players)"),
     "triple_tie": N_("Three players level"),
     "no_trick_loses": N_("No trick taken loses"),
-    "over_100_loses": N_("Over 100 loses (3 players)"),
+    "over_100_loses": N_("3 players: over 100 loses"),
     "allow_declarations": N_("Cantes (4-5 players)"),
     "revoke_penalty": N_("A proven revoke costs"),
     "spanish_names": N_("Spanish card names"),
