@@ -94,18 +94,21 @@ function fetched(address) {
 // The phone's Python bundle (/phone/<digest>.zip, companion/views/phone.py): its address names
 // its contents, so the copy kept answers for good; only the newest is kept.
 var BUNDLE = "companion-bundle";
-function bundle(request) {
-  return caches.open(BUNDLE).then(function (cache) {
-    return cache.match(request, { ignoreVary: true }).then(function (hit) {
-      return hit || fetch(request).then(function (response) {
-        if (response.status !== 200) { return response; }
-        var copy = response.clone();
-        cache.keys().then(function (old) {
-          return Promise.all(old.map(function (r) { return cache.delete(r); }));
-        }).then(function () { return cache.put(request, copy); });
-        return response;
-      });
+function bundle(event) {
+  var request = event.request;
+  // Found in any cache: a worker before this one kept it with the shell's files.
+  return caches.match(request, { ignoreVary: true }).then(function (hit) {
+    return hit || fetch(request).then(function (response) {
+      if (response.status === 200) { event.waitUntil(keepBundle(request, response.clone())); }
+      return response;
     });
+  });
+}
+function keepBundle(request, response) {
+  return caches.open(BUNDLE).then(function (cache) {
+    return cache.keys().then(function (old) {
+      return Promise.all(old.map(function (r) { return cache.delete(r); }));
+    }).then(function () { return cache.put(request, response); });
   });
 }
 
@@ -118,13 +121,13 @@ self.addEventListener("fetch", function (event) {
   var request = event.request;
   var url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin) { return; }
-  var bundle = /^\/phone\/[0-9a-f]+\.zip$/.test(url.pathname);
-  if (url.pathname.indexOf("/static/") === 0 || bundle) {
-    // Versioned URLs (?v=<hash>; the phone's Python bundle, named by its contents) never
-    // change: the cache first.
+  if (/^\/phone\/[0-9a-f]+\.zip$/.test(url.pathname)) {
+    event.respondWith(bundle(event));
+  } else if (url.pathname.indexOf("/static/") === 0) {
+    // Versioned URLs (?v=<hash>) never change: the cache first.
     event.respondWith(caches.match(request).then(function (hit) {
       return hit || fetch(request).then(function (response) {
-        if (response.ok && (url.search || bundle)) {
+        if (response.ok && url.search) {
           var copy = response.clone();
           caches.open(CACHE).then(function (cache) { cache.put(request, copy); });
         }
@@ -142,8 +145,6 @@ self.addEventListener("fetch", function (event) {
         });
       });
     }));
-  } else if (/^\/phone\/[0-9a-f]+\.zip$/.test(url.pathname)) {
-    event.respondWith(bundle(request));
   } else if (request.mode === "navigate") {
     // Pages: the network first (the board as it is now), the copy kept when there is none.
     event.respondWith(fetch(request).then(function (response) {

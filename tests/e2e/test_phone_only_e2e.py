@@ -144,3 +144,22 @@ def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_read
     kept = page.evaluate(KEPT_GAME, game_id)
     assert kept["sent"]["id"] == server_id and kept["sent"]["joined"]
     assert errors == []
+
+
+#: The phone's Python bundle kept on its own, the only one kept (templates/offline/sw.js).
+ONLY_NEWEST_BUNDLE = """async () => {
+  const bundle = new URL(document.getElementById("here").dataset.bundle, location.href).href;
+  const kept = await (await caches.open("companion-bundle")).keys();
+  return kept.length === 1 && kept[0].url === bundle;
+}"""
+
+
+def test_the_phone_keeps_only_the_newest_python_bundle(page, here_url):
+    """A new server's bundle (its address names its contents: any change to the engines or
+    the templates is a new one) takes the place of the one kept before, instead of piling up
+    beside it on the phone."""
+    page.goto(here_url + "/")
+    controlled(page)
+    page.evaluate("async () => (await caches.open('companion-bundle')).put('/phone/0123abcd.zip', new Response('old'))")
+    answered(page, lambda: page.locator("a[href='/phone']").first.click(), "body")
+    until(page, ONLY_NEWEST_BUNDLE, timeout=60_000)
