@@ -284,6 +284,38 @@ def test_tablanette_who_wins(client, vid, args, verdict):
 
 
 @pytest.mark.parametrize(
+    ("args", "verdict"),
+    [
+        ({"score_a": 251, "score_b": 200, "win_at": "exceed"}, "play on"),  # seed 001: 251 is not past 251
+        ({"score_a": 252, "score_b": 200, "win_at": "exceed"}, "A"),
+        ({"score_a": 251, "score_b": 200, "sweeper": "A", "win_at": "exceed"}, "play on"),
+        ({"score_a": 251, "score_b": 251, "on_tie": "play_on"}, "play on"),
+        ({"score_a": 255, "score_b": 255, "on_tie": "play_on"}, "play on"),
+    ],
+)
+def test_tablanette_who_wins_under_the_labs_rules(client, args, verdict):
+    """RULES.md 1.6, A7 (the target reached or passed: win_at) and A8 (level at the target:
+    a draw, or another deal: on_tie): the lab answers under the rules it is set to."""
+    assert attrs(lab(client, "tablanette", **args), "data-verdict") == [verdict]
+
+
+@pytest.mark.parametrize(
+    ("args", "points"),
+    [
+        # RULES.md 1.5: Ace 11, ten 10 (120 a deal): two aces and the 3 for most cards.
+        ({"a_cards": 27, "a_counters": "AS AH", "point_scale": "ace_ten"}, "25 98"),
+        # A9's option: 26 cards each share the 3, rounded down.
+        ({"a_cards": 26, "a_counters": "AS AH KC 10D 10C 2C JS", "most_cards_tie": "split"}, "9 15"),
+        # A1's option: the ace of spades on the heart's, 5 and 6: the table's ace counts 1.
+        ({"a_cards": 27, "a_counters": "AS AH KC 10D 10C 2C JS", "a_sweeps": "23", "sweep_aces": "as_played"}, "34 14"),
+    ],
+)
+def test_tablanette_deal_scoring_under_the_labs_rules(client, args, points):
+    """RULES.md 1.5: a deal scored in the lab is scored under the rules it is set to."""
+    assert attrs(lab(client, "tablanette", **args), "data-deal") == [points]
+
+
+@pytest.mark.parametrize(
     ("vid", "args", "points"),
     [
         ("TB-S1", {"a_cards": 27, "a_counters": "AS AH KC 10D 10C 2C JS"}, "11 14"),

@@ -1980,6 +1980,17 @@ def test_1_6_the_labs_verdict_names_winners_losers_and_a_draw():
     assert T.verdict({"A": 250, "B": 290}, sweeper="A") is None
 
 
+@pytest.mark.parametrize(
+    ("args", "option"), [({"win_at": "REACH"}, "win_at"), ({"on_tie": "Draw"}, "on_tie"), ({"target": 0}, "target")]
+)
+def test_1_6_the_labs_verdict_refuses_rules_that_do_not_exist(args, option):
+    """RULES.md 1.6 and its options (win_at: A7; on_tie: A8): a verdict under a rule the game
+    does not have is refused, not answered under another (an unknown word read as "reach")."""
+    with pytest.raises(OptionError) as err:
+        T.verdict({"A": 251, "B": 0}, **args)
+    assert err.value.option == option
+
+
 def test_1_4_a_tap_counts_captures_up_to_its_limit_and_says_whether_that_is_all():
     """RULES.md 1.4 P4 (issue 17): a card with exactly six legal captures lists all six under a
     limit of six, and five, not all, under five."""

@@ -10,7 +10,17 @@ from companion.board.common import turns as board_turns
 #: How the engine's refusals cite a rule: "Tablanette 1.4" (the plain-words page's anchor).
 CITED = "Tablanette"
 #: The options the lab lets you change in place (the ones its answers depend on).
-LAB_OPTIONS = ("max_group_size", "jack_is_12", "forced_capture", "ace_as_one", "sweep_aces")
+LAB_OPTIONS = (
+    "max_group_size",
+    "jack_is_12",
+    "forced_capture",
+    "ace_as_one",
+    "sweep_aces",
+    "point_scale",
+    "most_cards_tie",
+    "win_at",
+    "on_tie",
+)
 #: Nothing below the grid: no record to send again.
 RECORD = ()
 #: The moves that change what the card picker shows: the four face-up cards to tick, then the

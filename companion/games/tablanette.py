@@ -1420,14 +1420,14 @@ def verdict(
     ['A']
     """
     names = list(scores)
-    opts = Options(target=target, win_at=win_at)
+    opts = resolve_options({"target": target, "win_at": win_at, "on_tie": on_tie})  # refused if not one of them
     if sweeper is not None:
         if not _reached(scores[sweeper], opts):
             return None
         return {"winners": [sweeper], "losers": [n for n in names if n != sweeper], "draw": False}
     top = max(scores.values())
     leaders = [n for n in names if scores[n] == top]
-    if not _reached(top, opts) or (len(leaders) > 1 and on_tie != "draw"):
+    if not _reached(top, opts) or (len(leaders) > 1 and opts.on_tie != "draw"):
         return None
     return {"winners": leaders, "losers": [n for n in names if n not in leaders], "draw": len(leaders) > 1}
 

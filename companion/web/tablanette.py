@@ -15,6 +15,7 @@ from pydantic import Field as Declared
 from wtforms import Field, SelectChoice, SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
+from companion.board.tablanette import LAB_OPTIONS
 from companion.errors import N_, MoveError, Reason
 from companion.games import side_label
 from companion.i18n import side_name
@@ -198,7 +199,7 @@ def _tablanette_winner(rules, opts, q: Query) -> dict:
         "sweeper": sweeper or "",
     }
     if a is not None and b is not None and target is not None:
-        out["result"] = rules.verdict({"A": a, "B": b}, target, opts.on_tie, sweeper) or "play on"
+        out["result"] = rules.verdict({"A": a, "B": b}, target, opts.on_tie, sweeper, opts.win_at) or "play on"
     return out
 
 
@@ -217,8 +218,11 @@ def _tablanette_deal(rules, opts, q: Query) -> dict:
         "counters": {"A": mine, "B": [c for c in counters if c not in mine]},
         "sweeps": {k: v for k, v in sweeps.items() if v},
     }
+    # Scored under the lab's rules (the bonus a sweep can score, the point scale, a tie for
+    # most cards), to no target.
+    options = {name: getattr(opts, name) for name in LAB_OPTIONS} | {"target": 10**6}
     try:
-        state = rules.apply(rules.start(["A", "B"], {"target": 10**6}), move)
+        state = rules.apply(rules.start(["A", "B"], options), move)
     except MoveError as e:
         return {"args": args, "points": None, "error": e.reason}
     record = rules.view(state)["history"][-1]
