@@ -207,7 +207,10 @@ def test_tantony_and_100_states(page, base_url, check):
     check("tantony-start")
     for code in ("9D", "3D"):
         tap_card(page, code)
-    expect(page.locator("#live .compass .badge")).to_be_visible()
+    # Who is winning the trick: its card ringed, nothing in a seat cut short ("K♠ …").
+    expect(page.locator("#live .compass .best .chip")).to_have_count(1)
+    cut_short = "s => s.filter(e => e.scrollWidth > e.clientWidth).length"
+    assert page.eval_on_selector_all("#live .compass .card-slot", cut_short) == 0
     check("tantony-mid-trick")
     for code in ("7D", "10D"):
         tap_card(page, code)
