@@ -1241,6 +1241,18 @@ def test_2_5_cante_refusals_are_coded():
     assert err.params == {"player": "P4", "suit": "C", "cards": ["4D"]}
 
 
+def test_2_5_a_suit_is_sung_once_a_deal():
+    """RULES.md 2.5: each suit's cante once a deal: its singer, winning a later trick with
+    the king and queen still in hand, is refused it again, and told why."""
+    t = Table(TRUMPS, dealer="P4", turned="4D")
+    t.play("AH", "AS", "2S", "2D")  # P4 trumps the ace of hearts and sings the 40
+    t.declare("D")
+    t.play("AD", "3H", "3S", "2C")  # and wins the next trick too
+    err = t.refused({"type": "declare", "suit": "D"})
+    assert (err.code, err.params) == ("already_sang", {"player": "P4", "suit": "D"})
+    assert str(err) == "P4 already sang D this deal."
+
+
 def test_2_4_the_labs_why_names_the_duty_and_the_cards_that_meet_it():
     """RULES.md 2.4: why a card may not be played, as data."""
     why = T.why_illegal(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S")
