@@ -32,3 +32,38 @@ def test_1_5_a_tally_whose_sweeps_are_not_a_mapping_is_refused():
         "sweeps_not_mapping",
         "'sweeps' must map each side to its sweep bonuses",
     )
+
+
+@pytest.mark.parametrize(
+    ("card", "table"),
+    [
+        ("10D", ["5C", "5H"]),  # a pair of one rank
+        ("10D", ["5H", "5C"]),
+        ("KD", ["6C", "7H", "6H", "7C"]),
+        ("QD", ["5C", "7H", "QS", "2C", "3D", "7S"]),
+    ],
+)
+def test_1_4_a_capture_is_written_one_way_whatever_order_the_table_was_tapped_in(card, table):
+    """RULES.md 1.4 P4: each group of a capture lists its cards in the pack's order (♠ ♥ ♦ ♣
+    within a rank), the groups smallest first: the board, the lab and the API name a capture
+    one way, however its cards lie on the table."""
+    pack = [str(c) for c in T.PACK]
+    for option in T.capture_options(card, table):
+        for group in option.groups:
+            assert list(group) == sorted(group, key=pack.index), option.groups
+    again = T.capture_options(card, list(reversed(table)))
+    assert [o.groups for o in again] == [o.groups for o in T.capture_options(card, table)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"sweep_aces": "one"}, {"sweep_aces": "one", "ace_as_one": True}, {"sweep_aces": "as_played"}],
+)
+@pytest.mark.parametrize(("card", "table"), [("AS", ["AH"]), ("AS", ["AH", "AC"]), ("AS", ["AH", "5C", "6D"])])
+def test_A1_a_claim_is_judged_as_the_list_of_captures_gives_it(card, table, options):
+    """RULES.md 1.4 P4-P8 and A1: the capture a player claims (judge_capture: the cards they
+    say they took) is the one the list of legal captures gives for those cards, with the same
+    value, bonus and explanation: where an ace as 1 and as 11 score the same, both answers
+    take the same one."""
+    for option in T.capture_options(card, table, options):
+        assert T.judge_capture(card, table, option.cards, options) == option

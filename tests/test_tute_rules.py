@@ -1253,6 +1253,26 @@ def test_2_5_a_suit_is_sung_once_a_deal():
     assert str(err) == "P4 already sang D this deal."
 
 
+#: 4 players, P4 deals and turns 4D (trump D): P1 holds KS QS, P3 the trump pair KD QD.
+OWN_20 = {
+    "P1": "AS KS QS AH 3H 2H 4H 5H AC 3C".split(),
+    "P2": "3S JS 7S 6S 5S 7C 6C 5C 4C 2C".split(),
+    "P3": "KD QD KH QH JH 7H KC QC JC 4S".split(),
+    "P4": "AD 3D JD 7D 6D 5D 4D 2D 6H 2S".split(),
+}
+
+
+def test_2_5_only_the_singers_own_20_locks_the_40():
+    """RULES.md 2.5 (lock rule): the 20 that forbids the 40 is one its singer sang. P1 sings
+    a 20; P3, who sang nothing, wins the next trick and sings the 40 in trumps."""
+    t = Table(OWN_20, dealer="P4", turned="4D")
+    t.play("AS", "5S", "4S", "2S")
+    t.declare("S")
+    t.play("2H", "4C", "7H", "6H")
+    t.declare("D")
+    assert [(d["seat"], d["suit"], d["points"]) for d in t.state.declarations] == [(0, "S", 20), (2, "D", 40)]
+
+
 def test_2_4_the_labs_why_names_the_duty_and_the_cards_that_meet_it():
     """RULES.md 2.4: why a card may not be played, as data."""
     why = T.why_illegal(["3S", "2S", "AC", "5D"], ["7S"], "D", "2S")
