@@ -52,6 +52,7 @@ class Deal:
         self.dealt = {p: set(h) for p, h in zip(self.names, self.hands)}
         assert [len(h) for h in self.hands] == [T.HAND_SIZE[n]] * n
         self.completed = []  # (cards, trump in force) of every finished trick
+        self.leads = []  # the seat that led each of them
         self.declared = []  # (seat, suit, points)
         if n >= 4:
             assert deck[-1] in self.hands[dealer]  # the dealer's last card is turned
@@ -92,10 +93,13 @@ class Deal:
 
     def play(self, seat, card):
         trump, cards = self.state.trump, self.trick() + [card]
+        if len(cards) == 1:
+            self.lead = seat
         self.move({"type": "play", "card": card, "player": self.names[seat]})
         self.hands[seat].remove(card)
         if len(cards) == self.n:
             self.completed.append((cards, trump))
+            self.leads.append(self.lead)
 
 
 def play_deal(d, rng, inject_at=None):
@@ -139,6 +143,9 @@ def check_deal_record(d):
     assert sum(h["card_points"].values()) == 120
     cantes = sum(h["cantes"].values())
     assert sum(h["points"].values()) - cantes == 130
+    # 2.6: the last trick's 10 go to whoever took it, by the cards played in it.
+    cards, trump = d.completed[-1]
+    assert h["last_trick"] == names[(d.leads[-1] + T.trick_winner(cards, trump)) % n]
     for p in names:
         assert h["points"][p] == h["card_points"][p] + h["cantes"][p] + (10 if p == h["last_trick"] else 0)
     assert sum(h["tricks"].values()) == T.HAND_SIZE[n]

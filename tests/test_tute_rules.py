@@ -1083,6 +1083,12 @@ def test_tally_valid_3p_and_only_before_the_first_card():
     h = state.history[-1]
     assert h["points"] == {"P1": 100, "P2": 40, "P3": 50} and h["losers"] == ["P3"] and h["tallied"] is True
     assert T.view(state)["dealer"] == "P2"
+    # The log's words for it: tallied, the deal's points, and who lost it.
+    move = {"type": "tally", "card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P2"}
+    words = T.narrate(state, move)
+    assert [w.code for w in words[:2]] == ["tallied", "deal_points"]
+    assert words[1].params == {"deal": 1, "scores": {"P1": 100, "P2": 40, "P3": 50}}
+    assert words[2:] == [Reason.from_json(r) for r in h["reason"]]
     t = Table(SUITED, dealer="P3")
     t.play("AH")
     t.refused(
