@@ -382,7 +382,15 @@ def test_2_8_no_trick_loses_and_over_100_loses():
     totals = {"P1": 60, "P2": 40, "P3": 30, "P4": 0}
     taken = {"P1": 5, "P2": 3, "P3": 2, "P4": 0}
     assert T.deal_outcome(totals, "P1", None, taken)["losers"] == ["P1"]
-    assert T.deal_outcome(totals, "P1", {"no_trick_loses": True}, taken)["losers"] == ["P1", "P4"]
+    outcome = T.deal_outcome(totals, "P1", {"no_trick_loses": True}, taken)
+    assert outcome["losers"] == ["P1", "P4"]
+    assert [(r["code"], r["params"].get("players")) for r in outcome["reason"]] == [
+        ("highest_total", None),
+        ("no_trick_loses", ["P4"]),
+    ]
+    # A player the trick counts leave out took no trick.
+    counted = {p: n for p, n in taken.items() if p != "P4"}
+    assert T.deal_outcome(totals, "P1", {"no_trick_loses": True}, counted)["losers"] == ["P1", "P4"]
     three = {"P1": 110, "P2": 40, "P3": 20}
     assert T.deal_outcome(three, "P1")["losers"] == ["P2"]
     assert T.deal_outcome(three, "P1", {"over_100_loses": True})["losers"] == ["P1"]
@@ -579,6 +587,10 @@ def test_B11_loss_mark_gives_the_offender_one_mark_and_nobody_else():
     assert h["losers"] == ["P2"]
     assert t.state.losses == [0, 1, 0]
     assert T.view(t.state)["dealer"] == "P1"  # the deal counts: the next dealer deals
+    # The deal's record: who dealt it, why P2 lost it, and its last trick for the screen.
+    assert h["dealer"] == "P3" and "claimed" not in h  # played out, not claimed
+    assert [(r["code"], r["params"]["players"]) for r in h["reason"]] == [("revoke_costs_the_deal", ["P2"])]
+    assert (h["last"]["n"], h["last"]["winner"]) == (T.HAND_SIZE[3], h["last_trick"])
 
 
 def test_B11_loss_mark_can_end_the_game():
@@ -592,8 +604,18 @@ def test_B11_none_keeps_the_normal_outcome():
     t = revoke_deal({"revoke_penalty": "none"})
     h = t.state.history[-1]
     assert [(r["player"], r["trick"]) for r in h["revokes"]] == [("P2", 1)]
-    normal = T.deal_outcome(h["points"], h["last_trick"], {"players": 3})["losers"]
-    assert h["losers"] == normal
+    normal = T.deal_outcome(h["points"], h["last_trick"], {"players": 3})
+    assert h["losers"] == normal["losers"]
+    assert h["reason"] == [
+        *normal["reason"],
+        {
+            "code": "revoke_not_penalised",
+            "text": "Revokes by %(players)s are not penalised (%(option)s).",
+            "params": {"players": ["P2"], "option": T.OPTION_LABELS["revoke_penalty"]},
+            "rule": None,
+        },
+    ]
+    normal = normal["losers"]
     assert t.state.losses == [1 if p in normal else 0 for p in NAMES3]
 
 
@@ -602,6 +624,7 @@ def test_B11_replay_deal_gives_no_marks_and_the_same_dealer_deals_again():
     t = revoke_deal({"revoke_penalty": "replay_deal"})
     h = t.state.history[-1]
     assert h["losers"] == [] and h["replayed"] is True
+    assert [(r["code"], r["params"]["players"]) for r in h["reason"]] == [("revoke_replays_the_deal", ["P2"])]
     assert t.state.losses == [0, 0, 0]
     v = T.view(t.state)
     assert v["dealer"] == "P3" and v["to_act"] == "P1"
