@@ -388,6 +388,7 @@ def test_2_8_no_trick_loses_and_over_100_loses():
         ("highest_total", None),
         ("no_trick_loses", ["P4"]),
     ]
+    assert str(Reason.from_json(outcome["reason"][1])) == "P4 took no trick and loses too (No trick taken loses)."
     # A player the trick counts leave out took no trick.
     counted = {p: n for p, n in taken.items() if p != "P4"}
     assert T.deal_outcome(totals, "P1", {"no_trick_loses": True}, counted)["losers"] == ["P1", "P4"]
@@ -1300,6 +1301,21 @@ def test_2_5_only_the_singers_own_20_locks_the_40():
     t.play("2H", "4C", "7H", "6H")
     t.declare("D")
     assert [(d["seat"], d["suit"], d["points"]) for d in t.state.declarations] == [(0, "S", 20), (2, "D", 40)]
+
+
+def test_the_view_names_the_trump_who_is_winning_the_trick_and_what_may_be_sung():
+    """DESIGN.md's view for Tute (RULES.md 2.3-2.5): the turned card and the trump, the
+    trick so far and who is winning it (a trump beats the suit led), and the cantes the
+    trick's winner may declare before leading."""
+    t = Table(FOUR, dealer="P4", turned="4D")
+    t.play("2C", "3C", "7C", "5C")  # P2 wins; no king or queen is known elsewhere yet
+    v = T.view(t.state)
+    assert (v["game"], v["turned"], v["trump"], v["to_act"]) == ("tute", "4D", "D", "P2")
+    assert (v["declarable"], v["loss_limit"], v["best"]) == (["S", "H", "D", "C"], 6, None)
+    t.play("4S", "6S", "2D")  # P4, void in spades, trumps
+    v = T.view(t.state)
+    assert v["trick"] == [["P2", "4S"], ["P3", "6S"], ["P4", "2D"]]
+    assert (v["best"], v["declarable"]) == ("P4", [])
 
 
 def test_2_4_the_labs_why_names_the_duty_and_the_cards_that_meet_it():
