@@ -69,10 +69,10 @@ def test_a_part_the_page_cannot_fill_brings_the_whole_board(page, base_url):
     assert page.evaluate(PARTS) == shown
 
 
-#: An answer that adds a part asking something of the server (hx-get), put in place by the
-#: page (companionSwap); then, in the same task (before any frame), the part tapped as a
-#: finger does (pointerdown, then click). Whether htmx sent its request, and whether htmx
-#: had been shown the part before the tap.
+#: An answer that adds a part asking something of the server (hx-get; its answer put nowhere,
+#: so the page stays as the test made it), put in place by the page (companionSwap); then, in
+#: the same task (before any frame), the part tapped as a finger does (pointerdown, then
+#: click). Whether htmx sent its request, and whether htmx had been shown the part before.
 TAP_AT_ONCE = """([html, press]) => {
   let asked = false;
   document.addEventListener("htmx:beforeRequest", (e) => { if (e.detail.elt.id === "probe") { asked = true; } });
@@ -93,7 +93,7 @@ def test_a_part_added_answers_a_tap_made_before_its_frame(page, base_url):
     game_id = api_game(page, base_url, "tute", players)
     page.wait_for_function(MORPHING)
     live = page.evaluate("() => document.getElementById('live').outerHTML")
-    probe = f'<p id="probe" class="probe" hx-get="/games/{game_id}/live" hx-target="this" hx-trigger="click">?</p>'
+    probe = f'<p id="probe" class="probe" hx-get="/games/{game_id}/live" hx-swap="none" hx-trigger="click">?</p>'
     html = live.replace("</section>", probe + "</section>")
     assert page.evaluate(TAP_AT_ONCE, [html, True]) == [False, True]  # not shown to htmx, until the finger came
     # Without a tap, htmx is shown it once the frame is in: a click alone then asks too.
