@@ -16,7 +16,9 @@ into pages.js, which a game page does not load. Issue 46 puts the line a referee
 when it can't keep the screen on (plain HTTP, or the phone refuses) in the page, about 150
 bytes: the brotli ceiling goes to 28.7 KB (28.6 at most now), gzip's stays. A choice's sheet moves
 the connection's banner to the top (about 40 bytes: 28.7 KB brotli at most, Tantony's), and
-scripts and stylesheets are gzipped by Zopfli: 31.2 KB gzip at most, the ceiling 31.3."""
+scripts and stylesheets are gzipped by Zopfli: 31.2 KB gzip at most, the ceiling 31.3. Tantony's
+compass rings the card winning the trick on a phone, where "winning" did not fit (about 20
+bytes of style): 28.71 KB brotli at most (Tantony's), the ceiling 28.8."""
 
 import pytest
 
@@ -24,7 +26,7 @@ from companion import games, web
 from tests.conftest import become_referee
 from tests.weight import first_load
 
-CEILING = {"br": 28.7 * 1024, "gzip": 31.3 * 1024}
+CEILING = {"br": 28.8 * 1024, "gzip": 31.3 * 1024}
 
 
 @pytest.mark.parametrize("game", games.GAMES)
