@@ -9,6 +9,7 @@ import hashlib
 
 from flask import Blueprint, Response, render_template, request, url_for
 
+from companion import KEEPING
 from companion.views.pyodide import served_version
 
 bp = Blueprint("offline", __name__)
@@ -40,7 +41,7 @@ def worker():
     # keeps them, a new Pyodide replaces them.
     pyodide = served_version()
     runtime = f"companion-pyodide-{pyodide}" if pyodide else ""
-    body = render_template("offline/sw.js", shell=shell, version=version, runtime=runtime)
+    body = render_template("offline/sw.js", shell=shell, version=version, runtime=runtime, keeping=KEEPING)
     # Checked on every visit (a worker is never served stale), and allowed to control every page;
     # unchanged, the check is answered 304 with nothing in it (a repeat load sends no bytes).
     response = Response(body, mimetype="text/javascript", headers={"Cache-Control": "no-cache"})

@@ -83,9 +83,9 @@ self.addEventListener("message", function (event) {
 function fetched(address) {
   var url = new URL(address, self.location.href);
   if (url.origin !== self.location.origin) { return Promise.resolve(); }
-  // Marked as the worker's own (X-Companion-Keep): the server neither renews this phone's
+  // Marked as the worker's own (companion.KEEPING): the server neither renews this phone's
   // cookie with its answer nor says there what the page the phone shows says once.
-  var request = new Request(url.href, { credentials: "same-origin", headers: { "X-Companion-Keep": "1" } });
+  var request = new Request(url.href, { credentials: "same-origin", headers: { {{ keeping|tojson }}: "1" } });
   return fetch(request).then(function (response) {
     return response.ok ? keep(request, response) : null;
   }).catch(function () { /* no connection: kept at its next visit */ });
