@@ -167,6 +167,21 @@ def test_a_ruled_tute_revoke_is_played_and_proven():
     assert after.tricks[-1]["cards"][-1] == [0, "7D"]
     assert [(r["player"], r["card"], r["proof"]) for r in after.revokes] == [("Ann", "7D", "QS")]
     assert TU.view(after)["rulings"][0]["refusal"]["code"] == "must_follow"
+    # R4: played out (each player the first card they may play), the deal's record keeps it.
+    while after.deal == 1:
+        v = TU.view(after)
+        after = next(a for a in (maybe(after, c) for c in v["pack"] if c not in v["seen"]) if a is not None)
+    [ruling] = after.history[-1]["rulings"]
+    assert (ruling["player"], ruling["deal"], ruling["refusal"]["code"]) == ("Ann", 1, "must_follow")
+    assert TU.view(after)["rulings"] == []  # the next deal has none of its own
+
+
+def maybe(state, card):
+    """The state after ``card`` is played, or None when the referee refuses it."""
+    try:
+        return TU.apply(state, {"type": "play", "card": card})
+    except IllegalMove:
+        return None
 
 
 def test_a_ruled_tantony_card_need_not_follow_a_known_hand():

@@ -801,6 +801,9 @@ def test_A13_default_group_size_is_3():
     assert [c.cards for c in T.capture_options("KC", table)] == [frozenset()]
     assert [c.cards for c in T.capture_options("KC", table, {"max_group_size": None})] == [frozenset(table)]
     assert [c.cards for c in T.capture_options("KC", table, {"max_group_size": 4})] == [frozenset(table)]
+    # Four of a rank is a group too: 2+2+2+2 takes with an 8, beside a 3 that stays.
+    fours = T.capture_options("8H", ["2S", "2H", "2D", "2C", "3S"], {"max_group_size": None})
+    assert [c.groups for c in fours] == [(("2S", "2H", "2D", "2C"),)]
     # max_group_size 2: 2+3+4 no longer makes 9 (TB-05 trails).
     assert [c.cards for c in T.capture_options("9C", ["2S", "3H", "4D"], {"max_group_size": 2})] == [frozenset()]
     assert T.resolve_options(None).max_group_size == 3
@@ -1639,6 +1642,9 @@ def test_1_5_tally_refusal_codes(cards, counters, error, code, params):
         ),
         (2, {"partnership": True}, "partnership_not_four", {"option": "partnership"}),
         (2, {"max_group_size": 1}, "bad_max_group_size", {"option": "max_group_size", "value": 1}),
+        (2, {"target": 0}, "bad_target", {"option": "target", "value": 0}),
+        (2, {"target": "251"}, "bad_target", {"option": "target", "value": "251"}),
+        (2, {"hand_size": 6.0}, "bad_hand_size", {"option": "hand_size", "value": 6.0}),
         (
             2,
             {"preset": "rummy"},
@@ -1966,6 +1972,10 @@ def test_1_7_the_dispute_labs_hand_size_is_a_share_of_the_48_cards_for_two():
         "hand_size must be from 1 to 24",
     )
     assert T.resolve_options({"hand_size": 24}).hand_size == 24
+    assert T.resolve_options({"hand_size": 1}).hand_size == 1  # one card each is a deal (RULES.md 1.2)
+    with pytest.raises(OptionError) as e:
+        T.resolve_options({"hand_size": 0})
+    assert e.value.code == "hand_size_range"
 
 
 def test_1_6_the_labs_verdict_names_winners_losers_and_a_draw():

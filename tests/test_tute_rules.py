@@ -389,6 +389,9 @@ def test_2_8_no_trick_loses_and_over_100_loses():
         ("no_trick_loses", ["P4"]),
     ]
     assert str(Reason.from_json(outcome["reason"][1])) == "P4 took no trick and loses too (No trick taken loses)."
+    two = T.deal_outcome({"P1": 90, "P2": 40, "P3": 0, "P4": 0}, "P1", {"no_trick_loses": True}, taken | {"P3": 0})
+    assert two["losers"] == ["P1", "P3", "P4"]
+    assert str(Reason.from_json(two["reason"][1])) == "P3 and P4 took no trick and lose too (No trick taken loses)."
     # A player the trick counts leave out took no trick.
     counted = {p: n for p, n in taken.items() if p != "P4"}
     assert T.deal_outcome(totals, "P1", {"no_trick_loses": True}, counted)["losers"] == ["P1", "P4"]
@@ -585,6 +588,8 @@ def test_B11_loss_mark_gives_the_offender_one_mark_and_nobody_else():
     t = revoke_deal()
     h = t.state.history[-1]
     assert [(r["player"], r["trick"], r["card"]) for r in h["revokes"]] == [("P2", 1, "4D")]
+    why = h["revokes"][0]["reason"]  # the record names the rule broken, for its link
+    assert (why["code"], why["rule"]) == ("revoke_follow", "Tute 2.4")
     assert h["losers"] == ["P2"]
     assert t.state.losses == [0, 1, 0]
     assert T.view(t.state)["dealer"] == "P1"  # the deal counts: the next dealer deals
@@ -827,7 +832,9 @@ def test_2_11_the_dealers_last_card_is_the_turned_card():
     # A card still in a hand that has not played to this trick: unplayed and not known
     # to be anywhere, but the dealer cannot hold it.
     other = next(h[0] for h in t.hands.values() if h and h != ["4D"])
-    t.refused({"type": "play", "card": other}, match="Play one of them")
+    why = t.refused({"type": "play", "card": other})
+    assert why.code == "last_card_known"
+    assert str(why) == "P4 has 1 card left and it is known: 4D. Play one of them."
     t.play("4D")
 
 
@@ -843,8 +850,12 @@ def test_2_11_known_cards_fill_a_hand_after_cantes():
     while t.state.deal == 1:
         if t.actor == "P2" and len(t.hands["P2"]) == len(t.state.known[1]):
             elsewhere = [c for p, h in t.hands.items() if p not in ("P2", "P4") for c in h]
+            left = len(t.hands["P2"])
             for card in elsewhere:
-                t.refused({"type": "play", "card": card}, match="Play one of them")
+                why = t.refused({"type": "play", "card": card})
+                expected = ("cards_left_known", left) if left > 1 else ("last_card_known", None)
+                assert (why.code, why.params.get("left")) == expected
+                assert "Play one of them" in str(why)
                 checked += 1
         t.play(t.lowest())
     assert checked
@@ -1316,6 +1327,19 @@ def test_the_view_names_the_trump_who_is_winning_the_trick_and_what_may_be_sung(
     v = T.view(t.state)
     assert v["trick"] == [["P2", "4S"], ["P3", "6S"], ["P4", "2D"]]
     assert (v["best"], v["declarable"]) == ("P4", [])
+    # The closed tricks, for the deal's record, by name and in play order; the pack, for the grid.
+    assert v["tricks"] == [
+        {
+            "n": 1,
+            "winner": "P2",
+            "points": 10,
+            "marriages": [],
+            "cards": [["P1", "2C"], ["P2", "3C"], ["P3", "7C"], ["P4", "5C"]],
+        }
+    ]
+    assert v["pack"] == [str(c) for c in T.PACK_40] and len(set(v["pack"])) == 40
+    three = T.view(Table(SUITED, dealer="P3").state)["pack"]  # RULES.md 2.2: 3 players, no 2s
+    assert len(set(three)) == 36 and not [c for c in three if c.startswith("2")]
 
 
 def test_2_4_the_labs_why_names_the_duty_and_the_cards_that_meet_it():
@@ -1435,8 +1459,10 @@ def test_2_3_5_3_moves_at_the_wrong_moment_say_what_is_missing():
     err = t.refused({"type": "claim", "player": "P4"})
     assert (err.code, str(err)) == ("claim_mid_trick", "Finish trick 1 first: a claim takes the tricks not begun yet.")
     t.play("3C", "7C", "5C")  # P2 wins and may sing
-    err = t.refused({"type": "declare"}, InvalidMove)
-    assert (err.code, str(err)) == ("cante_needs_suit", "A cante needs a 'suit': S, H, D or C")
+    for blank in ({}, {"suit": ""}, {"suit": "none"}):  # a form's empty choice, or "no suit"
+        err = t.refused({"type": "declare", **blank}, InvalidMove)
+        assert (err.code, str(err)) == ("cante_needs_suit", "A cante needs a 'suit': S, H, D or C")
+    assert t.refused({"type": "declare", "suit": "X"}, InvalidMove).code == "not_a_suit"
 
 
 @pytest.mark.parametrize(

@@ -852,8 +852,7 @@ def _close_trick(s: State) -> None:
     s.tricks.append(
         {
             "n": n,
-            "leader": s.leader,
-            "cards": s.trick,
+            "cards": s.trick,  # (seat, card) pairs in play order: the first is the leader's
             "winner": win,
             "trump": s.trump,
             "points": card_points(cards),
