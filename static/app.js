@@ -30,6 +30,12 @@
     return status >= 500 ? "failed" : "refused";
   }
 
+  // A board that could not be fetched: out of date, unless this phone referees the game (the
+  // board is then its own answers, and only other phones' moves wait for the network).
+  function stale(words) {
+    return window.companionReferee && window.companionReferee.playing() ? words.alone : words.stale;
+  }
+
   function say(text) {
     var b = banner();
     b.querySelector(".text").textContent = text;
@@ -42,7 +48,7 @@
     if (!b) { return; }
     var cfg = detail && detail.requestConfig;
     var words = b.dataset;
-    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { say(words.stale); return; }
+    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { say(stale(words)); return; }
     var card = tapped(detail);
     say((card ? words.card.replace("{card}", card) : words.tap).replace("{why}", words[why]));
   }
@@ -53,7 +59,7 @@
     if (!b) { return; }
     var cfg = detail && detail.requestConfig;
     var words = b.dataset;
-    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { say(words.stale); return; }
+    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { say(stale(words)); return; }
     var why = words[cause(status)].replace("{status}", status);
     say(words.said.replace("{cards}", tapped(detail) || words.last).replace("{why}", why));
     if (status === 403) { window.companionRoles && window.companionRoles(); }
@@ -342,6 +348,12 @@ window.companionRoles = function () {
       window.clearTimeout(later);
       if (window.requestIdleCallback) { window.requestIdleCallback(fn, { timeout: 200 }); } else { window.setTimeout(fn); }
     });
+  }
+
+  // A board that could not be fetched: out of date, unless this phone referees the game (the
+  // board is then its own answers, and only other phones' moves wait for the network).
+  function stale(words) {
+    return window.companionReferee && window.companionReferee.playing() ? words.alone : words.stale;
   }
 
   function say(text) {

@@ -428,6 +428,26 @@ def test_a_reload_offline_shows_the_phones_board_and_the_phone_goes_on(phone_ser
     assert page.errors == []
 
 
+def test_a_board_fetched_offline_while_the_phone_referees_says_the_phone_goes_on(phone_server, phone_in):
+    """Offline, the board's poll fails. The phone referees the game, so its board is its own
+    answers: the banner says it goes on refereeing and sends the taps later, not that the
+    board may be out of date."""
+    url = phone_server.url
+    context, page = phone_in(url, "ja")
+    players, steps = script("tute")
+    api_referee(page, url, "tute", players)
+    phone_holds_the_game(page)
+    context.set_offline(True)
+    perform(page, steps[0])
+    expect_version(page, 1)
+    page.evaluate("() => window.htmx.trigger('#live', 'poll')")
+    banner = page.locator("#net-error")
+    expect(banner).to_be_visible()
+    expect(banner.locator(".text")).to_have_text("接続がありません。この端末で審判を続け、接続が戻ったら送信します。")
+    assert axe(page).violations_count == 0, axe(page).generate_report()
+    assert page.errors == []
+
+
 def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
     """After a reload offline, the taps waiting are on the phone's board (its kept copy)
     once: not threaded on it again as waiting chips, the prompt as the board says it."""
