@@ -61,9 +61,17 @@ window.__painted = [];
 window.__waited = [];
 window.__pending = 0;  // answers settled whose frame is not in yet
 window.__paths = [];
+window.__ready = [];  // a finger's tap: its answer worked out (phone.peek) before the lift?
+window.__what = [];  // what each tap was on, for the slowest
 var sent = null, answered = null;  // when htmx sent the tap's request, and when its answer came
+var ready = null, what = "";
 function tapped(e) {  // the press, or the lift for a finger's tap
-  if ((e.type === "pointerup") === !!window.__fromRelease) { window.__tap = performance.now(); }
+  if ((e.type === "pointerup") === !!window.__fromRelease) {
+    window.__tap = performance.now();
+    ready = !!(window.companionReferee && window.companionReferee.worked());
+    var b = e.target.closest && e.target.closest("button");
+    what = b ? (b.name || "") + "=" + (b.value || b.textContent.trim().slice(0, 12)) : e.target.tagName;
+  }
 }
 document.addEventListener("pointerdown", tapped, true);
 document.addEventListener("pointerup", tapped, true);
@@ -82,6 +90,8 @@ document.addEventListener("htmx:afterSettle", function () {
       window.__painted.push(performance.now() - tapped);
       window.__waited.push(waited);
       window.__paths.push(path);
+      window.__ready.push(ready);
+      window.__what.push(what);
       window.__pending -= 1;
     });
   });
@@ -161,7 +171,9 @@ def timed_page(browser, url: str, game: str, phone: bool, finger: bool):
     return context, page
 
 
-def one_deal(browser, url: str, game: str, phone: bool, finger: bool = False) -> tuple[list[float], list[float]]:
+def one_deal(browser, url: str, game: str, phone: bool, finger: bool = False) -> tuple[list, list, list, list]:
+    """Each answer's time to painted, its wait for the server, whether a finger's tap had its
+    answer worked out before the lift, and what was tapped."""
     context, page = timed_page(browser, url, game, phone, finger)
     with held(page) if finger else nullcontext():
         for step in script(game)[1]:
@@ -169,11 +181,13 @@ def one_deal(browser, url: str, game: str, phone: bool, finger: bool = False) ->
     # The last answer's frames are in. A function: the page's CSP refuses the eval() that
     # Playwright would run at each poll of a bare expression.
     page.wait_for_function(PAINTED)
-    painted, waited, paths = page.evaluate("[window.__painted, window.__waited, window.__paths]")
+    painted, waited, paths, ready, what = page.evaluate(
+        "[window.__painted, window.__waited, window.__paths, window.__ready, window.__what]"
+    )
     context.close()
     expected = "phone" if phone else "server"
     assert set(paths) == {expected}, f"{paths.count(expected)} of {len(paths)} answers were the {expected}'s"
-    return painted, waited
+    return painted, waited, ready, what
 
 
 #: The floor: the tapped card marked in the click itself, no answer asked of anyone. What
@@ -205,6 +219,17 @@ def floor(browser, url: str, finger: bool) -> list[float]:
 
 def p90(xs: list[float]) -> float:
     return sorted(xs)[int(len(xs) * 0.9)]
+
+
+def early(times: list[float], ready: list[bool], what: list[str]) -> None:
+    """A finger's taps: how many had their answer worked out before the lift, and the slowest."""
+    now = [t for t, r in zip(times, ready) if r]
+    late = [t for t, r in zip(times, ready) if not r]
+    split = f"p90 {p90(now):5.1f} ms" if now else "none"
+    rest = f"; the rest p90 {p90(late):5.1f} ms" if late else ""
+    slowest = sorted(zip(times, what, ready), reverse=True)[:4]
+    listed = ", ".join(f"{w} {t:.0f}{'' if r else ' (late)'}" for t, w, r in slowest)
+    print(f"{'':15s}worked out before the lift: {len(now)} of {len(times)} ({split}{rest}); slowest: {listed}")
 
 
 def say(what: str, times: list[float], waited: list[float], base: list[float] | None = None) -> None:
@@ -244,16 +269,18 @@ def main(games: list[str]) -> None:
             print(said)
             base = floor(browser, url, finger)  # measured again with each run: the machine drifts
             say("the floor", base, [0.0] * len(base))
-            everything: tuple[list[float], list[float]] = ([], [])
+            everything: tuple[list, list, list, list] = ([], [], [], [])
             for game in games:
-                measured: tuple[list[float], list[float]] = ([], [])
+                measured: tuple[list, list, list, list] = ([], [], [], [])
                 for _ in range(DEALS):
                     for kept, new in zip(measured, one_deal(browser, url, game, phone, finger)):
                         kept += new
                 for kept, new in zip(everything, measured):
                     kept += new
-                say(game, *measured, base)
-            say("all", *everything, base)
+                say(game, *measured[:2], base)
+                if finger:
+                    early(measured[0], *measured[2:])
+            say("all", *everything[:2], base)
         browser.close()
 
 
