@@ -118,7 +118,7 @@ class Reason:
         joins them (:class:`Joined`), of alternatives (:data:`OR_LISTS`) as :class:`Either`;
         a mapping (a score each) as "Ann 40, Ben 12"; ``rule`` as cited."""
         placed = {k: _placed(k, v) for k, v in self.params.items()}
-        return placed | {"rule": self.rule or ""}
+        return placed | {"rule": self.rule}
 
     def __str__(self) -> str:
         return self.text % self.words()

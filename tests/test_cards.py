@@ -45,6 +45,7 @@ def test_parse_accepts_every_spelling(text, code):
 def test_bad_text_raises_invalid_move_quoting_the_text(text):
     with pytest.raises(InvalidMove) as err:
         Card.parse(text)
+    assert err.value.code == "not_a_card"
     assert repr(text) in str(err.value)
     assert isinstance(err.value, MoveError) and isinstance(err.value, ValueError)
 

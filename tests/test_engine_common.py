@@ -65,6 +65,7 @@ TUTE_OPTIONS = (
     "loss_limit, undertrump_required, must_head, duties, win_threshold, triple_tie, no_trick_loses, "
     "over_100_loses, allow_declarations, revoke_penalty, spanish_names"
 )
+DEALS = ", ".join(["none", *map(str, range(1, 21))])
 HUNDREDS = "100, 99, 99itoya, 98, 99quentin, 99tgames, 99chicago, 99jokerrules, 99gonzo"
 ANN_BEN_CAT = ["Ann", "Ben", "Cat"]
 
@@ -95,6 +96,8 @@ ANN_BEN_CAT = ["Ann", "Ben", "Cat"]
          f"variant must be one of: {HUNDREDS} (not '101')", {"option": "variant", "allowed": HUNDREDS, "value": "101"}),
         ("hundred", ["Ann", "Ben"], {"variant": 100}, "not_a_choice",  # a choice is compared with its type
          f"variant must be one of: {HUNDREDS} (not 100)", {"option": "variant", "allowed": HUNDREDS, "value": 100}),
+        ("tablanette", ["Ann", "Ben"], {"fixed_deals": 0}, "not_a_choice",  # none: no fixed number of deals
+         f"fixed_deals must be one of: {DEALS} (not 0)", {"option": "fixed_deals", "allowed": DEALS, "value": 0}),
     ],
 )  # fmt: skip
 def test_a_game_is_refused_options_and_players_it_cannot_take(game, players, options, code, sentence, params):
@@ -121,6 +124,9 @@ def test_names_are_stripped_and_the_first_dealer_is_the_first_listed_unless_name
         ({"type": 7}, InvalidMove, "unknown_move",
          "Unknown move type 7; Tute Cabrón moves are: trump, play, declare, tally, claim",
          {"kind": 7, "game": "Tute Cabrón", "known": "trump, play, declare, tally, claim"}),
+        ({"type": ["play"]}, InvalidMove, "unknown_move",  # a type that is no key at all: refused, not a crash
+         "Unknown move type ['play']; Tute Cabrón moves are: trump, play, declare, tally, claim",
+         {"kind": ["play"], "game": "Tute Cabrón", "known": "trump, play, declare, tally, claim"}),
         ({"type": "play", "card": "AS", "player": "Zed"}, InvalidMove, "not_playing",
          "'Zed' is not playing in this game", {"player": "Zed"}),
         ({"type": "play", "card": "AS", "player": "Ann"}, IllegalMove, "not_your_turn", "It is Ben's turn, not Ann's.",

@@ -115,6 +115,15 @@ def test_a_mapping_reads_as_each_key_and_value_and_literals_as_json():
     assert str(allowed) == 'Send "layout", "play", or "タリー".'
 
 
+def test_a_rule_is_cited_exactly_where_the_words_place_it():
+    """A rule link needs its place in the words, and a place needs its rule (each refusal's
+    words end "(Tute 2.4)": RULES.md's section, linked)."""
+    with pytest.raises(TypeError, match="^not_your_card: a rule is given exactly when the text has a place for it$"):
+        Reason("not_your_card", "%(card)s is in another hand.", rule="Tute 2.4", card="QH")
+    with pytest.raises(TypeError, match="^not_your_card: a rule is given exactly when the text has a place for it$"):
+        Reason("not_your_card", "%(card)s is in another hand (%(rule)s).", card="QH")
+
+
 def test_a_refusal_from_a_reason_takes_nothing_else():
     with pytest.raises(TypeError, match="^give a Reason, or a code and its text, not both$"):
         IllegalMove(QH_PLAYED, rule="Tute 2.4")

@@ -85,7 +85,10 @@ def test_a_fact_is_never_ruled(move):
 def test_a_move_the_rules_allow_asks_nothing_and_records_no_ruling():
     s, legal = tablanette(), {"type": "play", "card": "QH", "capture": ["2C", "3D", "8S"]}
     assert TB.confirm_needed(s, ruled(legal)) is None
-    assert TB.view(TB.apply(s, ruled(legal)))["rulings"] == []
+    after = TB.apply(s, ruled(legal))
+    assert TB.view(after)["rulings"] == []
+    # R4: the log says what it says of the move unruled, and nothing of a ruling.
+    assert [str(r) for r in TB.narrate(after, ruled(legal))] == ["Ben played QH and took 2C 3D 8S."]
 
 
 def test_the_confirm_names_the_rule_and_says_there_is_no_penalty():

@@ -39,6 +39,7 @@ def test_1_5_a_tally_whose_sweeps_are_not_a_mapping_is_refused():
     [
         ("10D", ["5C", "5H"]),  # a pair of one rank
         ("10D", ["5H", "5C"]),
+        ("4D", ["2C", "2H", "2S", "KD"]),  # a pair, two of three of a rank
         ("KD", ["6C", "7H", "6H", "7C"]),
         ("QD", ["5C", "7H", "QS", "2C", "3D", "7S"]),
     ],
@@ -59,7 +60,9 @@ def test_1_4_a_capture_is_written_one_way_whatever_order_the_table_was_tapped_in
     "options",
     [{}, {"sweep_aces": "one"}, {"sweep_aces": "one", "ace_as_one": True}, {"sweep_aces": "as_played"}],
 )
-@pytest.mark.parametrize(("card", "table"), [("AS", ["AH"]), ("AS", ["AH", "AC"]), ("AS", ["AH", "5C", "6D"])])
+@pytest.mark.parametrize(
+    ("card", "table"), [("AS", ["AH"]), ("AS", ["AH", "AC"]), ("AS", ["AH", "5C", "6D"]), ("AS", ["AH", "8C"])]
+)
 def test_A1_a_claim_is_judged_as_the_list_of_captures_gives_it(card, table, options):
     """RULES.md 1.4 P4-P8 and A1: the capture a player claims (judge_capture: the cards they
     say they took) is the one the list of legal captures gives for those cards, with the same

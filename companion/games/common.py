@@ -205,7 +205,7 @@ def read_options(
         )
     defaults = {f.name: f.default for f in fields(rules.Options)}
     for name, value in given.items():
-        allowed = getattr(rules, "CHOICES", {}).get(name)
+        allowed = rules.CHOICES.get(name)
         if isinstance(defaults[name], bool) and not allowed and not isinstance(value, bool):
             raise OptionError("not_bool", "%(option)s must be true or false, not %(value)r", option=name, value=value)
         if allowed and not any(type(value) is type(a) and value == a for a in allowed):
