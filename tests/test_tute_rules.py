@@ -235,6 +235,7 @@ def test_B4_win_threshold_option():
     assert T.deal_outcome(totals, "P1")["losers"] == ["P2", "P3", "P4"]
     assert T.deal_outcome(totals, "P1", {"win_threshold": 120})["losers"] == ["P1"]
     assert T.deal_outcome({"P1": 100, "P2": 20, "P3": 10, "P4": 0}, "P2")["losers"] == ["P1"]
+    assert T.deal_outcome(totals, "P1", {"win_threshold": 1})["losers"] == ["P4"]  # the least it may be
 
 
 def test_B4_through_a_tally():
@@ -1111,6 +1112,14 @@ def test_tally_tricks_and_no_trick_loses():
     assert state.history[-1]["losers"] == ["P1", "P4"] and state.losses == [1, 0, 0, 1]
 
 
+def test_2_6_a_tally_is_the_tables_not_a_turns():
+    """RULES.md 2.6: whoever enters a deal's tally, it is taken: P2 is to lead, P3 enters it."""
+    move = {"type": "tally", "card_points": {"P1": 60, "P2": 30, "P3": 30}, "last_trick": "P2", "player": "P3"}
+    state = T.start(NAMES3)
+    assert T.view(state)["to_act"] == "P2"
+    assert T.apply(state, move).history[-1]["points"] == {"P1": 60, "P2": 40, "P3": 30}
+
+
 def test_tally_valid_3p_and_only_before_the_first_card():
     """RULES.md 2.5 (3p: a 40 then 20s), 2.6; a deal is tallied only before its first card."""
     state = T.start(NAMES3)
@@ -1373,6 +1382,13 @@ def test_2_2_pack_and_tally_refusals_cite_their_rules():
         T.apply(T.start(NAMES3), {"type": "play", "card": "2S"})
     assert (err.value.code, err.value.rule) == ("not_in_pack_36", "Tute 2.2")
     assert err.value.params == {"card": "2S", "players": 3}
+    with pytest.raises(IllegalMove) as err:  # 4 and 5 players keep the 2s, not the 8s
+        T.apply(T.start(NAMES4), {"type": "trump", "card": "8S"})
+    assert (err.value.code, err.value.rule, err.value.params) == (
+        "not_in_pack_40",
+        "Tute 2.2",
+        {"card": "8S", "players": 4},
+    )
     with pytest.raises(IllegalMove) as err:
         tally(T.start(NAMES4), {"P1": 60, "P2": 30, "P3": 30, "P4": 30}, "P1")
     assert (err.value.code, err.value.rule, err.value.params) == ("card_points_total", "Tute 2.2", {"total": 150})

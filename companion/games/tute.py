@@ -750,16 +750,14 @@ def _play(s: State, move: Move) -> None:
             left=left,
             cards=known,
         )
-    # RULES.md §2.11: known cards prove some revokes at once; take the card back (B11).
-    before = [c for _, c in s.trick]
-    duties = _duties(s.options)
-    duty = tricks.broken_duty(known, before, s.trump, card, STRENGTH, **duties)
-    if duty is not None:
-        proof = next(
-            c for c in known if tricks.broken_duty(set(known) | {card}, before, s.trump, c, STRENGTH, **duties) is None
-        )
+    # RULES.md §2.11: known cards prove some revokes at once (the audit of this card against
+    # them alone); take the card back (B11).
+    play = tricks.Play(len(s.tricks) + 1, seat, card, tuple(c for _, c in s.trick), s.trump)
+    for found in tricks.audit([play], {seat: known}, _check(s.options)):
+        proof = found["proof"]
         # RULES.md 5.2: a table may let it stand; the audit then proves the revoke (B11's penalty).
-        common.rule_on(s, s.deal, seat, move, _take_back(duty, name, proof, _why_known(s, seat, proof), card), RULABLE)
+        reason = _take_back(found["duty"], name, proof, _why_known(s, seat, proof), card)
+        common.rule_on(s, s.deal, seat, move, reason, RULABLE)
     if holder == seat:
         s.known[seat].remove(card)
     s.trick.append([seat, card])
@@ -873,16 +871,22 @@ def _plays(s: State) -> list[tricks.Play]:
     return out
 
 
-def _audit(s: State) -> list[Record]:
-    duties = _duties(s.options)  # a revoke breaks a duty in force, and only those (seed text or full)
+def _check(o: Options) -> tricks.Check:
+    """The audit's check of one card: a revoke breaks a duty in force, and only those (seed
+    text or full)."""
+    duties = _duties(o)
 
     def check(hand: frozenset[str], before: tuple[str, ...], trump: str | None, card: str) -> str | None:
         return tricks.broken_duty(hand, before, trump, card, STRENGTH, **duties)
 
+    return check
+
+
+def _audit(s: State) -> list[Record]:
     return tricks.revokes(
         _plays(s),
         dict(enumerate(s.known)),
-        check,
+        _check(s.options),
         s.players,
         lambda r: Reason(
             *_REVOKED[r["duty"]],
