@@ -4,7 +4,8 @@ The whole run (`make mutants`) takes hours; CI and contributors run this instead
 the lines of the engine layer (pyproject.toml's ``[tool.mutmut] only_mutate``) changed since
 ``git merge-base HEAD BASE`` (committed or not), the functions and methods holding them
 (mutmut mutates function bodies: a function is its unit), runs mutmut on those functions'
-mutants only, and prints their score (tools/mutants_report.py). It fails when one survives
+mutants only (after mapping the tests again when a test changed too), and prints their
+score (tools/mutants_report.py). It fails when one survives
 that docs/MUTANTS.md does not list as equivalent: each survivor is a rule the tests do not
 hold yet (``mutmut show NAME`` prints its change).
 
@@ -46,6 +47,18 @@ def changed_lines(base: str, patterns: list[str]) -> dict[str, set[int]]:
             # a hunk that only removes lines still changes the function around it
             lines.setdefault(name, set()).update(range(int(start), int(start) + max(n, 1)))
     return lines
+
+
+def tests_changed(base: str) -> list[str]:
+    """The test files changed or added since ``base``. mutmut maps the tests to the functions
+    they call only for tests it has not seen: a test that was there and now calls more of the
+    engines would not be run against those functions until its map is made again."""
+    changed = git("diff", "--name-only", base, "--", "tests").split()
+    return changed + git("ls-files", "--others", "--exclude-standard", "tests").split()
+
+
+#: mutmut's map of which tests call which functions (made again when it is missing).
+STATS = Path("mutants/mutmut-stats.json")
 
 
 def functions_on(source: str, lines: set[int]) -> set[str]:
@@ -97,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"the engine functions changed since {args.base} ({base[:12]}):", *globs, sep="\n    ")
     if args.dry_run:
         return 0
+    if tests_changed(base) and STATS.exists():
+        print("tests changed too: mutmut maps them to the engines' functions again")
+        STATS.unlink()
     mutmut = Path(sys.executable).with_name("mutmut")
     run = subprocess.run([str(mutmut), "run", "--max-children", args.max_children, *globs])
     if run.returncode:
