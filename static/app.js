@@ -31,9 +31,14 @@
   }
 
   // A board that could not be fetched: out of date, unless this phone referees the game (the
-  // board is then its own answers, and only other phones' moves wait for the network).
+  // board is then its own answers, and only other phones' moves wait for the network). That
+  // is said once until a fetch gets through, not at each one that fails (the board is asked
+  // for every few seconds): dismissed, it does not come back over the grid mid-deal.
+  var alone = false;
   function stale(words) {
-    return window.companionReferee && window.companionReferee.playing() ? words.alone : words.stale;
+    if (!(window.companionReferee && window.companionReferee.playing())) { say(words.stale); return; }
+    if (!alone) { say(words.alone); }
+    alone = true;
   }
 
   function say(text) {
@@ -48,7 +53,7 @@
     if (!b) { return; }
     var cfg = detail && detail.requestConfig;
     var words = b.dataset;
-    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { say(stale(words)); return; }
+    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { stale(words); return; }
     var card = tapped(detail);
     say((card ? words.card.replace("{card}", card) : words.tap).replace("{why}", words[why]));
   }
@@ -59,7 +64,7 @@
     if (!b) { return; }
     var cfg = detail && detail.requestConfig;
     var words = b.dataset;
-    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { say(stale(words)); return; }
+    if ((cfg && cfg.verb || "get").toLowerCase() === "get") { stale(words); return; }
     var why = words[cause(status)].replace("{status}", status);
     say(words.said.replace("{cards}", tapped(detail) || words.last).replace("{why}", why));
     if (status === 403) { window.companionRoles && window.companionRoles(); }
@@ -74,6 +79,7 @@
   // the next poll's answer must not take it away before it is read.
   document.addEventListener("htmx:afterRequest", function (e) {
     var b = banner();
+    if (e.detail.successful) { alone = false; }
     if (b && !b.hidden && e.detail.successful && !b.dataset.sticky) { b.hidden = true; }
   });
   document.addEventListener("click", function (e) {
@@ -348,12 +354,6 @@ window.companionRoles = function () {
       window.clearTimeout(later);
       if (window.requestIdleCallback) { window.requestIdleCallback(fn, { timeout: 200 }); } else { window.setTimeout(fn); }
     });
-  }
-
-  // A board that could not be fetched: out of date, unless this phone referees the game (the
-  // board is then its own answers, and only other phones' moves wait for the network).
-  function stale(words) {
-    return window.companionReferee && window.companionReferee.playing() ? words.alone : words.stale;
   }
 
   function say(text) {

@@ -440,12 +440,28 @@ def test_a_board_fetched_offline_while_the_phone_referees_says_the_phone_goes_on
     context.set_offline(True)
     perform(page, steps[0])
     expect_version(page, 1)
-    page.evaluate("() => window.htmx.trigger('#live', 'poll')")
+    page.evaluate(FAILED_POLL)
     banner = page.locator("#net-error")
     expect(banner).to_be_visible()
     expect(banner.locator(".text")).to_have_text("接続がありません。この端末で審判を続け、接続が戻ったら送信します。")
     assert axe(page).violations_count == 0, axe(page).generate_report()
+    # Said once: dismissed, it does not come back over the grid at the next poll that fails.
+    banner.locator(".dismiss").click()
+    expect(banner).to_be_hidden()
+    page.evaluate(FAILED_POLL)
+    expect(banner).to_be_hidden()
+    assert page.evaluate("() => window.companionReferee.playing()")
     assert page.errors == []
+
+
+#: The board asked for, as its poll does, once its request has failed (offline) and the page
+#: has said whatever it says of it.
+FAILED_POLL = """() => new Promise(function (done) {
+  var ended = function () { window.setTimeout(done); };
+  document.addEventListener("htmx:sendError", ended, { once: true });
+  document.addEventListener("htmx:responseError", ended, { once: true });
+  window.htmx.trigger("#live", "poll");
+})"""
 
 
 def test_a_reload_offline_shows_the_phones_taps_once(phone_server, phone_in):
