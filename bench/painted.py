@@ -189,7 +189,7 @@ def one_deal(browser, url: str, game: str, phone: bool, finger: bool = False) ->
     # the game for goes to the server (rarely, here: 2 answers in about 950, issue 45); it is
     # timed as answered, and said.
     assert phone or set(paths) == {"server"}, f"{paths.count('phone')} of {len(paths)} answers were the phone's"
-    other = [w for p, w in zip(paths, what) if p != ("phone" if phone else "server")]
+    other = [w for p, w in zip(paths, what) if p != "phone"] if phone else []
     if other:
         print(f"{'':15s}{game}: {len(other)} of {len(paths)} answered by the server ({', '.join(other)})")
     return painted, waited, ready, what

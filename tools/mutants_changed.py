@@ -5,9 +5,9 @@ the lines of the engine layer (pyproject.toml's ``[tool.mutmut] only_mutate``) c
 ``git merge-base HEAD BASE`` (committed or not), the functions and methods holding them
 (mutmut mutates function bodies: a function is its unit), runs mutmut on those functions'
 mutants only (after mapping the tests again when a test changed too), and prints their
-score (tools/mutants_report.py). It fails when one survives
-that docs/MUTANTS.md does not list as equivalent: each survivor is a rule the tests do not
-hold yet (``mutmut show NAME`` prints its change).
+score (tools/mutants_report.py). It fails when one survives that docs/MUTANTS.md does not
+list as equivalent: each survivor is a rule the tests do not hold yet (``mutmut show NAME``
+prints its change).
 
     python tools/mutants_changed.py [--base main] [--max-children 2] [--dry-run]
 """
