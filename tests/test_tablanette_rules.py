@@ -1377,8 +1377,14 @@ def most_groups(v: int, jack_is_12: bool, size: int | None, lone_aces: int = 0) 
         rest = cs[:top] + (cs[top] - 1,) + cs[top + 1 :]
         if values[top] == v:  # a group of its own, the only group it can be in
             return 1 + best(rest, aces)
-        made = (1 + best(*g) for g in groups(rest, aces, v - values[top], limit - 1, top))
-        return max([best(rest, aces), *made])
+        # No more groups than the values left add up to: once that many are made, look no further.
+        ceiling = (sum(x * c for x, c in zip(values, cs)) + 11 * aces) // v
+        most = 0
+        for g in groups(rest, aces, v - values[top], limit - 1, top):
+            most = max(most, 1 + best(*g))
+            if most == ceiling:
+                return most
+        return max(most, best(rest, aces))
 
     return lone_aces + best(tuple(4 - (x == v) for x in values), 4 - (v == 11) - lone_aces)
 
