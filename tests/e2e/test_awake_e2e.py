@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from companion import web
 from tests.conftest import served
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, e2e_app
+from tests.e2e.conftest import CHROMIUM_ARGS, TEST_CHROMIUM, e2e_app
 from tests.e2e.helpers import api_referee, axe
 
 #: The room's Wi-Fi: a name that is not this machine's, resolved to it by Chromium alone.
@@ -62,7 +62,7 @@ def server(tmp_path_factory):
 def lan_browser(browser_type, server):
     port = server.rsplit(":", 1)[1]
     browser = browser_type.launch(
-        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {LAN} 127.0.0.1"]
+        executable_path=TEST_CHROMIUM, args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {LAN} 127.0.0.1"]
     )
     yield browser, f"http://{LAN}:{port}"
     browser.close()
