@@ -128,14 +128,18 @@ bench: $(DEV) chromium postgresql $(MO) $(PYODIDE)
 	$(PY) bench/phones.py
 	$(PY) bench/painted.py
 	$(PY) bench/phone_start.py
-	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -q -m phone_full tests/e2e/test_phone_e2e.py tests/e2e/test_phone_only_e2e.py
+	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -q -m full tests/e2e
 
 # The large runs of what `make test` runs bounded: the form crawl (tests/test_crawl.py: every hostile value in
 # every field of every form, and random values from the seed it prints; COMPANION_FUZZ_SEED=<seed> replays a
-# run) and schemathesis against the API's OpenAPI document (tests/test_openapi.py, 1000 cases an operation).
-# The large crawl takes minutes: the suite's two-minute limit on a test (pyproject.toml) is half an hour here.
+# run), schemathesis against the API's OpenAPI document (tests/test_openapi.py, 1000 cases an operation),
+# and the slowest random tests with three times the examples (tests/conftest.py, examples(): whole random
+# games, forms, routes and lab questions). The large crawl takes minutes: the suite's two-minute limit on a
+# test (pyproject.toml) is half an hour here.
+FUZZED := tests/test_crawl.py tests/test_openapi.py tests/test_tablanette_properties.py tests/test_tute_properties.py \
+          tests/test_tally_forms.py tests/test_fuzz_routes.py tests/test_lab_query.py
 fuzz: $(DEV) $(MO)
-	COMPANION_FUZZ=1 PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest tests/test_crawl.py tests/test_openapi.py -s --timeout 1800
+	COMPANION_FUZZ=1 PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest $(FUZZED) -s --timeout 1800
 
 # Mutation testing of the engine layer (issue 47: companion/games/*.py, cards.py, errors.py):
 # mutmut changes the engines one small change at a time and runs the engine tests on each

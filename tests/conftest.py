@@ -7,6 +7,7 @@ schema of its own on a throwaway PostgreSQL server this test process starts once
 (it checks something only SQLite has: its file, its pragmas, its locks).
 """
 
+import os
 import re
 import secrets
 import sqlite3
@@ -32,6 +33,16 @@ pytest_plugins = ["tests.translated"]
 set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "companion-hypothesis"))
 settings.register_profile("companion", database=None)
 settings.load_profile("companion")
+
+#: `make fuzz` (COMPANION_FUZZ=1): the random tests' large runs. `make test` runs the slowest
+#: of them (whole random games, forms and routes, the crawl, the API's document) smaller, so
+#: the suite stays near five minutes; `make fuzz` runs them all at full size.
+FUZZ = os.environ.get("COMPANION_FUZZ", "") not in ("", "0")
+
+
+def examples(n: int) -> int:
+    """Examples of a slow random test: ``n`` under `make fuzz`, a third (at least 1) in `make test`."""
+    return n if FUZZ else max(1, n // 3)
 
 
 def _compile_each_url_builder_once() -> None:

@@ -22,11 +22,10 @@ from flask import Flask, request
 from markupsafe import Markup
 
 from companion import create_app, games, web
-from tests.conftest import finished_game
+from tests.conftest import FUZZ, finished_game
 from tests.crawler import HOSTILE, Crawl, Phone, Plan, join, play_move, start_game
 
-LARGE = os.environ.get("COMPANION_FUZZ", "") not in ("", "0")
-SEED = int(os.environ.get("COMPANION_FUZZ_SEED") or random.randrange(10**6)) if LARGE else 0
+SEED = int(os.environ.get("COMPANION_FUZZ_SEED") or random.randrange(10**6)) if FUZZ else 0
 PLAN = (
     Plan(
         hostile_per_field=None,
@@ -37,7 +36,7 @@ PLAN = (
         other_games=2,
         progress=2000,
     )
-    if LARGE
+    if FUZZ
     else Plan(
         hostile_per_field=1,
         random_per_field=0,
@@ -62,7 +61,7 @@ def crawled(tmp_path_factory):
         {"TESTING": True, "DATABASE": str(tmp / "crawl.db"), "SECRET_KEY": "test", "CREATE_LIMIT": "100000 per minute"},
         instance_path=str(tmp),
     )
-    if LARGE:
+    if FUZZ:
         print(f"\ncrawling with seed {SEED} (COMPANION_FUZZ_SEED={SEED} make fuzz replays it)")
     crawl = Crawl(app, PLAN)
     referee = Phone("referee", app.test_client())

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion import games, web
-from tests.conftest import become_referee
+from tests.conftest import become_referee, examples
 
 HX = {"HX-Request": "true"}
 #: Values a careless or hostile phone sends: codes, junk, Unicode digits, huge numbers, markup.
@@ -20,7 +20,7 @@ MOVE_KEYS = [
     "type", "card", "cards[]", "buried[]", "taken[]", "hand[]", "player", "total", "suit", "to", "loser",
     "confirm", "resume", "reveal", "version", "x", "type[]",
 ]  # fmt: skip
-SETTLE = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTLE = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def values(extra: list[str]):

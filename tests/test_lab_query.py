@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from companion import board, create_app
 from companion.web.query import Query
+from tests.conftest import examples
 
 HUGE = "9" * 20
 UNICODE_DIGITS = ("²", "١٢", "１２", "৩", "߁")  # isdigit() or int() accept these; the lab does not
@@ -414,7 +415,7 @@ def queries(game):
 
 
 @pytest.mark.parametrize("game", sorted(FIELDS))
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_random_queries_never_answer_5xx(client, game, data):
     pairs = data.draw(queries(game), label="query")
@@ -425,7 +426,7 @@ def test_random_queries_never_answer_5xx(client, game, data):
 
 
 @pytest.mark.parametrize("game", sorted(FIELDS))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_labs_links_are_the_ones_url_for_builds(app, game, data):
     """A lab page builds a link for every card and option; Query.url quotes each word once

@@ -7,7 +7,6 @@ Half the cases are aimed at a real game with its real edit key (and, when the bo
 well-formed, its current version), so the move, undo and link bodies reach the engine
 instead of stopping at 403/404/409."""
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from companion import create_app
+from tests.conftest import FUZZ
 
 # Valid data the rules refuse (an illegal move, a dealer who is not playing) is a 422; a
 # body over the server's 1 MB, valid or not, is a 413 (both documented).
@@ -68,7 +68,7 @@ def aim(case, app, game) -> None:
 
 
 #: Cases per operation: a bounded run in `make test`, thousands in `make fuzz`.
-EXAMPLES = 1000 if os.environ.get("COMPANION_FUZZ") else 15
+EXAMPLES = 1000 if FUZZ else 15
 
 
 @schema.parametrize()

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from companion.cards import PACK_52
 from companion.games import AmbiguousMove, IllegalMove
 from companion.games import tablanette as T
+from tests.conftest import examples
 
 ALL = [str(c) for c in PACK_52]
 
@@ -45,7 +46,9 @@ CONFIGS = {
 
 SCALE_TOTALS = {"standard": 22, "ace_ten": 120}  # RULES.md 1.5
 
-GAME_SETTINGS = settings(max_examples=3, deadline=None, derandomize=False, suppress_health_check=[HealthCheck.too_slow])
+GAME_SETTINGS = settings(
+    max_examples=examples(3), deadline=None, derandomize=False, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def outcome(c):

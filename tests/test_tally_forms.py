@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion import games, web
+from tests.conftest import examples
 from tests.test_tally import create
 
 HX = {"HX-Request": "true"}
@@ -334,7 +335,7 @@ def random_fields(names: list[str], players: list[str]):
 def test_random_form_data_never_fails_and_changes_nothing_unless_recorded(client, app, game, players):
     game_id = create(client, game, players)
 
-    @settings(max_examples=60, deadline=None)
+    @settings(max_examples=examples(60), deadline=None)
     @given(data=st.data())
     def throw(data):
         before = version(client, game_id)

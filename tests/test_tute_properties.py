@@ -19,11 +19,12 @@ from hypothesis import strategies as st
 
 from companion.games import IllegalMove
 from companion.games import tute as T
+from tests.conftest import examples
 
 NAMES = {3: ["Ann", "Ben", "Cat"], 4: ["Ann", "Ben", "Cat", "Dan"], 5: ["Ann", "Ben", "Cat", "Dan", "Eve"]}
 PACKS = {n: [str(c) for c in T.pack(n)] for n in NAMES}
 
-DEAL_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+DEAL_SETTINGS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite

@@ -113,14 +113,14 @@ SENT = "key => window.localStorage.getItem(key) === null"
 BOOT_MS = 90_000
 #: A whole deal's taps sent one after the other once the network is back.
 SEND_MS = 60_000
-#: The default run's slice of the game x language matrix; the rest is marked phone_full.
+#: The default run's slice of the game x language matrix; the rest is marked full.
 SLICE = {("tablanette", "ja")}
 
 
 def matrix(slice_: set) -> list:
-    """Every game in both languages, those outside ``slice_`` marked ``phone_full``."""
+    """Every game in both languages, those outside ``slice_`` marked ``full``."""
     return [
-        pytest.param(g, lang, id=f"{g}-{lang}", marks=() if (g, lang) in slice_ else pytest.mark.phone_full)
+        pytest.param(g, lang, id=f"{g}-{lang}", marks=() if (g, lang) in slice_ else pytest.mark.full)
         for g in games.GAMES
         for lang in ("en", "ja")
     ]

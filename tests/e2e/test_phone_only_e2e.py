@@ -60,8 +60,8 @@ def _as_scripted(moves: list[dict], steps) -> list[dict]:
     ] + moves[len(steps) :]
 
 
-# Japanese in `make bench`'s run of the phone's whole matrix (phone_full): the suite's time.
-@pytest.mark.parametrize("bilingual_phone", ["en", pytest.param("ja", marks=pytest.mark.phone_full)], indirect=True)
+# Japanese in `make bench`'s run of the phone's whole matrix (full): the suite's time.
+@pytest.mark.parametrize("bilingual_phone", ["en", pytest.param("ja", marks=pytest.mark.full)], indirect=True)
 def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_reads_the_same(
     bilingual_phone, here_url, screens
 ):
