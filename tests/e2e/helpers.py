@@ -11,6 +11,7 @@ however slow the machine.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from axe_playwright_python.base import AxeResults
@@ -61,6 +62,16 @@ def until(page, condition: str, arg=None, timeout: int = 30_000) -> None:
     poll, before anything was kept (microsoft/playwright#29132)."""
     held = page.evaluate(_UNTIL.replace("CONDITION", condition), [arg, timeout])
     assert held, f"not within {timeout} ms: {condition}"
+
+
+def handled(page, predicate, timeout: float = 30.0) -> None:
+    """Wait until ``predicate()`` holds for what the test's own handlers have seen. Playwright runs
+    a route's handler between the test's calls, a moment after the page sent the request, so
+    the page can show a request under way before the handler has it: asked once, it races."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, f"not within {timeout} s"
+        page.wait_for_timeout(20)  # lets Playwright deliver the events it holds, then asks again
 
 
 def answered(page, action, region: str = "#live") -> None:

@@ -5,7 +5,7 @@ import re
 from playwright.sync_api import expect
 
 from companion.cards import Card
-from tests.e2e.helpers import answered, api_game, engine_view, start_game
+from tests.e2e.helpers import answered, api_game, engine_view, handled, start_game
 
 BEN = ["AS", "AH", "KS", "KH", "KD", "QC", "JS", "JH", "10S", "2C"]  # Ben's counting cards
 
@@ -64,6 +64,7 @@ def test_a_number_typed_while_the_last_one_is_answered_is_kept(page, base_url):
     page.click("#points_1")  # the change of the first box is posted, and its answer held
     page.keyboard.type("25")
     page.wait_for_function("() => document.querySelector('#tally').classList.contains('htmx-request')")
+    handled(page, lambda: held)
     assert len(held) == 1
     held[0].continue_()
     page.unroute("**/tally")
