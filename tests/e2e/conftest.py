@@ -13,7 +13,7 @@ import pytest
 from companion import create_app
 from companion.views.pyodide import served_version
 from tests.conftest import served
-from tests.e2e.helpers import PHONE, PHONES
+from tests.e2e.helpers import PHONE, PHONES, keep
 
 #: The browser bench/ measures phones in: Debian's Chromium, the whole browser.
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -99,11 +99,12 @@ def polling_url(tmp_path_factory):
 @pytest.fixture(scope="session")
 def screens(tmp_path_factory):
     """Where screenshots go: ``COMPANION_SCREENS`` (``make screens`` sets tests/e2e/screens),
-    else a temporary folder: tests never write into the checkout."""
+    else nowhere (None: ``helpers.keep`` takes none)."""
     folder = os.environ.get("COMPANION_SCREENS")
-    path = Path(folder) if folder else tmp_path_factory.mktemp("screens")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    if not folder:
+        return None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return Path(folder)
 
 
 @pytest.fixture
@@ -111,7 +112,7 @@ def shot(page, screens):
     """Save a screenshot of the page to look at."""
 
     def take(name: str, full_page: bool = True):
-        page.screenshot(path=str(screens / f"{name}.png"), full_page=full_page)
+        keep(page, screens, name, full_page)
 
     return take
 

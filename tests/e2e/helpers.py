@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 from axe_playwright_python.base import AxeResults
@@ -278,10 +279,25 @@ def se_page(browser, base_url: str, lang: str):
     return context, context.new_page()
 
 
-def looked_at(page, screens, name: str, said: str | None = None, controls: str = "main button:visible") -> None:
+def keep(page, screens: Path | None, name: str, full_page: bool = False) -> None:
+    """Keep a screenshot of the page to look at, when one is asked for: ``screens`` is the
+    folder ``make screens`` names (COMPANION_SCREENS), else None, and ``make test`` takes none
+    (each one costs Chromium a full paint and a PNG: about 20 s of CPU over the suite)."""
+    if screens is not None:
+        page.screenshot(path=str(screens / f"{name}.png"), full_page=full_page)
+
+
+def looked_at(
+    page,
+    screens,
+    name: str,
+    said: str | None = None,
+    controls: str = "main button:visible",
+    full_page: bool = False,
+) -> None:
     """A state as a person sees it: what it says (``said``'s selector) on the first screen,
     unscrolled; nothing wider than the phone; each of ``controls`` a thumb's size; axe with
-    nothing to say. Its screenshot is kept (``screens``) to look at."""
+    nothing to say. Its screenshot is kept (``keep``) to look at."""
     if said:
         expect(page.locator(said).first).to_be_in_viewport(ratio=1)
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"], name
@@ -290,4 +306,4 @@ def looked_at(page, screens, name: str, said: str | None = None, controls: str =
         assert box["height"] >= 44 and box["width"] >= 44, (name, box)
     results = axe(page)
     assert results.violations_count == 0, (name, results.generate_report())
-    page.screenshot(path=str(screens / f"{name}.png"))
+    keep(page, screens, name, full_page)

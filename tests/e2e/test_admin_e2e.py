@@ -13,8 +13,9 @@ from playwright.sync_api import expect
 from companion import admin
 from companion.store import backup_games
 from tests.conftest import served
+from tests.e2e import helpers
 from tests.e2e.conftest import e2e_app
-from tests.e2e.helpers import api_game, axe
+from tests.e2e.helpers import api_game
 
 SE = {"width": 375, "height": 667}
 WORDS = {
@@ -37,15 +38,13 @@ def club(tmp_path_factory):
         yield url, key
 
 
-def looked_at(page, screens: Path, name: str) -> None:
+#: What a thumb taps on the organiser's pages.
+CONTROLS = "main button:visible, main input:visible, main a.button:visible"
+
+
+def looked_at(page, screens, name: str) -> None:
     """The state fits the phone, each control a thumb's size, axe has nothing to say."""
-    assert page.evaluate("document.documentElement.scrollWidth") <= SE["width"]
-    for control in page.locator("main button:visible, main input:visible, main a.button:visible").all():
-        box = control.bounding_box()
-        assert box["height"] >= 44 and box["width"] >= 44, (name, box)
-    results = axe(page)
-    assert results.violations_count == 0, (name, results.generate_report())
-    page.screenshot(path=str(screens / f"{name}.png"), full_page=True)
+    helpers.looked_at(page, screens, name, controls=CONTROLS, full_page=True)
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

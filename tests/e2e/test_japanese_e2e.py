@@ -17,6 +17,7 @@ from tests.e2e.helpers import (
     assert_answered_in_view,
     engine_view,
     expect_version,
+    keep,
     lay_out,
     phone,
     tap,
@@ -37,7 +38,7 @@ def ja_page(browser):
     context.close()
 
 
-def check(page, shot, name: str, full_page: bool = False) -> None:
+def check(page, screens, name: str, full_page: bool = False) -> None:
     """Japanese, and nothing wider than the phone; the screenshot to look at."""
     expect(page.locator("html")).to_have_attribute("lang", "ja")
     # Names are the players' own: these, and any on the server's roster (other tests' tables).
@@ -47,49 +48,41 @@ def check(page, shot, name: str, full_page: bool = False) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width, name
     for box in (b.bounding_box() for b in page.locator("#picker .pick:visible, #live button:visible").all()):
         assert box["height"] >= 44 and box["width"] >= 44, (name, box)
-    page.screenshot(path=str(shot.folder / f"ja-{width}-{name}.png"), full_page=full_page)
+    keep(page, screens, f"ja-{width}-{name}", full_page)
     if not full_page and page.locator("#live").count():
         assert_answered_in_view(page, name)
 
 
-@pytest.fixture
-def ja_shot(screens):
-    class Shot:
-        folder = screens
-
-    return Shot
-
-
-def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
+def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, screens):
     page = ja_page
     page.goto(base_url + "/")
-    check(page, ja_shot, "01-home", full_page=True)
+    check(page, screens, "01-home", full_page=True)
     page.goto(base_url + "/games/new")
     phone(page, 2)
-    check(page, ja_shot, "02-new-game", full_page=True)
+    check(page, screens, "02-new-game", full_page=True)
     for i, name in enumerate(PLAYERS):
         page.fill(f"#player{i}", name)
     page.click("button[type=submit].primary")
     page.wait_for_url(re.compile(r"/games/[\w-]+$"))
     game_id = page.url.rsplit("/", 1)[1]
     phone(page, 1)
-    check(page, ja_shot, "03-layout")
+    check(page, screens, "03-layout")
 
     lay_out(page, LAYOUT)
     expect_version(page, 1)
     phone(page, 2)
-    check(page, ja_shot, "04-laid-out")
+    check(page, screens, "04-laid-out")
 
     tap_card(page, "KH")  # two captures: the choice, in Japanese
     expect(page.locator("#live .choice .option")).to_have_count(2)
-    check(page, ja_shot, "05-choice")
+    check(page, screens, "05-choice")
     answered(page, lambda: page.locator("#live .choice .option", has_text="5").click())
     expect(page.locator("#live .table-cards .chip")).to_have_text(["2♠", "3♥"])
 
     phone(page, 1)
     tap(page, "5C")  # 太郎's 5 takes 2+3 and empties the table
     expect(page.locator("#live")).to_contain_text("太郎 +10")
-    check(page, ja_shot, "06-sweep")
+    check(page, screens, "06-sweep")
 
     # A capture of a card not on the table, as a stale phone could send it: refused in Japanese.
     page.evaluate("""() => { const f = document.querySelector('.play-form');
@@ -98,7 +91,7 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
     phone(page, 2)
     tap_card(page, "7C")
     expect(page.locator("#live .error")).to_be_visible()
-    check(page, ja_shot, "07-refusal")
+    check(page, screens, "07-refusal")
     page.reload()
 
     played = set(LAYOUT) | {"KH", "5C"}
@@ -108,21 +101,21 @@ def test_referee_a_tablanette_deal_in_japanese(ja_page, base_url, ja_shot):
         tap(page, code)
         assert_answered_in_view(page, f"after {code}")
         if i == 20:
-            check(page, ja_shot, "08-mid-deal")
+            check(page, screens, "08-mid-deal")
     view = engine_view(page, base_url, game_id)
     assert view["deal"] == 2
     for n in range(3):  # the deal's end, in Japanese, on every phone: its top on the first screen
         phone(page, n)
         expect(page.locator("#live .deal-end")).to_be_in_viewport()
-        check(page, ja_shot, "09-deal-end")
+        check(page, screens, "09-deal-end")
 
     phone(page, 0)
     page.goto(f"{base_url}/games/{game_id}/log")
-    check(page, ja_shot, "10-log", full_page=True)
+    check(page, screens, "10-log", full_page=True)
     page.goto(f"{base_url}/games/{game_id}/tally")
-    check(page, ja_shot, "11-tally", full_page=True)
+    check(page, screens, "11-tally", full_page=True)
     page.goto(f"{base_url}/rules/tablanette")
-    check(page, ja_shot, "12-rules", full_page=True)
+    check(page, screens, "12-rules", full_page=True)
 
 
 #: Given names of three characters, as common at a Japanese table as two.

@@ -9,7 +9,6 @@ import io
 import logging
 import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from flask import Response, current_app, request
@@ -23,7 +22,7 @@ from companion.views.pyodide import served_version
 from tests.conftest import become_referee, make_app, served
 from tests.e2e.conftest import e2e_app
 from tests.e2e.deals import Step, perform, script
-from tests.e2e.helpers import answered, api_game, api_referee, axe, expect_version, until
+from tests.e2e.helpers import answered, api_game, api_referee, axe, expect_version, keep, until
 from tests.e2e.test_offline import controlled
 from tests.test_phone_render import TOKEN, _bare, _refused
 
@@ -99,8 +98,6 @@ def test_a_game_page_starts_the_phones_referee_and_calls_it(page, phone_url):
 
 #: The phone of these tests: an iPhone SE.
 SE = {"width": 375, "height": 667}
-#: Where the deal-end screenshots go (outside the checkout).
-SHOTS = Path("/tmp/shots")
 #: The phone holds the game the page shows: its taps are answered there. A function (the
 #: page's CSP refuses a bare expression, which Playwright would eval at each poll).
 PLAYING = "() => !!window.companionReferee && window.companionReferee.playing()"
@@ -255,7 +252,9 @@ def refuse_a_played_card(page, played: list[str]) -> None:
 
 
 @pytest.mark.parametrize("game, lang", matrix(SLICE))
-def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(phone_server, phone_in, game, lang):
+def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(
+    phone_server, phone_in, screens, game, lang
+):
     url = phone_server.url
     context, page = phone_in(url, lang)
     players, steps = script(game)
@@ -277,8 +276,7 @@ def test_a_whole_deal_offline_is_refereed_by_the_phone_and_recorded_once_back(ph
     expect(deal_end).to_be_visible()
     expect(page.locator("#waiting .text")).to_have_text(waiting_words(page, len(steps)))
     assert page.evaluate(PLAYING), "the phone stopped refereeing"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"phone-{game}-{lang}-end.png"))
+    keep(page, screens, f"phone-{game}-{lang}-end")
     report = axe(page)
     assert report.violations_count == 0, report.generate_report()
     assert phone_server.moves_posted(game_id) == sent_before, "a tap reached the server while offline"

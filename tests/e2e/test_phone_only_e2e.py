@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.deals import perform, script
-from tests.e2e.helpers import answered, axe, expect_version, until
+from tests.e2e.helpers import answered, axe, expect_version, keep, until
 from tests.e2e.test_offline import controlled
 
 SIZE = {"width": 375, "height": 667}
@@ -68,7 +68,7 @@ def test_a_game_on_this_phone_only_played_offline_is_sent_to_the_server_and_read
     page = bilingual_phone
 
     def shot(name: str) -> None:
-        page.screenshot(path=str(screens / f"{name}.png"))
+        keep(page, screens, name)
 
     lang = "ja" if "ja" in page.evaluate("navigator.language") else "en"
     page.set_viewport_size(SIZE)

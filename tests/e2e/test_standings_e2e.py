@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from companion import web
 from tests.conftest import served
 from tests.e2e.conftest import e2e_app
-from tests.e2e.helpers import PHONES, answered, api_game
+from tests.e2e.helpers import PHONES, answered, api_game, keep
 
 FIVE = ["長谷川大輔", "Christopher", "佐藤花子", "Alexander", "さくら"]
 SIZES = {f"{s['width']}x{s['height']}": s for s in PHONES}
@@ -104,7 +104,7 @@ def test_the_standings_and_the_players_pages_fit_the_phone(bilingual_phone, club
         assert page.evaluate("document.documentElement.scrollWidth") <= width, url
     expect(page.locator(".range-form .error")).to_be_visible()
     page.goto(f"{base}/stats")
-    page.screenshot(path=str(screens / f"standings-{size}-{page.evaluate('document.documentElement.lang')}.png"))
+    keep(page, screens, f"standings-{size}-{page.evaluate('document.documentElement.lang')}")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -124,4 +124,4 @@ def test_five_players_names_whole_on_100s_chart_and_cancel_on_one_line(bilingual
     lines = cancel.evaluate_all(LINES)
     print(size, "Can't go's Cancel (text, lines, cut):", lines)
     assert lines[0][1] == 1 and lines[0][2] <= 0, lines
-    page.screenshot(path=str(screens / f"cant-go-{size}-{page.evaluate('document.documentElement.lang')}.png"))
+    keep(page, screens, f"cant-go-{size}-{page.evaluate('document.documentElement.lang')}")
