@@ -10,6 +10,7 @@ import time
 import pytest
 
 from companion import board
+from companion.board import markup
 from companion.games import hundred as H
 from companion.games import tantony as TT
 from companion.games import tute as TU
@@ -269,4 +270,23 @@ def test_a_rule_a_template_cites_is_worded_in_each_requests_language(client):
     english = client.get(f"/games/{made['id']}?lang=en").get_data(as_text=True)
     japanese = client.get(f"/games/{made['id']}?lang=ja").get_data(as_text=True)
     assert 'words#s2-2">Tute 2.2</a>' in english and 'words#s2-2">トゥテ 2.2</a>' in japanese
-    assert "（<a" in japanese and '">トゥテ 2.6</a>）。' in japanese
+    # The brackets and stop stay on the link's line (markup.glued).
+    assert re.search(r'<span class="glued">（<a href="[^"]*">トゥテ 2\.6</a>）。</span>', japanese)
+
+
+@pytest.mark.parametrize(
+    "html, expected",
+    [
+        (
+            'です（<a href="/r#s2-6">トゥテ 2.6</a>）。次',
+            'です<span class="glued">（<a href="/r#s2-6">トゥテ 2.6</a>）。</span>次',
+        ),
+        (
+            'a loss (<a href="/r#s4-2">100/99/98 4.2</a>). Then',
+            'a loss <span class="glued">(<a href="/r#s4-2">100/99/98 4.2</a>).</span> Then',
+        ),
+        ('<span class="rule"><a href="/r#s2-2">Tute 2.2</a></span>', None),  # a bare link: nothing to keep with it
+    ],
+)
+def test_a_linked_rule_keeps_its_brackets_and_stop_on_its_line(html, expected):
+    assert str(markup.glued(html)) == (expected or html)

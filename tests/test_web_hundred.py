@@ -107,8 +107,8 @@ def test_the_lab_says_why_a_hand_shown_is_not_a_loss(client):
     page = client.get("/rules/hundred?variant=98&total=97&hand=2H,3H,5H,JH").get_data(as_text=True)
     assert 'data-lose="can go"' in page
     assert (
-        '<strong>Not a loss:</strong> J♥ on 97 makes 97 (not over 98). Not a loss (<a href="/rules/hundred/words#s4-2">'
-        "100/99/98 4.2</a>)." in page
+        '<strong>Not a loss:</strong> J♥ on 97 makes 97 (not over 98). Not a loss <span class="glued">'
+        '(<a href="/rules/hundred/words#s4-2">100/99/98 4.2</a>).</span>' in page
     )
 
 

@@ -191,6 +191,8 @@ def test_nothing_interactive_inside_another_at_a_tute_deal_end(page, base_url, c
     expect(page.locator("#undo button")).to_contain_text("2.6")
     check(f"tute-deal-end-{size['width']}-{lang}")
     expect(page.locator(":is(button, a, summary) :is(a, button, input, select, textarea)")).to_have_count(0)
+    # The verdict's rule stays on one line with its brackets and stop: never "）。" alone.
+    assert page.locator("#live .verdict .glued").evaluate_all("gs => gs.map(g => g.getClientRects().length)") == [1]
 
 
 def _tute_revoke_flagged(moves) -> bool:
