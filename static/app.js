@@ -8,6 +8,37 @@
 // waits on the phone instead, see below), it failed (500) or refused the request (400,
 // 413). A refusal by the rules (422) or a stale version (409) is answered with the board
 // and said there. The next answer that arrives hides the banner again.
+// Where the banner is said: near the thumb, at the bottom of the screen, unless it would
+// cover something to tap there (on a short phone, the grid's last row or Undo); then at the
+// top, below the bar of taps waiting. Placed again when that bar comes or goes.
+window.companionPlaceBanner = function () {
+  "use strict";
+  var b = document.getElementById("net-error");
+  if (!b || b.hidden) { return; }
+  b.classList.remove("top");
+  b.style.top = "";
+  var r = b.getBoundingClientRect();
+  var taps = document.querySelectorAll("main button, main a, main input, main select, main summary");
+  var covers = Array.prototype.some.call(taps, function (el) {
+    var c = el.getBoundingClientRect();
+    return c.width > 0 && c.bottom > r.top && c.top < r.bottom && c.right > r.left && c.left < r.right;
+  });
+  if (!covers) { return; }
+  b.classList.add("top");
+  var waiting = document.getElementById("waiting");
+  if (waiting && !waiting.hidden) { b.style.top = (waiting.getBoundingClientRect().bottom + 8) + "px"; }
+};
+
+// The banner says ``text``; sticky, it stays until dismissed.
+window.companionSay = function (text, sticky) {
+  "use strict";
+  var b = document.getElementById("net-error");
+  b.querySelector(".text").textContent = text;
+  if (sticky) { b.dataset.sticky = "1"; }
+  b.hidden = false;
+  window.companionPlaceBanner();
+};
+
 (function () {
   "use strict";
 
@@ -41,11 +72,7 @@
     alone = true;
   }
 
-  function say(text) {
-    var b = banner();
-    b.querySelector(".text").textContent = text;
-    b.hidden = false;
-  }
+  function say(text) { window.companionSay(text, false); }
 
   // A tap the network lost: "did not reach the server (no connection)".
   function lost(detail, why) {
@@ -233,6 +260,10 @@ window.companionRoles = function () {
   }
 
   function show(queue) {
+    present(queue);
+    window.companionPlaceBanner();  // below the bar, if it came
+  }
+  function present(queue) {
     var b = box();
     if (!b || watching()) { return; }
     if (!queue.length) { unshow(document); return; }
@@ -356,12 +387,7 @@ window.companionRoles = function () {
     });
   }
 
-  function say(text) {
-    var banner = document.getElementById("net-error");
-    banner.querySelector(".text").textContent = text;
-    banner.dataset.sticky = "1";
-    banner.hidden = false;
-  }
+  function say(text) { window.companionSay(text, true); }
 
   function enqueue(parameters, version, entry, state) {
     var queue = load();

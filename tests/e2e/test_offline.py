@@ -351,10 +351,43 @@ def test_the_connections_banner_leaves_a_choices_buttons_uncovered(page, context
     expect(banner).to_be_in_viewport()
     buttons = sheet.locator("button")
     expect(buttons.first).to_be_visible()
-    for i in range(buttons.count()):  # each button's centre is its own, not the banner's
-        assert buttons.nth(i).evaluate(
-            """b => { const r = b.getBoundingClientRect();
-                      return b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }"""
-        ), buttons.nth(i).inner_text()
+    assert covered(buttons) == []
     assert_thumb_zone(page)
     shot(f"offline-banner-over-a-sheet-{size['width']}-{lang}", full_page=False)
+
+
+#: Of the elements on the first screen, those whose centre is not their own (something lies over it).
+COVERED = """els => els.filter((e) => {
+  const r = e.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
+  return y < window.innerHeight && !e.contains(document.elementFromPoint(x, y));
+}).map((e) => e.textContent.trim())"""
+
+
+def covered(buttons) -> list[str]:
+    return buttons.evaluate_all(COVERED)
+
+
+@pytest.mark.parametrize("size, lang", [SHORT_PHONES[0], SHORT_PHONES[3]])  # 375x667 in English, 320x568 in Japanese
+def test_the_connections_banner_leaves_the_grid_and_undo_uncovered(page, context, base_url, shot, size, lang):
+    """On a short phone the grid's last row and Undo reach the bottom of the screen, where the
+    banner that says the connection is gone sits (near the thumb). It then goes to the top,
+    below the bar of taps waiting, and every card and Undo can be tapped without dismissing it."""
+    page.set_viewport_size(size)
+    start_game(page, base_url, "hundred", ["Ann", "Ben", "Cat"], dealer=2)
+    speak(page, lang)
+    tap_card(page, "8H")
+    context.set_offline(True)
+    page.evaluate("() => window.htmx.trigger('#live', 'poll')")  # the board asked for, and no connection
+    banner = page.locator("#net-error")
+    expect(banner).to_be_in_viewport()
+    taps = page.locator("#picker .pick, #undo button")
+    assert taps.count() == 53
+    assert covered(taps) == []
+    page.click("#pick-4C")  # the grid's last row: tapped through, taken (waiting for the network)
+    expect(page.locator("#waiting")).to_be_visible()
+    expect(banner).to_be_in_viewport()
+    assert covered(taps) == []
+    assert page.evaluate("() => document.getElementById('net-error').getBoundingClientRect().top") >= page.evaluate(
+        "() => document.getElementById('waiting').getBoundingClientRect().bottom"
+    )
+    shot(f"offline-banner-above-the-grid-{size['width']}-{lang}", full_page=False)
