@@ -13,20 +13,18 @@
 // top, below the bar of taps waiting. Placed again when that bar comes or goes.
 window.companionPlaceBanner = function () {
   "use strict";
-  var b = document.getElementById("net-error");
+  var b = document.getElementById("net-error"), w = document.getElementById("waiting"), r;
   if (!b || b.hidden) { return; }
   b.classList.remove("top");
   b.style.top = "";
-  var r = b.getBoundingClientRect();
-  var taps = document.querySelectorAll("main button, main a, main input, main select, main summary");
-  var covers = Array.prototype.some.call(taps, function (el) {
-    var c = el.getBoundingClientRect();
-    return c.width > 0 && c.bottom > r.top && c.top < r.bottom && c.right > r.left && c.left < r.right;
-  });
-  if (!covers) { return; }
-  b.classList.add("top");
-  var waiting = document.getElementById("waiting");
-  if (waiting && !waiting.hidden) { b.style.top = (waiting.getBoundingClientRect().bottom + 8) + "px"; }
+  r = b.getBoundingClientRect();  // as wide as the screen: what it covers is what its height spans
+  if ([].some.call(document.querySelectorAll("main :is(button, a, input, select, summary)"), function (e) {
+    var c = e.getBoundingClientRect();
+    return c.width && c.bottom > r.top && c.top < r.bottom;
+  })) {
+    b.classList.add("top");
+    if (w && !w.hidden) { b.style.top = w.getBoundingClientRect().bottom + 8 + "px"; }
+  }
 };
 
 // The banner says ``text``; sticky, it stays until dismissed.

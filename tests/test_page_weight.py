@@ -18,7 +18,10 @@ bytes: the brotli ceiling goes to 28.7 KB (28.6 at most now), gzip's stays. A ch
 the connection's banner to the top (about 40 bytes: 28.7 KB brotli at most, Tantony's), and
 scripts and stylesheets are gzipped by Zopfli: 31.2 KB gzip at most, the ceiling 31.3. Tantony's
 compass rings the card winning the trick on a phone, where "winning" did not fit (about 20
-bytes of style): 28.71 KB brotli at most (Tantony's), the ceiling 28.8."""
+bytes of style): 28.71 KB brotli at most (Tantony's), the ceiling 28.8. The connection's banner
+goes to the top wherever it would cover a card or Undo, and a linked rule keeps its brackets
+on its line (about 170 bytes of script, 10 of style): 28.94 KB brotli and 31.46 gzip at most
+(Tantony's), the ceilings 29.0 and 31.5."""
 
 import pytest
 
@@ -26,7 +29,7 @@ from companion import games, web
 from tests.conftest import become_referee
 from tests.weight import first_load
 
-CEILING = {"br": 28.8 * 1024, "gzip": 31.3 * 1024}
+CEILING = {"br": 29.0 * 1024, "gzip": 31.5 * 1024}
 
 
 @pytest.mark.parametrize("game", games.GAMES)
