@@ -8,35 +8,6 @@
 // waits on the phone instead, see below), it failed (500) or refused the request (400,
 // 413). A refusal by the rules (422) or a stale version (409) is answered with the board
 // and said there. The next answer that arrives hides the banner again.
-// Where the banner is said: near the thumb, at the bottom of the screen, unless it would
-// cover something to tap there (on a short phone, the grid's last row or Undo); then at the
-// top, below the bar of taps waiting. Placed again when that bar comes or goes.
-window.companionPlaceBanner = function () {
-  "use strict";
-  var b = document.getElementById("net-error"), w = document.getElementById("waiting"), r;
-  if (!b || b.hidden) { return; }
-  b.classList.remove("top");
-  b.style.top = "";
-  r = b.getBoundingClientRect();  // as wide as the screen: what it covers is what its height spans
-  if ([].some.call(document.querySelectorAll("main :is(button, a, input, select, summary)"), function (e) {
-    var c = e.getBoundingClientRect();
-    return c.width && c.bottom > r.top && c.top < r.bottom;
-  })) {
-    b.classList.add("top");
-    if (w && !w.hidden) { b.style.top = w.getBoundingClientRect().bottom + 8 + "px"; }
-  }
-};
-
-// The banner says ``text``; sticky, it stays until dismissed.
-window.companionSay = function (text, sticky) {
-  "use strict";
-  var b = document.getElementById("net-error");
-  b.querySelector(".text").textContent = text;
-  if (sticky) { b.dataset.sticky = "1"; }
-  b.hidden = false;
-  window.companionPlaceBanner();
-};
-
 (function () {
   "use strict";
 
@@ -114,6 +85,35 @@ window.companionSay = function (text, sticky) {
     }
   });
 }());
+
+// Where the banner is said: near the thumb, at the bottom of the screen, unless it would
+// cover something to tap there (on a short phone, the grid's last row or Undo); then at the
+// top, below the bar of taps waiting. Placed again when that bar comes or goes.
+window.companionPlaceBanner = function () {
+  "use strict";
+  var b = document.getElementById("net-error"), w = document.getElementById("waiting"), r;
+  if (!b || b.hidden) { return; }
+  b.classList.remove("top");
+  b.style.top = "";
+  r = b.getBoundingClientRect();  // as wide as the screen: what it covers is what its height spans
+  if ([].some.call(document.querySelectorAll("main :is(button, a, input, select, summary)"), function (e) {
+    var c = e.getBoundingClientRect();
+    return c.width && c.bottom > r.top && c.top < r.bottom;
+  })) {
+    b.classList.add("top");
+    if (w && !w.hidden) { b.style.top = w.getBoundingClientRect().bottom + 8 + "px"; }
+  }
+};
+
+// The banner says ``text``; sticky, it stays until dismissed.
+window.companionSay = function (text, sticky) {
+  "use strict";
+  var b = document.getElementById("net-error");
+  b.querySelector(".text").textContent = text;
+  if (sticky) { b.dataset.sticky = "1"; }
+  b.hidden = false;
+  window.companionPlaceBanner();
+};
 
 // This phone stopped being a referee (another phone took the game over, or revoked the
 // others): the board is fetched as it is, and the server answers with the whole game as a
