@@ -97,7 +97,7 @@ def polling_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def screens(tmp_path_factory):
+def screens():
     """Where screenshots go: ``COMPANION_SCREENS`` (``make screens`` sets tests/e2e/screens),
     else nowhere (None: ``helpers.keep`` takes none)."""
     folder = os.environ.get("COMPANION_SCREENS")

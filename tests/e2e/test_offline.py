@@ -330,6 +330,17 @@ def test_a_repeat_load_fetches_no_script_or_stylesheet(page, tmp_path):
     assert all(r.from_service_worker for r in scripts_and_styles.values()), statics
 
 
+#: Of the elements on the first screen, those whose centre is not their own (something lies over it).
+COVERED = """els => els.filter((e) => {
+  const r = e.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
+  return y < window.innerHeight && !e.contains(document.elementFromPoint(x, y));
+}).map((e) => e.textContent.trim())"""
+
+
+def covered(buttons) -> list[str]:
+    return buttons.evaluate_all(COVERED)
+
+
 @pytest.mark.parametrize("size, lang", SHORT_PHONES)
 def test_the_connections_banner_leaves_a_choices_buttons_uncovered(page, context, base_url, shot, size, lang):
     """The banner that says the connection is gone (at the bottom, near the thumb) and a choice
@@ -354,17 +365,6 @@ def test_the_connections_banner_leaves_a_choices_buttons_uncovered(page, context
     assert covered(buttons) == []
     assert_thumb_zone(page)
     shot(f"offline-banner-over-a-sheet-{size['width']}-{lang}", full_page=False)
-
-
-#: Of the elements on the first screen, those whose centre is not their own (something lies over it).
-COVERED = """els => els.filter((e) => {
-  const r = e.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
-  return y < window.innerHeight && !e.contains(document.elementFromPoint(x, y));
-}).map((e) => e.textContent.trim())"""
-
-
-def covered(buttons) -> list[str]:
-    return buttons.evaluate_all(COVERED)
 
 
 @pytest.mark.parametrize("size, lang", [SHORT_PHONES[0], SHORT_PHONES[3]])  # 375x667 in English, 320x568 in Japanese
